@@ -1,0 +1,1 @@
+//! client-go's machinery: work queues with rate limiting, reflectors and informers, leader election.

@@ -1,0 +1,1 @@
+//! The controllers, each written the way kube-controller-manager writes it.

@@ -1,0 +1,1 @@
+//! YAML reading and writing for manifests, as kubectl reads them and prints them.
