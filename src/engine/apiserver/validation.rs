@@ -380,11 +380,7 @@ fn validate_owner_references(obj: &Value, errs: &mut Vec<FieldError>) {
             errs.push(FieldError::invalid("metadata.ownerReferences.uid", uid, "must not be empty"));
         }
         if kind == "Event" && (api_version == "v1" || api_version == "events.k8s.io/v1") {
-            errs.push(FieldError::invalid(
-                "metadata.ownerReferences",
-                kind,
-                "is disallowed from being an owner",
-            ));
+            errs.push(FieldError::invalid("metadata.ownerReferences", kind, "is disallowed from being an owner"));
         }
         if r.get("controller").and_then(Value::as_bool) == Some(true) {
             controllers.push(format!("{kind}/{name}"));
