@@ -41,7 +41,7 @@ use crate::engine::status::Status;
 use crate::engine::time::Time;
 
 pub use delete::{DeleteOptions, Deleted, Propagation};
-pub use patch::{Patch, Subresource};
+pub use patch::{FieldValidation, Patch, Subresource};
 pub use watch::{EventType, WatchEvent, WatchFrom, WatchId, DEFAULT_HISTORY_LIMIT};
 
 use store::{kind_index, Key, Store};
