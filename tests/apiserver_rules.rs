@@ -419,3 +419,24 @@ fn lists_filter_by_namespace_and_selector() {
     );
     assert_eq!(s.count(k("cm")), 3);
 }
+
+#[test]
+fn pod_spec_is_immutable_except_images_and_friends() {
+    let mut s = ApiServer::new(1);
+    let p = s.create(pod("p")).unwrap();
+    let mut u = p.clone();
+    u["spec"]["containers"][0]["image"] = json!("nginx:2");
+    u["spec"]["activeDeadlineSeconds"] = json!(100);
+    let p2 = s.update(u).unwrap();
+    assert_eq!(p2["spec"]["containers"][0]["image"], "nginx:2");
+    assert_eq!(p2.generation(), 2);
+    let mut u = p2.clone();
+    u["spec"]["containers"][0]["name"] = json!("renamed");
+    let err = s.update(u).unwrap_err();
+    assert_eq!(err.code(), 422);
+    assert!(err.message.starts_with("Pod \"p\" is invalid: spec: Forbidden: pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)"), "{}", err.message);
+    let mut gen = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"generateName": "web-", "namespace": "gone"}, "spec": {"containers": [{"name": "c", "image": "i"}]}});
+    assert_eq!(s.create(gen.clone()).unwrap_err().message, "namespaces \"gone\" not found");
+    gen["metadata"]["namespace"] = json!("default");
+    assert!(s.create(gen).is_ok());
+}
