@@ -440,3 +440,39 @@ fn pod_spec_is_immutable_except_images_and_friends() {
     gen["metadata"]["namespace"] = json!("default");
     assert!(s.create(gen).is_ok());
 }
+
+#[test]
+fn namespaces_carry_their_name_label_and_bookmarks_carry_only_a_version() {
+    let mut s = ApiServer::new(1);
+    let ns = s.create(json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "demo"}})).unwrap();
+    assert_eq!(ns.label("kubernetes.io/metadata.name"), Some("demo"));
+    let mut u = ns.clone();
+    u["metadata"]["labels"] = json!({"team": "a"});
+    let u = s.update(u).unwrap();
+    assert_eq!(u.labels().unwrap().len(), 2);
+    let w = s.watch(k("deploy"), None, Selector::everything(), WatchFrom::Now);
+    s.send_bookmark(w);
+    let ev = s.next_event(w).unwrap();
+    assert_eq!(ev.event_type, EventType::Bookmark);
+    assert_eq!(
+        ev.object,
+        json!({"kind": "Deployment", "apiVersion": "apps/v1", "metadata": {"resourceVersion": s.resource_version().to_string()}})
+    );
+    let mut d = deployment("web");
+    d["spec"]["template"]["spec"]["restartPolicy"] = json!("Never");
+    assert!(s
+        .create(d)
+        .unwrap_err()
+        .message
+        .ends_with("spec.template.spec.restartPolicy: Unsupported value: \"Never\": supported values: \"Always\""));
+}
+
+#[test]
+fn maps_leave_the_server_with_sorted_keys() {
+    let mut s = ApiServer::new(1);
+    let cm = s
+        .create(json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "labels": {"z": "1", "a": "2"}}, "data": {"y": "1", "b": "2"}}))
+        .unwrap();
+    assert_eq!(cm["metadata"]["labels"].as_object().unwrap().keys().collect::<Vec<_>>(), ["a", "z"]);
+    assert_eq!(cm["data"].as_object().unwrap().keys().collect::<Vec<_>>(), ["b", "y"]);
+}

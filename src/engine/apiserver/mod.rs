@@ -194,6 +194,12 @@ impl ApiServer {
         self.watches.close_with(id, None);
     }
 
+    /// Queues a BOOKMARK at the current revision on a watch (the watch cache sends these
+    /// periodically to clients that allow them; the world decides when).
+    pub fn send_bookmark(&mut self, id: WatchId) {
+        self.watches.bookmark(id, self.store.revision());
+    }
+
     /// Sets how many events of each kind the history window keeps (at least 1).
     pub fn set_history_limit(&mut self, n: usize) {
         self.watches.set_limit(n);

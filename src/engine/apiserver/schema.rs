@@ -947,7 +947,8 @@ pub fn apply_defaults(obj: &mut Value, st: &'static Struct) {
     }
 }
 
-/// Reorders keys into the schema's (Go struct) order and drops `null` fields, as a typed
+/// Reorders keys into the schema's (Go struct) order, sorts map keys (Go maps marshal sorted)
+/// and drops `null` fields, as a typed
 /// decode-then-encode round trip would; unknown keys (only under [`Ty::Any`]) keep their place
 /// after the known ones.
 pub fn normalize(obj: &mut Value, st: &'static Struct) {
@@ -963,6 +964,12 @@ pub fn normalize(obj: &mut Value, st: &'static Struct) {
             }
             match &f.ty {
                 Ty::Obj(inner) => normalize(&mut v, inner),
+                // Go maps marshal with their keys sorted.
+                Ty::StrMap | Ty::QuantityMap => {
+                    if let Value::Object(map) = &mut v {
+                        map.sort_keys();
+                    }
+                }
                 Ty::List(inner) => {
                     if let Value::Array(items) = &mut v {
                         for item in items {

@@ -53,6 +53,7 @@ pub fn prepare_for_create(kind: &Kind, obj: &mut Value) {
             set(obj, "status", Some(serde_json::json!({"phase": "Pending", "qosClass": qos})));
         }
         "Namespace" => {
+            set_namespace_name_label(obj);
             set(obj, "status", Some(serde_json::json!({"phase": "Active"})));
             let spec = obj.as_object_mut().map(|m| m.entry("spec").or_insert_with(|| Value::Object(Map::new())));
             if let Some(Value::Object(spec)) = spec {
@@ -65,6 +66,23 @@ pub fn prepare_for_create(kind: &Kind, obj: &mut Value) {
             }
         }
         _ => {}
+    }
+}
+
+/// The namespace strategy always sets `kubernetes.io/metadata.name: <name>` (k/k
+/// `pkg/registry/core/namespace/strategy.go`, GA since 1.22).
+fn set_namespace_name_label(obj: &mut Value) {
+    let name = obj.name().to_string();
+    if name.is_empty() {
+        return;
+    }
+    let meta = obj.meta_mut();
+    let labels = meta.entry("labels").or_insert_with(|| Value::Object(Map::new()));
+    if !labels.is_object() {
+        *labels = Value::Object(Map::new());
+    }
+    if let Value::Object(l) = labels {
+        l.insert("kubernetes.io/metadata.name".into(), Value::from(name));
     }
 }
 
@@ -137,6 +155,9 @@ pub fn prepare_for_update(kind: &Kind, mode: UpdateMode, new: &mut Value, old: &
         UpdateMode::Finalize => {
             set(new, "status", take(old, "status"));
         }
+    }
+    if kind.kind == "Namespace" {
+        set_namespace_name_label(new);
     }
     if mode == UpdateMode::Main && generation_changes(kind, new, old) {
         let g = old.generation() + 1;
@@ -272,6 +293,11 @@ fn validate_workload_spec(obj: &Value, errs: &mut Vec<FieldError>) {
         validate_labels(labels, "spec.template.metadata.labels", errs);
     }
     validate_pod_spec(obj.pointer("/spec/template/spec"), "spec.template.spec", errs);
+    if let Some(rp) = obj.pointer("/spec/template/spec/restartPolicy").and_then(Value::as_str) {
+        if rp != "Always" && ["OnFailure", "Never"].contains(&rp) {
+            errs.push(FieldError::not_supported("spec.template.spec.restartPolicy", rp, &["Always"]));
+        }
+    }
 }
 
 /// The kind's own `Validate` (create and update).
