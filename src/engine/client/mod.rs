@@ -6,9 +6,12 @@
 //!
 //! - [`ratelimit`]: per-item exponential back-off, the token bucket, `MaxOf` (§1.5).
 //! - [`workqueue`]: the de-duplicating, delaying, rate-limiting queue (§1.1-§1.4).
+//! - [`store`]: the informer's indexed cache (§2.2).
 
 pub mod ratelimit;
+pub mod store;
 pub mod workqueue;
 
 pub use ratelimit::{Bucket, ItemExponentialFailure, RateLimiter};
+pub use store::Indexer;
 pub use workqueue::{DelayedKey, WorkQueue};
