@@ -201,7 +201,7 @@ fn tv09_scenario(default_resync: Duration) -> (Informer, HandlerId, [Value; 4], 
     delete(&mut api, "c");
     api.expire_history();
     // The watch ends; the reflector watches again from c's version, which is now too old.
-    inf.rewatch(&mut api);
+    inf.rewatch(&mut api, now);
     let step = inf.deliver_next(&mut api, now, &mut rng).expect("an ERROR event");
     let retry_at = match &step {
         InformerStep::WatchError { code, message, retry_at } => {
@@ -290,6 +290,54 @@ fn tv10_recreate_during_a_gap() {
     assert_eq!(calls, vec![Notification::Update { old, new }]);
 }
 
+/// The API server drops the stream (`ApiServer::break_watch`): events already queued are still
+/// delivered, then the reflector watches again from its last resourceVersion without relisting,
+/// and the server replays what it missed from its history.
+#[test]
+fn dropped_stream_is_rewatched_from_the_last_resource_version() {
+    let Setup { mut api, mut rng, now } = setup();
+    let mut inf = Informer::new(cm_kind(), Duration::ZERO);
+    let h = inf.add_event_handler("h", now);
+    inf.list_and_watch(&mut api, now, &mut rng);
+    drain(&mut inf, h);
+    let later = now.after(Duration::from_secs(5));
+    let a = api.create(cm("a", "1")).unwrap();
+    let id = inf.watch_id().expect("watching");
+    api.break_watch(id);
+    let b = api.create(cm("b", "1")).unwrap();
+    assert!(!inf.watch_ended(&api), "a's event is still queued");
+    let step = inf.deliver_next(&mut api, later, &mut rng);
+    assert!(matches!(step, Some(InformerStep::Event { ref key, .. }) if key == "default/a"), "{step:?}");
+    assert!(inf.watch_ended(&api));
+    let step = inf.deliver_next(&mut api, later, &mut rng);
+    assert_eq!(step, Some(InformerStep::Rewatched { resource_version: a.resource_version() }));
+    assert_ne!(inf.watch_id(), Some(id));
+    let step = inf.deliver_next(&mut api, later, &mut rng);
+    assert!(matches!(step, Some(InformerStep::Event { ref key, .. }) if key == "default/b"), "{step:?}");
+    let calls = drain(&mut inf, h);
+    assert_eq!(
+        calls,
+        vec![
+            Notification::Add { obj: a, in_initial_list: false },
+            Notification::Add { obj: b, in_initial_list: false }
+        ]
+    );
+    assert_cache_matches(&inf, &api);
+}
+
+/// A watch that ends within a second having delivered nothing is an error ("very short watch"):
+/// the reflector backs off and relists.
+#[test]
+fn very_short_watch_backs_off_and_relists() {
+    let Setup { mut api, mut rng, now } = setup();
+    let mut inf = Informer::new(cm_kind(), Duration::ZERO);
+    inf.list_and_watch(&mut api, now, &mut rng);
+    api.break_watch(inf.watch_id().expect("watching"));
+    let step = inf.deliver_next(&mut api, now.after(Duration::from_millis(500)), &mut rng);
+    assert!(matches!(step, Some(InformerStep::WatchBroken { .. })), "{step:?}");
+    assert!(inf.relist_at().is_some());
+}
+
 /// A handler added to a running informer is replayed the cache as initial adds.
 #[test]
 fn late_handler_gets_the_cache_replayed() {
@@ -337,6 +385,7 @@ enum Op {
     Break,
     Expire,
     Rewatch,
+    ServerBreak,
     Advance(u16),
     PopSome(u8),
 }
@@ -353,6 +402,7 @@ fn op() -> impl proptest::strategy::Strategy<Value = Op> {
         Just(Op::Break),
         Just(Op::Expire),
         Just(Op::Rewatch),
+        Just(Op::ServerBreak),
         (0u16..40_000).prop_map(Op::Advance),
         (0u8..8).prop_map(Op::PopSome),
     ]
@@ -415,7 +465,8 @@ proptest::proptest! {
                 Op::Deliver => { inf.deliver_next(&mut api, now, &mut rng); }
                 Op::Break => { inf.break_watch(&mut api, now, &mut rng); }
                 Op::Expire => api.expire_history(),
-                Op::Rewatch => { inf.rewatch(&mut api); }
+                Op::Rewatch => { inf.rewatch(&mut api, now); }
+                Op::ServerBreak => { if let Some(id) = inf.watch_id() { api.break_watch(id); } }
                 Op::Advance(ms) => {
                     now = now.after(Duration::from_millis(u64::from(ms)));
                     api.set_now(now);

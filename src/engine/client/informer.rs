@@ -295,6 +295,10 @@ pub struct Informer {
     indexer: Indexer,
     listeners: Vec<Listener>,
     state: ReflectorState,
+    /// When the open watch started and how many events it has delivered (client-go's "very
+    /// short watch" check).
+    watch_started: Time,
+    watch_events: u64,
     last_sync_rv: u64,
     has_synced: bool,
     /// The informer's resync check period (its `defaultEventHandlerResyncPeriod`, lowered by
@@ -313,6 +317,8 @@ impl Informer {
             indexer: Indexer::new(),
             listeners: Vec::new(),
             state: ReflectorState::NotStarted,
+            watch_started: Time::default(),
+            watch_events: 0,
             last_sync_rv: 0,
             has_synced: false,
             resync_check_period: default_resync,
@@ -475,8 +481,7 @@ impl Informer {
         let step = self.replace(list.items, list.resource_version, relist);
         self.has_synced = true;
         self.last_sync_rv = list.resource_version;
-        let id = api.watch(self.kind, None, Selector::everything(), WatchFrom::Exact(list.resource_version));
-        self.state = ReflectorState::Watching(id);
+        self.open_watch(api, now);
         // Each ListAndWatch starts its own resync timer (startResync).
         self.next_resync_check =
             if self.resync_check_period.is_zero() { None } else { Some(now.after(self.resync_check_period)) };
@@ -548,11 +553,16 @@ impl Informer {
         }
     }
 
-    /// Delivers the next event of the watch (the world's "deliver one watch event" step).
-    /// `None` when no watch is open or no event is queued.
+    /// Delivers the next event of the watch (the world's "deliver one watch event" step). When
+    /// the API server has closed the watch and every queued event is delivered, handles the end
+    /// of the stream instead (see [`Informer::watch_ended`]). `None` when no watch is open or
+    /// nothing is queued on an open one.
     pub fn deliver_next(&mut self, api: &mut ApiServer, now: Time, rng: &mut Rng) -> Option<InformerStep> {
         let id = self.watch_id()?;
-        let event = api.next_event(id)?;
+        let Some(event) = api.next_event(id) else {
+            return (!api.watch_is_open(id)).then(|| self.watch_closed(api, now, rng));
+        };
+        self.watch_events += 1;
         let obj = event.object;
         let step = match event.event_type {
             EventType::Added | EventType::Modified => {
@@ -593,11 +603,14 @@ impl Informer {
         Some(step)
     }
 
-    /// The connection broke (a fault): the watch is closed, its undelivered events are lost, and
-    /// the reflector relists after the back-off.
+    /// The connection broke and the API server cannot be reached to watch again (a partition, a
+    /// fault): the watch is closed, its undelivered events are lost, and the reflector relists
+    /// after the back-off.
     ///
-    /// In client-go a watch that fails this way (a timeout or a reset, not a refused connection)
-    /// makes `ListAndWatch` return an error, and the back-off loop relists.
+    /// In client-go the re-watch request fails with a non-retriable error (a timeout, not a
+    /// refused connection), so `ListAndWatch` returns and the back-off loop relists. A break the
+    /// client can recover from at once is [`ApiServer::break_watch`]: the reflector then
+    /// re-watches from its last resourceVersion without relisting.
     pub fn break_watch(&mut self, api: &mut ApiServer, now: Time, rng: &mut Rng) -> Option<InformerStep> {
         let id = self.watch_id()?;
         api.stop_watch(id);
@@ -606,16 +619,48 @@ impl Informer {
         Some(InformerStep::WatchBroken { retry_at })
     }
 
-    /// The watch ended cleanly (the server's timeout of 5 to 10 minutes): the reflector watches
-    /// again from the last synced resourceVersion at once, without relisting. The server replays
-    /// what happened since from its history, or answers 410 if that is too old.
-    pub fn rewatch(&mut self, api: &mut ApiServer) -> Option<InformerStep> {
+    /// The watch timed out (the request's `timeoutSeconds`, 5 to 10 minutes): the open watch is
+    /// closed, undelivered events are dropped, and the reflector watches again from the last
+    /// synced resourceVersion at once, without relisting. The server replays what happened since
+    /// from its history, or answers 410 if that is too old.
+    pub fn rewatch(&mut self, api: &mut ApiServer, now: Time) -> Option<InformerStep> {
         let id = self.watch_id()?;
         api.stop_watch(id);
-        let from = self.last_sync_rv;
-        let id = api.watch(self.kind, None, Selector::everything(), WatchFrom::Exact(from));
+        self.open_watch(api, now);
+        Some(InformerStep::Rewatched { resource_version: self.last_sync_rv })
+    }
+
+    /// Opens a watch from the last synced resourceVersion.
+    fn open_watch(&mut self, api: &mut ApiServer, now: Time) {
+        let id = api.watch(self.kind, None, Selector::everything(), WatchFrom::Exact(self.last_sync_rv));
         self.state = ReflectorState::Watching(id);
-        Some(InformerStep::Rewatched { resource_version: from })
+        self.watch_started = now;
+        self.watch_events = 0;
+    }
+
+    /// Whether the open watch has ended (the API server closed it, e.g. `ApiServer::break_watch`)
+    /// and every event it queued has been delivered: the next [`Informer::deliver_next`] handles
+    /// the end.
+    pub fn watch_ended(&self, api: &ApiServer) -> bool {
+        self.watch_id().is_some_and(|id| !api.watch_is_open(id) && api.pending_events(id).is_empty())
+    }
+
+    /// The watch stream ended without an ERROR event (reflector.go `handleWatch` returning): the
+    /// reflector watches again from the last synced resourceVersion at once, without relisting;
+    /// the server replays what happened since from its history, or answers 410 if that is too
+    /// old. A watch that lasted under a second and delivered nothing is an error instead ("very
+    /// short watch"): back off, then relist.
+    fn watch_closed(&mut self, api: &mut ApiServer, now: Time, rng: &mut Rng) -> InformerStep {
+        if now.since(self.watch_started) < Duration::from_secs(1) && self.watch_events == 0 {
+            if let Some(id) = self.watch_id() {
+                api.stop_watch(id);
+            }
+            let retry_at = now.after(self.backoff.step(now, rng));
+            self.state = ReflectorState::BackingOff { until: retry_at };
+            return InformerStep::WatchBroken { retry_at };
+        }
+        self.open_watch(api, now);
+        InformerStep::Rewatched { resource_version: self.last_sync_rv }
     }
 
     /// A resync check at `now` (`sharedProcessor.shouldResync` then `Store.Resync`): listeners
