@@ -96,6 +96,15 @@ fn tv39_first_acquisition() {
     assert_eq!(l["spec"]["acquireTime"], l["spec"]["renewTime"]);
     assert_eq!(l["spec"]["acquireTime"], "2026-01-01T00:00:00.000000Z");
     assert_eq!(l.namespace(), Some("kube-system"));
+
+    // The renew loop starts at once (wait.Until runs immediately): at the same instant the
+    // record is unchanged, so the update is a no-op write that keeps the resourceVersion.
+    assert_eq!(w.electors[0].next_tick_at(), Some(Time::START));
+    let (_, renew) = w.step(Time::START).expect("the first renewal is due at once");
+    assert_eq!(renew.outcome, ElectionOutcome::Renewed);
+    assert_eq!(renew.calls.iter().map(|c| c.verb).collect::<Vec<_>>(), vec!["update"]);
+    assert_eq!(lease(&w.api).resource_version(), l.resource_version());
+    assert_eq!(w.electors[0].next_tick_at(), Some(Time::START.after(secs(2))));
 }
 
 /// TV-40: A renews every 2 s (renewTime and the resourceVersion change, acquireTime and

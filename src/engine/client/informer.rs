@@ -373,6 +373,15 @@ impl Informer {
         }
     }
 
+    /// The informer's next timer: the end of a back-off or the next resync check, whichever
+    /// comes first.
+    pub fn next_timer_at(&self) -> Option<Time> {
+        match (self.relist_at(), self.next_resync_at()) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
     /// When the next resync check is due, if the informer resyncs and is running.
     pub fn next_resync_at(&self) -> Option<Time> {
         match self.state {

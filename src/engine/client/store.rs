@@ -14,6 +14,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::Value;
 
+use crate::engine::labels::Selector;
 use crate::engine::object::ObjectExt;
 
 /// An index function: the index values an object files under (client-go `IndexFunc`).
@@ -154,6 +155,16 @@ impl Indexer {
         self.by_index(NAMESPACE_INDEX, namespace)
     }
 
+    /// A lister's `List(selector)` (all namespaces) or `Namespace(ns).List(selector)`: the
+    /// objects whose labels match, in key order.
+    pub fn list_matching(&self, namespace: Option<&str>, selector: &Selector) -> Vec<&Value> {
+        let candidates: Vec<&Value> = match namespace {
+            Some(ns) => self.in_namespace(ns),
+            None => self.items.values().collect(),
+        };
+        candidates.into_iter().filter(|o| selector.matches(o.labels())).collect()
+    }
+
     /// Checks the invariant stated on the type; `Err` says which entry is wrong.
     pub fn check_invariants(&self) -> Result<(), String> {
         for (name, f) in &self.indexers {
@@ -213,6 +224,23 @@ mod tests {
         // A stale entry is caught by the check.
         ix.indices.get_mut(NAMESPACE_INDEX).unwrap().entry("ghost".into()).or_default().insert("default/a".into());
         assert!(ix.check_invariants().is_err());
+    }
+
+    #[test]
+    fn lists_by_namespace_and_selector() {
+        let mut ix = Indexer::new();
+        let mut web = pod("default", "web-1", None);
+        web["metadata"]["labels"] = json!({"app": "web"});
+        ix.update(web);
+        ix.update(pod("default", "db-1", None));
+        let mut other = pod("other", "web-2", None);
+        other["metadata"]["labels"] = json!({"app": "web"});
+        ix.update(other);
+        let sel = Selector::parse("app=web").unwrap();
+        let keys = |v: Vec<&Value>| v.into_iter().map(|o| o.key()).collect::<Vec<_>>();
+        assert_eq!(keys(ix.list_matching(Some("default"), &sel)), vec!["default/web-1"]);
+        assert_eq!(keys(ix.list_matching(None, &sel)), vec!["default/web-1", "other/web-2"]);
+        assert_eq!(ix.list_matching(Some("default"), &Selector::everything()).len(), 2);
     }
 
     #[test]
