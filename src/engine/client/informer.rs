@@ -8,9 +8,12 @@
 //!   missed or seen twice.
 //! - **The cache first, then the handlers.** Every change is applied to the [`Indexer`] before
 //!   the notification is queued for each handler (`processDeltas`).
-//! - **Differences after a relist.** On a 410 ERROR event, any other watch error or a broken
-//!   connection, the reflector backs off (800 ms doubling to 30 s, jitter 1.0, reset after 2 min
-//!   healthy) and then relists: vanished keys become `DeletedFinalStateUnknown` tombstones
+//! - **A dropped stream is resumed.** When the server closes the watch without an error, the
+//!   reflector watches again from its last resourceVersion without relisting; the server replays
+//!   what it missed, or answers 410.
+//! - **Differences after a relist.** On a 410 ERROR event, any other watch error or a connection
+//!   that cannot be re-established, the reflector backs off (800 ms doubling to 30 s, jitter 1.0,
+//!   reset every 2 min) and then relists: vanished keys become `DeletedFinalStateUnknown` tombstones
 //!   (queued first, as the in-order `RealFIFO` of Kubernetes 1.33+ does), changed objects become
 //!   updates, and unchanged ones (same resourceVersion) are "sync" updates, which only listeners
 //!   currently marked as syncing receive (TV-09, TV-10).
@@ -23,6 +26,10 @@
 //! listeners keep receiving the unchanged objects of every relist as `Update(x, x)`. Controllers
 //! ignore those by comparing resourceVersions, as the Deployment controller's `updateReplicaSet`
 //! does.
+//!
+//! The feature set is Kubernetes 1.34's: `InOrderInformers` on (the `RealFIFO`), `WatchListClient`
+//! and `AtomicFIFO` off (client-go `features/known_features.go`), so the initial state comes from
+//! a LIST, not a watch with `sendInitialEvents`.
 //!
 //! Nothing runs by itself. Each method is one step: the world calls
 //! [`Informer::list_and_watch`] to start (and again when [`Informer::relist_at`] is due),
@@ -136,6 +143,8 @@ pub struct HandlerId(pub usize);
 #[derive(Clone, Debug)]
 struct Listener {
     name: String,
+    /// The period the handler asked for (after the 1 s minimum).
+    requested_resync: Duration,
     /// The effective resync period (`determineResyncPeriod`); zero means never.
     resync_period: Duration,
     next_resync: Time,
@@ -301,8 +310,10 @@ pub struct Informer {
     watch_events: u64,
     last_sync_rv: u64,
     has_synced: bool,
-    /// The informer's resync check period (its `defaultEventHandlerResyncPeriod`, lowered by
-    /// handlers that ask for less before the start); zero: no resync at all.
+    /// `defaultEventHandlerResyncPeriod`: what `add_event_handler` asks for.
+    default_resync: Duration,
+    /// The informer's resync check period: the default, lowered by handlers that ask for less
+    /// before the start; zero: no resync at all.
     resync_check_period: Duration,
     next_resync_check: Option<Time>,
     backoff: Backoff,
@@ -321,6 +332,7 @@ impl Informer {
             watch_events: 0,
             last_sync_rv: 0,
             has_synced: false,
+            default_resync,
             resync_check_period: default_resync,
             next_resync_check: None,
             backoff: Backoff::new(),
@@ -392,7 +404,7 @@ impl Informer {
 
     /// `AddEventHandler`: registers a handler with the informer's default resync period.
     pub fn add_event_handler(&mut self, name: impl Into<String>, now: Time) -> HandlerId {
-        let period = self.resync_check_period;
+        let period = self.default_resync;
         self.add_event_handler_with_resync(name, period, now)
     }
 
@@ -412,7 +424,7 @@ impl Informer {
                     // resyncCheckPeriodChanged: every listener's effective period is recomputed.
                     let check = self.resync_check_period;
                     for l in &mut self.listeners {
-                        l.resync_period = determine_resync_period(l.resync_period, check);
+                        l.resync_period = determine_resync_period(l.requested_resync, check);
                     }
                 }
             }
@@ -420,6 +432,7 @@ impl Informer {
         let resync_period = determine_resync_period(requested, self.resync_check_period);
         let mut listener = Listener {
             name: name.into(),
+            requested_resync: requested,
             resync_period,
             next_resync: now.after(resync_period),
             syncing: true,
@@ -854,6 +867,34 @@ mod tests {
         // More than 2 minutes after the last reset, it starts over.
         let d = b.step(t.after(Duration::from_secs(121)), &mut rng);
         assert!(d >= Backoff::INITIAL && d < Backoff::INITIAL * 2);
+    }
+
+    #[test]
+    fn handler_resync_periods_follow_shared_informer_rules() {
+        let kind = Kind::lookup("cm").expect("configmaps");
+        let t = Time::START;
+        let mut inf = Informer::new(kind, Duration::from_secs(30));
+        let default = inf.add_event_handler("default", t);
+        let fast = inf.add_event_handler_with_resync("fast", Duration::from_secs(10), t);
+        let none = inf.add_event_handler_with_resync("none", Duration::ZERO, t);
+        // "fast" lowers the check period before the start; the others keep their own periods.
+        assert_eq!(inf.resync_check_period, Duration::from_secs(10));
+        assert_eq!(inf.handler_resync_period(default), Some(Duration::from_secs(30)));
+        assert_eq!(inf.handler_resync_period(fast), Some(Duration::from_secs(10)));
+        assert_eq!(inf.handler_resync_period(none), Some(Duration::ZERO));
+        // After the start a shorter period is raised to the check period instead.
+        inf.state = ReflectorState::BackingOff { until: t };
+        let late = inf.add_event_handler_with_resync("late", Duration::from_secs(5), t);
+        assert_eq!(inf.handler_resync_period(late), Some(Duration::from_secs(10)));
+        assert_eq!(inf.resync_check_period, Duration::from_secs(10));
+        // Under a second is raised to the 1 s minimum.
+        let mut fresh = Informer::new(kind, Duration::from_secs(30));
+        let tiny = fresh.add_event_handler_with_resync("tiny", Duration::from_millis(10), t);
+        assert_eq!(fresh.handler_resync_period(tiny), Some(MINIMUM_RESYNC_PERIOD));
+        // An informer without resync gives no handler a resync.
+        let mut quiet = Informer::new(kind, Duration::ZERO);
+        let h = quiet.add_event_handler_with_resync("wants", Duration::from_secs(30), t);
+        assert_eq!(quiet.handler_resync_period(h), Some(Duration::ZERO));
     }
 
     #[test]
