@@ -4,14 +4,16 @@
 use std::time::Duration;
 
 use reconcile_lab::engine::apiserver::{ApiServer, DeleteOptions, EventType};
+use reconcile_lab::engine::apiserver::{ObjectList, WatchEvent, WatchId};
 use reconcile_lab::engine::client::informer::{
-    DeletedFinalStateUnknown, DeletedObject, HandlerId, Informer, InformerStep, Notification, ReflectorState,
-    SharedInformerFactory,
+    DeletedFinalStateUnknown, DeletedObject, HandlerId, Informer, InformerStep, ListerWatcher, Notification,
+    ReflectorState, SharedInformerFactory,
 };
 use reconcile_lab::engine::kinds::Kind;
 use reconcile_lab::engine::labels::Selector;
 use reconcile_lab::engine::object::ObjectExt;
 use reconcile_lab::engine::rand::Rng;
+use reconcile_lab::engine::status::{Reason, Status};
 use reconcile_lab::engine::time::Time;
 use serde_json::{json, Value};
 
@@ -201,7 +203,7 @@ fn tv09_scenario(default_resync: Duration) -> (Informer, HandlerId, [Value; 4], 
     delete(&mut api, "c");
     api.expire_history();
     // The watch ends; the reflector watches again from c's version, which is now too old.
-    inf.rewatch(&mut api, now);
+    inf.rewatch(&mut api, now, &mut rng);
     let step = inf.deliver_next(&mut api, now, &mut rng).expect("an ERROR event");
     let retry_at = match &step {
         InformerStep::WatchError { code, message, retry_at } => {
@@ -338,6 +340,82 @@ fn very_short_watch_backs_off_and_relists() {
     assert!(inf.relist_at().is_some());
 }
 
+/// The API server as a partitioned process sees it: lists and watches fail when cut off.
+struct Flaky<'a> {
+    api: &'a mut ApiServer,
+    fail_list: bool,
+    fail_watch: bool,
+}
+
+fn timeout() -> Status {
+    Status::new(Reason::InternalError, "dial tcp 10.96.0.1:443: i/o timeout")
+}
+
+impl ListerWatcher for Flaky<'_> {
+    fn list(&mut self, kind: &'static Kind) -> Result<ObjectList, Status> {
+        if self.fail_list {
+            return Err(timeout());
+        }
+        ListerWatcher::list(self.api, kind)
+    }
+    fn watch(&mut self, kind: &'static Kind, rv: u64) -> Result<WatchId, Status> {
+        if self.fail_watch {
+            return Err(timeout());
+        }
+        ListerWatcher::watch(self.api, kind, rv)
+    }
+    fn next_event(&mut self, id: WatchId) -> Option<WatchEvent> {
+        ListerWatcher::next_event(self.api, id)
+    }
+    fn watch_is_open(&self, id: WatchId) -> bool {
+        ListerWatcher::watch_is_open(self.api, id)
+    }
+    fn has_pending_events(&self, id: WatchId) -> bool {
+        ListerWatcher::has_pending_events(self.api, id)
+    }
+    fn stop_watch(&mut self, id: WatchId) {
+        ListerWatcher::stop_watch(self.api, id)
+    }
+}
+
+/// Failed lists back off 800 ms, 1.6 s, 3.2 s ... (each with up to 100% jitter); a list whose
+/// watch cannot be opened also backs off and lists again; once the server is reachable the
+/// informer catches up with a relist.
+#[test]
+fn failed_list_and_watch_backs_off_then_catches_up() {
+    let Setup { mut api, mut rng, now } = setup();
+    api.create(cm("a", "1")).unwrap();
+    let mut inf = Informer::new(cm_kind(), Duration::ZERO);
+    let h = inf.add_event_handler("h", now);
+    let mut t = now;
+    let mut base = Duration::from_millis(800);
+    for _ in 0..4 {
+        let mut flaky = Flaky { api: &mut api, fail_list: true, fail_watch: true };
+        let step = inf.list_and_watch(&mut flaky, t, &mut rng);
+        let InformerStep::ListFailed { message, retry_at } = &step else { panic!("expected ListFailed, got {step:?}") };
+        assert_eq!(message, "dial tcp 10.96.0.1:443: i/o timeout");
+        let waited = retry_at.since(t);
+        assert!(waited >= base && waited < base * 2, "{waited:?} not in [{base:?}, 2x)");
+        assert!(step.describe("configmaps").starts_with("The configmaps informer could not list"));
+        assert!(!inf.has_synced());
+        t = *retry_at;
+        base *= 2;
+    }
+    // The list gets through but the watch does not: the cache is filled, then another back-off.
+    let mut flaky = Flaky { api: &mut api, fail_list: false, fail_watch: true };
+    let step = inf.list_and_watch(&mut flaky, t, &mut rng);
+    assert!(matches!(&step, InformerStep::Listed { watch_failed: Some(_), .. }), "{step:?}");
+    assert!(inf.has_synced());
+    assert_eq!(drain(&mut inf, h).len(), inf.indexer().len());
+    let retry_at = inf.relist_at().expect("backing off");
+    api.create(cm("b", "1")).unwrap();
+    let step = inf.list_and_watch(&mut api, retry_at, &mut rng);
+    assert!(matches!(&step, InformerStep::Listed { relist: true, watch_failed: None, .. }), "{step:?}");
+    assert!(matches!(inf.state(), ReflectorState::Watching(_)));
+    assert_eq!(drain(&mut inf, h).iter().filter(|n| n.key() == "default/b").count(), 1);
+    assert_cache_matches(&inf, &api);
+}
+
 /// A handler added to a running informer is replayed the cache as initial adds.
 #[test]
 fn late_handler_gets_the_cache_replayed() {
@@ -465,7 +543,7 @@ proptest::proptest! {
                 Op::Deliver => { inf.deliver_next(&mut api, now, &mut rng); }
                 Op::Break => { inf.break_watch(&mut api, now, &mut rng); }
                 Op::Expire => api.expire_history(),
-                Op::Rewatch => { inf.rewatch(&mut api, now); }
+                Op::Rewatch => { inf.rewatch(&mut api, now, &mut rng); }
                 Op::ServerBreak => { if let Some(id) = inf.watch_id() { api.break_watch(id); } }
                 Op::Advance(ms) => {
                     now = now.after(Duration::from_millis(u64::from(ms)));

@@ -43,13 +43,52 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::store::Indexer;
-use crate::engine::apiserver::{ApiServer, EventType, WatchFrom, WatchId};
+use crate::engine::apiserver::{ApiServer, EventType, ObjectList, WatchEvent, WatchFrom, WatchId};
 use crate::engine::kinds::Kind;
 use crate::engine::labels::Selector;
 use crate::engine::object::ObjectExt;
 use crate::engine::rand::Rng;
 use crate::engine::status::Status;
 use crate::engine::time::Time;
+
+/// What a reflector calls on the API server (client-go `cache.ListerWatcher`, plus delivery of
+/// the queued watch events, which the world controls here). [`ApiServer`] implements it; the
+/// world can wrap it to make calls fail (a partition, injected errors).
+pub trait ListerWatcher {
+    /// LIST every object of `kind` in all namespaces.
+    fn list(&mut self, kind: &'static Kind) -> Result<ObjectList, Status>;
+    /// WATCH `kind` from exactly `resource_version`.
+    fn watch(&mut self, kind: &'static Kind, resource_version: u64) -> Result<WatchId, Status>;
+    /// Delivers (pops) the watch's oldest queued event.
+    fn next_event(&mut self, id: WatchId) -> Option<WatchEvent>;
+    /// Whether the watch is still open.
+    fn watch_is_open(&self, id: WatchId) -> bool;
+    /// Whether the watch has events queued.
+    fn has_pending_events(&self, id: WatchId) -> bool;
+    /// Closes the watch; undelivered events are lost.
+    fn stop_watch(&mut self, id: WatchId);
+}
+
+impl ListerWatcher for ApiServer {
+    fn list(&mut self, kind: &'static Kind) -> Result<ObjectList, Status> {
+        ApiServer::list(self, kind, None, &Selector::everything())
+    }
+    fn watch(&mut self, kind: &'static Kind, resource_version: u64) -> Result<WatchId, Status> {
+        Ok(ApiServer::watch(self, kind, None, Selector::everything(), WatchFrom::Exact(resource_version)))
+    }
+    fn next_event(&mut self, id: WatchId) -> Option<WatchEvent> {
+        ApiServer::next_event(self, id)
+    }
+    fn watch_is_open(&self, id: WatchId) -> bool {
+        ApiServer::watch_is_open(self, id)
+    }
+    fn has_pending_events(&self, id: WatchId) -> bool {
+        !self.pending_events(id).is_empty()
+    }
+    fn stop_watch(&mut self, id: WatchId) {
+        ApiServer::stop_watch(self, id);
+    }
+}
 
 /// The object a watch DELETE was missed for: the key and the last state the cache knew
 /// (client-go `DeletedFinalStateUnknown`).
@@ -191,6 +230,8 @@ pub enum InformerStep {
         tombstones: Vec<String>,
         /// Keys listed with an unchanged resourceVersion.
         unchanged: usize,
+        /// The watch that should follow could not be opened: the reflector backs off and relists.
+        watch_failed: Option<String>,
     },
     /// The list failed; `ListAndWatch` will run again at `retry_at`.
     ListFailed {
@@ -219,6 +260,13 @@ pub enum InformerStep {
         message: String,
         /// The HTTP code in the Status.
         code: u64,
+        /// When the relist is due.
+        retry_at: Time,
+    },
+    /// A new watch could not be opened; relist at `retry_at`.
+    WatchFailed {
+        /// The API error.
+        message: String,
         /// When the relist is due.
         retry_at: Time,
     },
@@ -491,19 +539,23 @@ impl Informer {
     /// The miniature's list is always served at the current revision, so client-go's choice of
     /// list resourceVersion ("0" first, then the last synced one, "" after an expired error) gives
     /// the same answer here.
-    pub fn list_and_watch(&mut self, api: &mut ApiServer, now: Time, rng: &mut Rng) -> InformerStep {
+    pub fn list_and_watch(&mut self, api: &mut dyn ListerWatcher, now: Time, rng: &mut Rng) -> InformerStep {
         if let Some(id) = self.watch_id() {
             api.stop_watch(id);
         }
-        let list = match api.list(self.kind, None, &Selector::everything()) {
+        let list = match api.list(self.kind) {
             Ok(list) => list,
             Err(status) => return self.fail_list_and_watch(&status, now, rng),
         };
         let relist = self.has_synced;
-        let step = self.replace(list.items, list.resource_version, relist);
+        let mut step = self.replace(list.items, list.resource_version, relist);
         self.has_synced = true;
         self.last_sync_rv = list.resource_version;
-        self.open_watch(api, now);
+        if let Err(InformerStep::WatchFailed { message, .. }) = self.open_watch(api, now, rng) {
+            if let InformerStep::Listed { watch_failed, .. } = &mut step {
+                *watch_failed = Some(message);
+            }
+        }
         // Each ListAndWatch starts its own resync timer (startResync).
         self.next_resync_check =
             if self.resync_check_period.is_zero() { None } else { Some(now.after(self.resync_check_period)) };
@@ -558,6 +610,7 @@ impl Informer {
             updated,
             tombstones: vanished,
             unchanged,
+            watch_failed: None,
         }
     }
 
@@ -579,7 +632,7 @@ impl Informer {
     /// the API server has closed the watch and every queued event is delivered, handles the end
     /// of the stream instead (see [`Informer::watch_ended`]). `None` when no watch is open or
     /// nothing is queued on an open one.
-    pub fn deliver_next(&mut self, api: &mut ApiServer, now: Time, rng: &mut Rng) -> Option<InformerStep> {
+    pub fn deliver_next(&mut self, api: &mut dyn ListerWatcher, now: Time, rng: &mut Rng) -> Option<InformerStep> {
         let id = self.watch_id()?;
         let Some(event) = api.next_event(id) else {
             return (!api.watch_is_open(id)).then(|| self.watch_closed(api, now, rng));
@@ -633,7 +686,7 @@ impl Informer {
     /// refused connection), so `ListAndWatch` returns and the back-off loop relists. A break the
     /// client can recover from at once is [`ApiServer::break_watch`]: the reflector then
     /// re-watches from its last resourceVersion without relisting.
-    pub fn break_watch(&mut self, api: &mut ApiServer, now: Time, rng: &mut Rng) -> Option<InformerStep> {
+    pub fn break_watch(&mut self, api: &mut dyn ListerWatcher, now: Time, rng: &mut Rng) -> Option<InformerStep> {
         let id = self.watch_id()?;
         api.stop_watch(id);
         let retry_at = now.after(self.backoff.step(now, rng));
@@ -645,26 +698,47 @@ impl Informer {
     /// closed, undelivered events are dropped, and the reflector watches again from the last
     /// synced resourceVersion at once, without relisting. The server replays what happened since
     /// from its history, or answers 410 if that is too old.
-    pub fn rewatch(&mut self, api: &mut ApiServer, now: Time) -> Option<InformerStep> {
+    pub fn rewatch(&mut self, api: &mut dyn ListerWatcher, now: Time, rng: &mut Rng) -> Option<InformerStep> {
         let id = self.watch_id()?;
         api.stop_watch(id);
-        self.open_watch(api, now);
-        Some(InformerStep::Rewatched { resource_version: self.last_sync_rv })
+        Some(self.open_watch(api, now, rng).unwrap_or_else(|failed| failed))
     }
 
-    /// Opens a watch from the last synced resourceVersion.
-    fn open_watch(&mut self, api: &mut ApiServer, now: Time) {
-        let id = api.watch(self.kind, None, Selector::everything(), WatchFrom::Exact(self.last_sync_rv));
-        self.state = ReflectorState::Watching(id);
-        self.watch_started = now;
-        self.watch_events = 0;
+    /// Opens a watch from the last synced resourceVersion. If the request fails, `ListAndWatch`
+    /// returns the error and the reflector backs off, then relists (`Err` is the `WatchFailed`
+    /// step).
+    fn open_watch(
+        &mut self,
+        api: &mut dyn ListerWatcher,
+        now: Time,
+        rng: &mut Rng,
+    ) -> Result<InformerStep, InformerStep> {
+        match api.watch(self.kind, self.last_sync_rv) {
+            Ok(id) => {
+                self.state = ReflectorState::Watching(id);
+                self.watch_started = now;
+                self.watch_events = 0;
+                Ok(InformerStep::Rewatched { resource_version: self.last_sync_rv })
+            }
+            Err(status) => {
+                let retry_at = now.after(self.backoff.step(now, rng));
+                self.state = ReflectorState::BackingOff { until: retry_at };
+                Err(InformerStep::WatchFailed { message: status.message, retry_at })
+            }
+        }
     }
 
     /// Whether the open watch has ended (the API server closed it, e.g. `ApiServer::break_watch`)
     /// and every event it queued has been delivered: the next [`Informer::deliver_next`] handles
     /// the end.
-    pub fn watch_ended(&self, api: &ApiServer) -> bool {
-        self.watch_id().is_some_and(|id| !api.watch_is_open(id) && api.pending_events(id).is_empty())
+    pub fn watch_ended(&self, api: &dyn ListerWatcher) -> bool {
+        self.watch_id().is_some_and(|id| !api.watch_is_open(id) && !api.has_pending_events(id))
+    }
+
+    /// Whether [`Informer::deliver_next`] has something to do: an event is queued on the open
+    /// watch, or the watch has ended.
+    pub fn has_deliverable(&self, api: &dyn ListerWatcher) -> bool {
+        self.watch_id().is_some_and(|id| api.has_pending_events(id) || !api.watch_is_open(id))
     }
 
     /// The watch stream ended without an ERROR event (reflector.go `handleWatch` returning): the
@@ -672,7 +746,7 @@ impl Informer {
     /// the server replays what happened since from its history, or answers 410 if that is too
     /// old. A watch that lasted under a second and delivered nothing is an error instead ("very
     /// short watch"): back off, then relist.
-    fn watch_closed(&mut self, api: &mut ApiServer, now: Time, rng: &mut Rng) -> InformerStep {
+    fn watch_closed(&mut self, api: &mut dyn ListerWatcher, now: Time, rng: &mut Rng) -> InformerStep {
         if now.since(self.watch_started) < Duration::from_secs(1) && self.watch_events == 0 {
             if let Some(id) = self.watch_id() {
                 api.stop_watch(id);
@@ -681,16 +755,14 @@ impl Informer {
             self.state = ReflectorState::BackingOff { until: retry_at };
             return InformerStep::WatchBroken { retry_at };
         }
-        self.open_watch(api, now);
-        InformerStep::Rewatched { resource_version: self.last_sync_rv }
+        self.open_watch(api, now, rng).unwrap_or_else(|failed| failed)
     }
 
     /// A resync check at `now` (`sharedProcessor.shouldResync` then `Store.Resync`): listeners
     /// whose period is due are marked syncing and get `Update(x, x)` for every cached object;
     /// the others are marked not syncing. `None` when no check is due.
     pub fn resync(&mut self, now: Time) -> Option<InformerStep> {
-        let due = self.next_resync_at().filter(|t| *t <= now)?;
-        let _ = due;
+        self.next_resync_at().filter(|t| *t <= now)?;
         self.next_resync_check = Some(now.after(self.resync_check_period));
         let mut handlers = Vec::new();
         for (i, l) in self.listeners.iter_mut().enumerate() {
@@ -712,7 +784,7 @@ impl Informer {
 
     /// Stops the informer: the watch is closed and nothing more happens. Queued handler calls are
     /// kept so the page can show what was never processed.
-    pub fn stop(&mut self, api: &mut ApiServer) {
+    pub fn stop(&mut self, api: &mut dyn ListerWatcher) {
         if let Some(id) = self.watch_id() {
             api.stop_watch(id);
         }
@@ -735,6 +807,9 @@ impl InformerStep {
     /// One plain-English sentence for the learner; `resource` names the informer (`pods`).
     pub fn describe(&self, resource: &str) -> String {
         match self {
+            InformerStep::Listed { watch_failed: Some(message), resource_version, .. } => format!(
+                "The {resource} informer listed at resourceVersion {resource_version} but could not watch ({message}); it will list again after a back-off."
+            ),
             InformerStep::Listed { items, resource_version, relist: false, .. } => format!(
                 "The {resource} informer listed {items} object{} at resourceVersion {resource_version} and started watching from there.",
                 plural(*items)
@@ -758,6 +833,9 @@ impl InformerStep {
             InformerStep::WatchError { message, retry_at, .. } => format!(
                 "The {resource} watch ended with an error ({message}); the informer backs off and relists at {retry_at}."
             ),
+            InformerStep::WatchFailed { message, retry_at } => {
+                format!("The {resource} informer could not watch ({message}); it relists at {retry_at}.")
+            }
             InformerStep::WatchBroken { retry_at } => format!(
                 "The {resource} watch connection broke and the events in flight were lost; the informer relists at {retry_at}."
             ),
@@ -824,7 +902,7 @@ impl SharedInformerFactory {
     }
 
     /// `Start`: runs the first `ListAndWatch` of every informer not started yet.
-    pub fn start(&mut self, api: &mut ApiServer, now: Time, rng: &mut Rng) -> Vec<(String, InformerStep)> {
+    pub fn start(&mut self, api: &mut dyn ListerWatcher, now: Time, rng: &mut Rng) -> Vec<(String, InformerStep)> {
         let mut steps = Vec::new();
         for (name, inf) in &mut self.informers {
             if *inf.state() == ReflectorState::NotStarted {
@@ -840,7 +918,7 @@ impl SharedInformerFactory {
     }
 
     /// `Shutdown`: stops every informer and closes its watch.
-    pub fn shutdown(&mut self, api: &mut ApiServer) {
+    pub fn shutdown(&mut self, api: &mut dyn ListerWatcher) {
         for inf in self.informers.values_mut() {
             inf.stop(api);
         }
