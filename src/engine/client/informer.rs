@@ -37,6 +37,9 @@
 //! [`Informer::next_resync_at`] is due, and [`Informer::pop_notification`] to run one queued
 //! handler call.
 
+// The API's errors are `Status` values, as the API server's contract returns them.
+#![allow(clippy::result_large_err)]
+
 use std::collections::{BTreeMap, VecDeque};
 use std::time::Duration;
 
