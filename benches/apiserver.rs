@@ -60,7 +60,9 @@ fn main() {
         per_op("patch (merge)", n, ops, || {
             for i in 0..ops {
                 let p = Patch::Merge(json!({"metadata": {"annotations": {"i": i.to_string()}}}));
-                black_box(s.patch(pods, Some("bulk"), &format!("p-{}", i * 7 % n), &p, Subresource::Main).expect("patch"));
+                black_box(
+                    s.patch(pods, Some("bulk"), &format!("p-{}", i * 7 % n), &p, Subresource::Main).expect("patch"),
+                );
             }
         });
         while s.next_event(w).is_some() {}
