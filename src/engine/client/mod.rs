@@ -17,10 +17,12 @@ pub mod store;
 pub mod workqueue;
 
 pub use informer::{
-    DeletedFinalStateUnknown, DeletedObject, HandlerId, Informer, InformerStep, Notification, ReflectorState,
-    SharedInformerFactory,
+    DeletedFinalStateUnknown, DeletedObject, HandlerId, Informer, InformerStep, ListerWatcher, Notification,
+    ReflectorState, SharedInformerFactory,
 };
-pub use leaderelection::{LeaderElectionConfig, LeaderElector};
+pub use leaderelection::{
+    ElectionOutcome, ElectionStep, LeaderElectionConfig, LeaderElector, LeaseClient, Unreachable,
+};
 pub use ratelimit::{Bucket, ItemExponentialFailure, RateLimiter};
 pub use store::Indexer;
 pub use workqueue::{DelayedKey, WorkQueue};
