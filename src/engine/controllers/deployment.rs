@@ -1061,6 +1061,10 @@ impl Controller for DeploymentController {
     fn restarted(&self) -> Box<dyn Controller> {
         Box::new(DeploymentController::new())
     }
+
+    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
+        self
+    }
 }
 
 #[cfg(test)]

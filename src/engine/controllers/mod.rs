@@ -243,6 +243,9 @@ pub trait Controller {
     fn boxed_clone(&self) -> Box<dyn Controller>;
     /// The controller as it is after its process restarts: all in-memory state lost.
     fn restarted(&self) -> Box<dyn Controller>;
+    /// Downcasting, for the world's faults and views that need one controller's own settings
+    /// (for example the kubelet's failing images).
+    fn as_any_mut(&mut self) -> &mut dyn std::any::Any;
 }
 
 impl Clone for Box<dyn Controller> {

@@ -482,6 +482,10 @@ impl Controller for ReplicaSetController {
     fn restarted(&self) -> Box<dyn Controller> {
         Box::new(ReplicaSetController::new())
     }
+
+    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
+        self
+    }
 }
 
 /// True when the pod is controlled by this ReplicaSet (for tests and views).
