@@ -57,7 +57,8 @@ fn target(kind: &str, ns: Option<&str>, name: &str) -> String {
 }
 
 fn path(kind: &Kind, ns: Option<&str>, name: &str) -> String {
-    let base = if kind.group.is_empty() { "/api/v1".to_string() } else { format!("/apis/{}/{}", kind.group, kind.version) };
+    let base =
+        if kind.group.is_empty() { "/api/v1".to_string() } else { format!("/apis/{}/{}", kind.group, kind.version) };
     match ns {
         Some(ns) => format!("{base}/namespaces/{ns}/{}/{name}", kind.resource),
         None => format!("{base}/{}/{name}", kind.resource),
@@ -70,7 +71,14 @@ impl WorldApi<'_> {
             Ok(v) => (ok_code, v.resource_version(), None),
             Err(e) => (e.code(), 0, Some(e.message.clone())),
         };
-        self.calls.push(ApiCall { verb: verb.into(), target: tgt, sent_resource_version: sent, code, resource_version: rv, error });
+        self.calls.push(ApiCall {
+            verb: verb.into(),
+            target: tgt,
+            sent_resource_version: sent,
+            code,
+            resource_version: rv,
+            error,
+        });
     }
 
     fn fail(&self, verb: &str, kind: &Kind, ns: Option<&str>, name: &str) -> Option<Status> {
@@ -113,7 +121,9 @@ impl Api for WorldApi<'_> {
         };
         let shown = match &r {
             Ok(v) => v.name().to_string(),
-            Err(_) if name.is_empty() => obj.meta().and_then(|m| m.get("generateName")).and_then(Value::as_str).unwrap_or("").to_string(),
+            Err(_) if name.is_empty() => {
+                obj.meta().and_then(|m| m.get("generateName")).and_then(Value::as_str).unwrap_or("").to_string()
+            }
             Err(_) => name,
         };
         self.push("CREATE", target(obj.kind(), ns.as_deref(), &shown), 0, &r, 201);
@@ -148,8 +158,13 @@ impl Api for WorldApi<'_> {
         r
     }
 
-    fn merge_patch(&mut self, kind: &'static Kind, namespace: Option<&str>, name: &str, patch: Value)
-        -> Result<Value, Status> {
+    fn merge_patch(
+        &mut self,
+        kind: &'static Kind,
+        namespace: Option<&str>,
+        name: &str,
+        patch: Value,
+    ) -> Result<Value, Status> {
         let r = match self.fail("Patch", kind, namespace, name) {
             Some(e) => Err(e),
             None => self.server.patch(kind, namespace, name, &Patch::Merge(patch), Subresource::Main),
@@ -158,8 +173,13 @@ impl Api for WorldApi<'_> {
         r
     }
 
-    fn delete(&mut self, kind: &'static Kind, namespace: Option<&str>, name: &str, opts: &DeleteOpts)
-        -> Result<Option<Value>, Status> {
+    fn delete(
+        &mut self,
+        kind: &'static Kind,
+        namespace: Option<&str>,
+        name: &str,
+        opts: &DeleteOpts,
+    ) -> Result<Option<Value>, Status> {
         let options = DeleteOptions {
             propagation_policy: match opts.propagation {
                 Some("Foreground") => Some(Propagation::Foreground),

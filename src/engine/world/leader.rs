@@ -150,7 +150,10 @@ impl LeaderElector {
         let spec = current.get("spec").cloned().unwrap_or(json!({}));
         let holder = spec["holderIdentity"].as_str().unwrap_or("");
         let duration = spec["leaseDurationSeconds"].as_u64().unwrap_or(0);
-        if !holder.is_empty() && holder != self.identity && self.observed_time.after(Duration::from_secs(duration)) > now {
+        if !holder.is_empty()
+            && holder != self.identity
+            && self.observed_time.after(Duration::from_secs(duration)) > now
+        {
             return false;
         }
         let transitions = spec["leaseTransitions"].as_i64().unwrap_or(0);

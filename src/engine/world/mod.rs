@@ -28,6 +28,9 @@
 //! (the world is deterministic: same seed, same inputs, same records). Acting after going back
 //! starts a new branch: the inputs after N are dropped.
 
+// `Status` is the API's error value, as the API server returns it (see apiserver/mod.rs).
+#![allow(clippy::result_large_err)]
+
 pub mod api;
 pub mod informer;
 pub mod leader;
@@ -82,12 +85,14 @@ pub struct Slot {
     pub listener: VecDeque<(&'static Kind, Notification)>,
     /// The work queue.
     pub queue: WorkQueue<String>,
+    /// Keys whose delayed entry is only a deadline check ([`Outcome::CheckAfter`]).
+    pub check_keys: std::collections::BTreeSet<String>,
 }
 
 impl Slot {
     fn new(controller: Box<dyn Controller>) -> Slot {
         let name = controller.name().trim_end_matches("-controller").to_string();
-        Slot { controller, listener: VecDeque::new(), queue: WorkQueue::new(name) }
+        Slot { controller, listener: VecDeque::new(), queue: WorkQueue::new(name), check_keys: Default::default() }
     }
 }
 
@@ -305,9 +310,7 @@ fn node_object(name: &str) -> Value {
 
 fn node_status(name: &str, index: usize, now: Time) -> Value {
     let t = now.rfc3339();
-    let c = |ty: &str, st: &str, reason: &str, msg: &str| {
-        json!({"type": ty, "status": st, "lastHeartbeatTime": t, "lastTransitionTime": t, "reason": reason, "message": msg})
-    };
+    let c = |ty: &str, st: &str, reason: &str, msg: &str| json!({"type": ty, "status": st, "lastHeartbeatTime": t, "lastTransitionTime": t, "reason": reason, "message": msg});
     json!({
         "capacity": {"cpu": "4", "memory": "8124360Ki", "pods": "110"},
         "allocatable": {"cpu": "4", "memory": "8021960Ki", "pods": "110"},
@@ -480,7 +483,21 @@ impl World {
 
     fn is_periodic(&self, act: Act) -> bool {
         let p = &self.state.processes[act.process()];
-        matches!(act, Act::Lease(_)) || p.partitioned
+        // Lease ticks are periodic once someone leads; while nobody does, acquiring is real work.
+        let someone_leads = self.state.processes.iter().any(Process::leading);
+        let only_checks = match act {
+            Act::QueueTimer(_, si) => {
+                let slot = &p.slots[si];
+                let due = slot.queue.next_ready_at();
+                slot.queue
+                    .delayed_keys()
+                    .iter()
+                    .filter(|k| Some(k.ready_at) == due)
+                    .all(|k| slot.check_keys.contains(&k.key))
+            }
+            _ => false,
+        };
+        (matches!(act, Act::Lease(_)) && someone_leads) || p.partitioned || only_checks
     }
 
     /// What can happen next, in the order [`World::step`] would take it.
@@ -507,13 +524,20 @@ impl World {
             Act::Lease(_) => {
                 let leading = p.leading();
                 let what = if leading { "renew" } else { "try to acquire" };
-                (Actor::LeaderElector { process: p.name.clone() }, ActionKind::LeaseTick, format!("{what} Lease kube-system/kube-controller-manager"))
+                (
+                    Actor::LeaderElector { process: p.name.clone() },
+                    ActionKind::LeaseTick,
+                    format!("{what} Lease kube-system/kube-controller-manager"),
+                )
             }
             Act::List(_, ii) => (inf(ii), ActionKind::List, format!("list {}", p.informers[ii].kind.resource)),
             Act::Watch(_, ii) => (
                 inf(ii),
                 ActionKind::RelistTimer,
-                format!("watch {} from resourceVersion {}", p.informers[ii].kind.resource, p.informers[ii].last_sync_rv),
+                format!(
+                    "watch {} from resourceVersion {}",
+                    p.informers[ii].kind.resource, p.informers[ii].last_sync_rv
+                ),
             ),
             Act::Deliver(_, ii) => {
                 let d = match p.informers[ii].state {
@@ -521,7 +545,8 @@ impl World {
                         let evs = s.api.pending_events(id);
                         match evs.first() {
                             Some(e) => {
-                                let more = if evs.len() > 1 { format!(" (+{} more)", evs.len() - 1) } else { String::new() };
+                                let more =
+                                    if evs.len() > 1 { format!(" (+{} more)", evs.len() - 1) } else { String::new() };
                                 format!(
                                     "deliver {} {} {} (rv {}){more}",
                                     e.event_type.as_str(),
@@ -549,7 +574,8 @@ impl World {
                 (ctrl(si), ActionKind::Reconcile, format!("reconcile {key}"))
             }
             Act::QueueTimer(_, si) => {
-                let d = p.slots[si].queue.delayed_keys().first().map(|k| format!("requeue {}", k.key)).unwrap_or_default();
+                let d =
+                    p.slots[si].queue.delayed_keys().first().map(|k| format!("requeue {}", k.key)).unwrap_or_default();
                 (ctrl(si), ActionKind::QueueTimer, d)
             }
         }
@@ -637,14 +663,21 @@ impl World {
         self.record(Actor::Lab, ActionKind::Clock, Vec::new(), Vec::new(), sentence)
     }
 
-    fn record(&self, actor: Actor, action: ActionKind, objects: Vec<ObjectRef>, calls: Vec<ApiCall>, sentence: String) -> StepRecord {
+    fn record(
+        &self,
+        actor: Actor,
+        action: ActionKind,
+        objects: Vec<ObjectRef>,
+        calls: Vec<ApiCall>,
+        sentence: String,
+    ) -> StepRecord {
         StepRecord { number: 0, time: self.state.now, actor, action, objects, calls, sentence }
     }
 
     fn finish(&mut self, mut r: StepRecord) -> StepRecord {
         r.number = self.history.len() as u64 + 1;
         self.history.push(r.clone());
-        if self.snapshot_every > 0 && self.inputs.len() % self.snapshot_every == 0 {
+        if self.snapshot_every > 0 && self.inputs.len().is_multiple_of(self.snapshot_every) {
             self.snapshots.push((self.inputs.len(), self.state.clone()));
             // Keep memory bounded: thin the older half when there are too many.
             if self.snapshots.len() > 48 {
@@ -698,25 +731,39 @@ impl World {
         };
         let sentence = match tick {
             Tick::Acquired => {
-                let lease = api.get(Kind::by_kind("Lease").expect("kind"), Some("kube-system"), "kube-controller-manager");
+                let lease =
+                    api.get(Kind::by_kind("Lease").expect("kind"), Some("kube-system"), "kube-controller-manager");
                 if let Ok(lease) = lease {
                     let empty = Caches::default();
                     let mut wapi = WorldApi { server: api, calls: &mut calls, failure, conflict_armed: &mut armed };
                     let mut ctx = Ctx { now, cache: &empty, api: &mut wapi, event_seq };
-                    ctx.event("kube-controller-manager", &lease, "Normal", "LeaderElection", &format!("{identity} became leader"));
+                    ctx.event(
+                        "kube-controller-manager",
+                        &lease,
+                        "Normal",
+                        "LeaderElection",
+                        &format!("{identity} became leader"),
+                    );
                 }
                 p.start(now);
                 format!("{} acquired the Lease kube-system/kube-controller-manager as {identity} and starts its controllers.", p.name)
             }
             Tick::Renewed => format!("{} renewed its Lease (renewTime {}).", p.name, now.rfc3339_micro()),
-            Tick::RenewFailed => format!("{} could not renew its Lease; it keeps trying until the renew deadline.", p.name),
+            Tick::RenewFailed => {
+                format!("{} could not renew its Lease; it keeps trying until the renew deadline.", p.name)
+            }
             Tick::Lost => {
                 p.stop(api);
                 let host = p.host.clone();
                 let new_identity = format!("{host}_{}", self.state.rng.uuid_v4());
                 let p = &mut self.state.processes[pi];
                 if let Some(e) = p.elector.as_mut() {
-                    *e = LeaderElector::new("kube-system", "kube-controller-manager", new_identity, now.after(Duration::from_secs(2)));
+                    *e = LeaderElector::new(
+                        "kube-system",
+                        "kube-controller-manager",
+                        new_identity,
+                        now.after(Duration::from_secs(2)),
+                    );
                 }
                 format!(
                     "{} did not renew its Lease within the 10s renew deadline and stopped leading; the process exits and restarts as a candidate with empty caches.",
@@ -759,7 +806,10 @@ impl World {
                 resource_version: 0,
                 error: Some(err.message.clone()),
             };
-            let sentence = format!("The {} informer of {} failed to list {}: it will retry after a back-off.", kind.kind, p.name, kind.resource);
+            let sentence = format!(
+                "The {} informer of {} failed to list {}: it will retry after a back-off.",
+                kind.kind, p.name, kind.resource
+            );
             return self.record(actor, ActionKind::List, Vec::new(), vec![call], sentence);
         }
         let list = match api.list(kind, None, &Selector::everything()) {
@@ -796,7 +846,14 @@ impl World {
             resource_version: rv,
             error: None,
         };
-        let watch = ApiCall { verb: "WATCH".into(), target: kind.resource.into(), sent_resource_version: rv, code: 200, resource_version: rv, error: None };
+        let watch = ApiCall {
+            verb: "WATCH".into(),
+            target: kind.resource.into(),
+            sent_resource_version: rv,
+            code: 200,
+            resource_version: rv,
+            error: None,
+        };
         let sentence = if relist {
             format!(
                 "The {} informer of {} relisted {count} {} at resourceVersion {rv}: {changes} difference(s) from its cache go to the handlers; then it watches from {rv}.",
@@ -821,13 +878,26 @@ impl World {
         let rv = inf.last_sync_rv;
         if p.partitioned {
             inf.back_off(now, false);
-            let sentence = format!("The {} informer of {} could not reach the API server to watch again; it backs off.", kind.kind, p.name);
+            let sentence = format!(
+                "The {} informer of {} could not reach the API server to watch again; it backs off.",
+                kind.kind, p.name
+            );
             return self.record(actor, ActionKind::RelistTimer, Vec::new(), Vec::new(), sentence);
         }
         let id = api.watch(kind, None, Selector::everything(), WatchFrom::Exact(rv));
         inf.state = ReflectorState::Watching(id);
-        let call = ApiCall { verb: "WATCH".into(), target: kind.resource.into(), sent_resource_version: rv, code: 200, resource_version: rv, error: None };
-        let sentence = format!("The {} informer of {} watches {} again from resourceVersion {rv}, without relisting.", kind.kind, p.name, kind.resource);
+        let call = ApiCall {
+            verb: "WATCH".into(),
+            target: kind.resource.into(),
+            sent_resource_version: rv,
+            code: 200,
+            resource_version: rv,
+            error: None,
+        };
+        let sentence = format!(
+            "The {} informer of {} watches {} again from resourceVersion {rv}, without relisting.",
+            kind.kind, p.name, kind.resource
+        );
         self.record(actor, ActionKind::RelistTimer, Vec::new(), vec![call], sentence)
     }
 
@@ -912,6 +982,7 @@ impl World {
                 }
                 Enqueue::After(k, d) => {
                     slot.queue.add_after(k.clone(), d, now);
+                    slot.check_keys.remove(&k);
                     added.push(format!("{k} (in {})", fmt_duration(d)));
                 }
             }
@@ -925,7 +996,8 @@ impl World {
             kind.kind,
             obj.key()
         );
-        let objects = vec![ObjectRef { kind: kind.kind.into(), key: obj.key(), resource_version: obj.resource_version() }];
+        let objects =
+            vec![ObjectRef { kind: kind.kind.into(), key: obj.key(), resource_version: obj.resource_version() }];
         self.record(actor, ActionKind::RunHandler, objects, Vec::new(), sentence)
     }
 
@@ -956,10 +1028,21 @@ impl World {
             Outcome::RequeueAfter(d) => {
                 slot.queue.forget(&key);
                 slot.queue.add_after(key.clone(), *d, now);
+                slot.check_keys.remove(&key);
                 format!(" It looks again in {}.", fmt_duration(*d))
+            }
+            Outcome::CheckAfter(d) => {
+                slot.queue.forget(&key);
+                let before = slot.queue.delayed_keys().into_iter().find(|k| k.key == key).map(|k| k.ready_at);
+                slot.queue.add_after(key.clone(), *d, now);
+                if before.is_none_or(|t| t > now.after(*d)) {
+                    slot.check_keys.insert(key.clone());
+                }
+                format!(" It checks the progress deadline again in {}.", fmt_duration(*d))
             }
             Outcome::Err(e) => {
                 let d = slot.queue.add_rate_limited(key.clone(), now);
+                slot.check_keys.remove(&key);
                 format!(" It failed ({e}) and will retry in {} (back-off).", fmt_duration(d))
             }
         };
@@ -987,7 +1070,14 @@ impl World {
         let slot = &mut p.slots[si];
         let actor = Actor::Controller { process: p.name.clone(), controller: slot.controller.name().to_string() };
         let keys = slot.queue.fire_due(now);
-        let sentence = format!("A delayed key of {} is due: {} is back in its work queue.", slot.controller.name(), keys.join(", "));
+        for k in &keys {
+            slot.check_keys.remove(k);
+        }
+        let sentence = format!(
+            "A delayed key of {} is due: {} is back in its work queue.",
+            slot.controller.name(),
+            keys.join(", ")
+        );
         self.record(actor, ActionKind::QueueTimer, Vec::new(), Vec::new(), sentence)
     }
 
@@ -1018,7 +1108,13 @@ impl World {
     }
 
     /// `user("kubectl", Patch{..})` of the main resource.
-    pub fn patch(&mut self, kind: &'static Kind, namespace: Option<&str>, name: &str, patch: Patch) -> Result<Value, Status> {
+    pub fn patch(
+        &mut self,
+        kind: &'static Kind,
+        namespace: Option<&str>,
+        name: &str,
+        patch: Patch,
+    ) -> Result<Value, Status> {
         let call = UserCall::Patch {
             kind,
             namespace: namespace.map(str::to_string),
@@ -1033,7 +1129,13 @@ impl World {
     }
 
     /// `user("kubectl", Delete{..})`.
-    pub fn delete(&mut self, kind: &'static Kind, namespace: Option<&str>, name: &str, options: DeleteOptions) -> Result<Deleted, Status> {
+    pub fn delete(
+        &mut self,
+        kind: &'static Kind,
+        namespace: Option<&str>,
+        name: &str,
+        options: DeleteOptions,
+    ) -> Result<Deleted, Status> {
         let call = UserCall::Delete { kind, namespace: namespace.map(str::to_string), name: name.to_string(), options };
         match self.user("kubectl", call)? {
             UserResult::Deleted(d) => Ok(d),
@@ -1087,7 +1189,14 @@ impl World {
             }
             Err(e) => (e.code(), 0, Some(e.message.clone())),
         };
-        let call = ApiCall { verb: verb.into(), target: target.clone(), sent_resource_version: sent, code, resource_version: rv, error };
+        let call = ApiCall {
+            verb: verb.into(),
+            target: target.clone(),
+            sent_resource_version: sent,
+            code,
+            resource_version: rv,
+            error,
+        };
         let sentence = match &r {
             Ok(_) => format!("{who} sent {verb} {target}: {code}, now at resourceVersion {rv}."),
             Err(e) => format!("{who} sent {verb} {target}: {code} {}.", e.message),
@@ -1173,10 +1282,10 @@ impl World {
                 let State { api, processes, .. } = &mut self.state;
                 let p = &mut processes[pi];
                 let mut released = false;
+                let failure = p.failure(now);
                 if clean {
                     if let Some(e) = p.elector.as_mut() {
                         let mut armed = false;
-                        let failure = p.failure(now);
                         let mut wapi = WorldApi { server: api, calls: &mut calls, failure, conflict_armed: &mut armed };
                         released = e.release(now, &mut wapi);
                     }
@@ -1187,9 +1296,13 @@ impl World {
                     e.leading = false;
                 }
                 match (clean, released) {
-                    (true, true) => format!("{name} stopped cleanly and released its Lease; its caches and queues are gone."),
+                    (true, true) => {
+                        format!("{name} stopped cleanly and released its Lease; its caches and queues are gone.")
+                    }
                     (true, false) => format!("{name} stopped cleanly; its caches and queues are gone."),
-                    _ => format!("{name} crashed: its caches and queues are gone, and any Lease it held stays until it expires."),
+                    _ => format!(
+                        "{name} crashed: its caches and queues are gone, and any Lease it held stays until it expires."
+                    ),
                 }
             }
             Fault::StartProcess(name) | Fault::RestartProcess(name) => {
@@ -1216,7 +1329,10 @@ impl World {
             Fault::FailApi { process, duration } => {
                 let pi = self.process_index(process).unwrap_or(0);
                 self.state.processes[pi].api_fails_until = Some(now.after(*duration));
-                format!("For the next {}, every API call of {process} fails with 500 (etcdserver: request timed out).", fmt_duration(*duration))
+                format!(
+                    "For the next {}, every API call of {process} fails with 500 (etcdserver: request timed out).",
+                    fmt_duration(*duration)
+                )
             }
             Fault::ConflictNextWrite(process) => {
                 let pi = self.process_index(process).unwrap_or(0);
