@@ -296,6 +296,8 @@ pub struct World {
     snapshots: Vec<(usize, State)>,
     /// A snapshot every this many inputs (0: only the initial one).
     snapshot_every: usize,
+    /// True while `goto` replays logged inputs (they are not logged again).
+    replaying: bool,
 }
 
 fn kind_of(name: &str) -> Option<&'static Kind> {
@@ -387,6 +389,7 @@ impl World {
             history: Vec::new(),
             inputs: Vec::new(),
             snapshot_every: 200,
+            replaying: false,
         }
     }
 
@@ -587,7 +590,7 @@ impl World {
     pub fn step(&mut self) -> Option<StepRecord> {
         let acts = self.acts();
         let (at, act) = *acts.first()?;
-        self.inputs.push(Input::Step);
+        self.log(Input::Step);
         let r = self.perform(at, act);
         Some(self.finish(r))
     }
@@ -598,7 +601,7 @@ impl World {
         let Some(&(at, act)) = acts.get(id as usize) else {
             return Err(format!("no pending action {id}"));
         };
-        self.inputs.push(Input::Run(id as usize));
+        self.log(Input::Run(id as usize));
         let r = self.perform(at, act);
         Ok(self.finish(r))
     }
@@ -650,7 +653,7 @@ impl World {
             }
         }
         if self.state.now < target {
-            self.inputs.push(Input::Clock(target));
+            self.log(Input::Clock(target));
             let r = self.set_clock(target, format!("{} of virtual time passed.", fmt_duration(d)));
             out.push(self.finish(r));
         }
@@ -677,8 +680,12 @@ impl World {
     fn finish(&mut self, mut r: StepRecord) -> StepRecord {
         r.number = self.history.len() as u64 + 1;
         self.history.push(r.clone());
-        if self.snapshot_every > 0 && self.inputs.len().is_multiple_of(self.snapshot_every) {
-            self.snapshots.push((self.inputs.len(), self.state.clone()));
+        let at = self.history.len();
+        if self.snapshot_every > 0
+            && at.is_multiple_of(self.snapshot_every)
+            && !self.snapshots.iter().any(|(i, _)| *i == at)
+        {
+            self.snapshots.push((at, self.state.clone()));
             // Keep memory bounded: thin the older half when there are too many.
             if self.snapshots.len() > 48 {
                 let keep_from = self.snapshots.len() / 2;
@@ -1085,7 +1092,7 @@ impl World {
 
     /// A user API call (kubectl, the editor), logged so that going back replays it.
     pub fn user(&mut self, who: &str, call: UserCall) -> Result<UserResult, Status> {
-        self.inputs.push(Input::User(who.to_string(), call.clone()));
+        self.log(Input::User(who.to_string(), call.clone()));
         let (r, rec) = self.apply_user(who, call);
         self.finish(rec);
         r
@@ -1214,7 +1221,7 @@ impl World {
     /// Injects a fault. Errors name an unknown process or kind.
     pub fn fault(&mut self, f: Fault) -> Result<StepRecord, String> {
         self.check_fault(&f)?;
-        self.inputs.push(Input::Fault(f.clone()));
+        self.log(Input::Fault(f.clone()));
         let r = self.apply_fault(f);
         Ok(self.finish(r))
     }
@@ -1478,20 +1485,43 @@ impl World {
     }
 
     /// Returns to the state right after record `n` (0: the initial state) by restoring a snapshot
-    /// and replaying the logged inputs. Acting afterwards starts a new branch.
+    /// and replaying the logged inputs. The later inputs are kept, so `goto` can also go forward
+    /// again, until a new input (a step, a user call, a fault) starts a new branch from here.
     pub fn goto(&mut self, n: usize) {
         let n = n.min(self.inputs.len());
-        let Some((at, snap)) = self.snapshots.iter().rev().find(|(i, _)| *i <= n).map(|(i, s)| (*i, s.clone())) else {
-            return;
-        };
-        let replay: Vec<Input> = self.inputs[at..n].to_vec();
-        self.state = snap;
-        self.inputs.truncate(at);
-        self.history.truncate(at);
-        self.snapshots.retain(|(i, _)| *i <= at);
+        if n < self.history.len() {
+            let Some((at, snap)) = self.snapshots.iter().rev().find(|(i, _)| *i <= n).map(|(i, s)| (*i, s.clone()))
+            else {
+                return;
+            };
+            self.state = snap;
+            self.history.truncate(at);
+        }
+        let from = self.history.len();
+        let replay: Vec<Input> = self.inputs[from..n].to_vec();
+        self.replaying = true;
         for input in replay {
             self.replay(input);
         }
+        self.replaying = false;
+    }
+
+    /// The number of inputs on the current branch (records available to [`World::goto`]).
+    pub fn branch_len(&self) -> usize {
+        self.inputs.len()
+    }
+
+    /// Logs an input. A new input after going back drops the old future (a new branch).
+    fn log(&mut self, input: Input) {
+        if self.replaying {
+            return;
+        }
+        let at = self.history.len();
+        if at < self.inputs.len() {
+            self.inputs.truncate(at);
+            self.snapshots.retain(|(i, _)| *i <= at);
+        }
+        self.inputs.push(input);
     }
 
     fn replay(&mut self, input: Input) {
@@ -1509,7 +1539,6 @@ impl World {
                 let _ = self.fault(f);
             }
             Input::Clock(t) => {
-                self.inputs.push(Input::Clock(t));
                 let d = t.since(self.state.now);
                 let r = self.set_clock(t, format!("{} of virtual time passed.", fmt_duration(d)));
                 self.finish(r);
