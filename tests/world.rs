@@ -312,7 +312,7 @@ fn same_seed_same_run() {
         let mut w = World::new(seed);
         w.create(deployment("web", 4, "nginx")).unwrap();
         w.run_until_idle(5000);
-        w.delete(kind("Pod"), Some("default"), &list(&w, "Pod")[1].name().to_string(), Default::default()).unwrap();
+        w.delete(kind("Pod"), Some("default"), list(&w, "Pod")[1].name(), Default::default()).unwrap();
         w.advance(Duration::from_secs(40));
         w.history().iter().map(|r| format!("{} {} {:?} {}", r.time, r.actor, r.calls, r.sentence)).collect::<Vec<_>>()
     };
