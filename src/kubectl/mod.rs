@@ -1,1 +1,6 @@
 //! kubectl and `lab`: the command language of the console, lessons, embeds and transcripts.
+
+pub mod gojson;
+pub mod jsonpath;
+pub mod shell;
+pub mod table;
