@@ -2,5 +2,6 @@
 
 pub mod gojson;
 pub mod jsonpath;
+pub mod printers;
 pub mod shell;
 pub mod table;
