@@ -89,14 +89,7 @@ impl Parser {
         s
     }
     fn rest_starts_with(&self, p: &str) -> bool {
-        let mut i = self.pos;
-        for c in p.chars() {
-            if self.input.get(i) != Some(&c) {
-                return false;
-            }
-            i += 1;
-        }
-        true
+        p.chars().enumerate().all(|(i, c)| self.input.get(self.pos + i) == Some(&c))
     }
 
     /// `parseText` / `parseLeftDelim` at the top level.

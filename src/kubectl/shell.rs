@@ -77,7 +77,10 @@ pub fn parse(input: &str) -> Result<(CommandLine, usize), ShellError> {
 
 /// Splits one line into words; also returns the here-document delimiter (and whether `<<-`
 /// strips leading tabs) when the line has `<<WORD`.
-fn split_words(line: &str) -> Result<(Vec<String>, Option<(String, bool)>), ShellError> {
+/// A here-document's delimiter and whether `<<-` strips leading tabs.
+type HereDoc = (String, bool);
+
+fn split_words(line: &str) -> Result<(Vec<String>, Option<HereDoc>), ShellError> {
     let mut words = Vec::new();
     let mut heredoc = None;
     let mut chars = line.chars().peekable();
