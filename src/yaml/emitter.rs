@@ -53,7 +53,6 @@ struct Emitter {
     open_ended: bool,
     mapping_context: bool,
     simple_key_context: bool,
-    root_context: bool,
 }
 
 /// Renders one value (an object, usually) exactly as `kubectl get -o yaml` does.
@@ -68,7 +67,6 @@ pub fn to_yaml(value: &Value) -> String {
         open_ended: false,
         mapping_context: false,
         simple_key_context: false,
-        root_context: true,
     };
     e.node(value, false, false);
     // Document end (implicit), then stream end.
@@ -129,15 +127,9 @@ impl Emitter {
     }
 
     fn node(&mut self, value: &Value, mapping: bool, simple_key: bool) {
-        let root = std::mem::replace(&mut self.root_context, false);
         self.mapping_context = mapping;
         self.simple_key_context = simple_key;
         match value {
-            Value::Null | Value::Bool(_) | Value::Number(_) | Value::String(_) if root => {
-                self.root_context = true;
-                self.scalar_value(value);
-                self.root_context = false;
-            }
             Value::Null => self.scalar("null", ScalarStyle::Plain),
             Value::Bool(b) => self.scalar(if *b { "true" } else { "false" }, ScalarStyle::Plain),
             Value::Number(n) => self.scalar(&number_text(n), ScalarStyle::Plain),
@@ -171,16 +163,6 @@ impl Emitter {
                 }
                 self.pop_indent();
             }
-        }
-    }
-
-    fn scalar_value(&mut self, value: &Value) {
-        match value {
-            Value::Null => self.scalar("null", ScalarStyle::Plain),
-            Value::Bool(b) => self.scalar(if *b { "true" } else { "false" }, ScalarStyle::Plain),
-            Value::Number(n) => self.scalar(&number_text(n), ScalarStyle::Plain),
-            Value::String(s) => self.string(s),
-            _ => {}
         }
     }
 
@@ -254,9 +236,6 @@ impl Emitter {
         }
         self.whitespace = false;
         self.indention = false;
-        if self.root_context {
-            self.open_ended = true;
-        }
     }
 
     fn write_single(&mut self, value: &str, allow_breaks: bool) {
@@ -530,7 +509,7 @@ fn analyze(value: &str) -> Analysis {
 
 /// Whether go-yaml's resolver reads `s`, unquoted, as a string.
 fn resolve_is_str(s: &str) -> bool {
-    s != "<<" && resolve(s) == Resolved::Str
+    resolve(s) == Resolved::Str
 }
 
 /// `yaml_emitter_check_simple_key` for a string key: at most 128 bytes and on one line.
