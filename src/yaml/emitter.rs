@@ -22,7 +22,7 @@
 use serde_json::{Map, Value};
 use std::cmp::Ordering;
 
-use super::resolve::{format_go_g, is_base60_float, resolve, Resolved};
+use super::resolve::{format_go_g, is_base60_float, resolve, Resolved, TWO_POW_63, TWO_POW_64};
 
 const BEST_INDENT: isize = 2;
 const BEST_WIDTH: usize = 80;
@@ -191,10 +191,8 @@ impl Emitter {
         if self.simple_key_context && a.multiline {
             style = ScalarStyle::Double;
         }
-        if style == ScalarStyle::Plain {
-            if !a.block_plain_allowed || (value.is_empty() && self.simple_key_context) {
-                style = ScalarStyle::Single;
-            }
+        if style == ScalarStyle::Plain && (!a.block_plain_allowed || (value.is_empty() && self.simple_key_context)) {
+            style = ScalarStyle::Single;
         }
         if style == ScalarStyle::Single && !a.single_quoted_allowed {
             style = ScalarStyle::Double;
@@ -528,10 +526,10 @@ fn number_text(n: &serde_json::Number) -> String {
     let f = n.as_f64().unwrap_or(0.0);
     if f.fract() == 0.0 && f.abs() < 1e21 {
         // Go's JSON prints it without a fraction, so go-yaml reads an integer if it fits.
-        if f >= -9.223_372_036_854_775_808e18 && f < 9.223_372_036_854_775_808e18 {
+        if (-TWO_POW_63..TWO_POW_63).contains(&f) {
             return (f as i64).to_string();
         }
-        if f >= 0.0 && f < 1.844_674_407_370_955_2e19 {
+        if (0.0..TWO_POW_64).contains(&f) {
             return (f as u64).to_string();
         }
     }

@@ -226,12 +226,8 @@ fn byte_offset(text: &str, line: usize, column: usize) -> usize {
 fn normalize_json_numbers(v: &mut Value) {
     match v {
         Value::Number(n) => {
-            if n.as_i64().is_none() {
-                if let Some(f) = n.as_f64() {
-                    if let Some(num) = serde_json::Number::from_f64(f) {
-                        *n = num;
-                    }
-                }
+            if let (None, Some(num)) = (n.as_i64(), n.as_f64().and_then(serde_json::Number::from_f64)) {
+                *n = num;
             }
         }
         Value::Array(items) => items.iter_mut().for_each(normalize_json_numbers),

@@ -8,7 +8,7 @@
 use serde_json::{Map, Number, Value};
 use std::collections::HashMap;
 
-use super::resolve::{format_go_g, resolve, Resolved};
+use super::resolve::{format_go_g, resolve, Resolved, TWO_POW_63};
 use super::scanner::{Failure, Mark, Scanner, Style, Tok, MAX_DEPTH};
 
 /// Why one document failed, before it is worded for the user (see `YamlError`).
@@ -483,7 +483,7 @@ fn json_float(f: f64) -> Result<Value, String> {
     if f.is_infinite() {
         return Err(format!("json: unsupported value: {}Inf", if f > 0.0 { "+" } else { "-" }));
     }
-    if f.fract() == 0.0 && f.abs() < 9.223_372_036_854_775_807e18 {
+    if f.fract() == 0.0 && f.abs() < TWO_POW_63 {
         return Ok(Value::from(f as i64));
     }
     Ok(Number::from_f64(f).map(Value::Number).unwrap_or(Value::Null))

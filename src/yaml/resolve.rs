@@ -178,7 +178,7 @@ pub(crate) fn is_timestamp(s: &str) -> bool {
         }
         lit(&mut i, b'-')?;
         let day = num(&mut i)?;
-        let leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+        let leap = (year.is_multiple_of(4) && !year.is_multiple_of(100)) || year.is_multiple_of(400);
         let days = [31, if leap { 29 } else { 28 }, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month as usize - 1];
         if day < 1 || day > days {
             return None;
@@ -283,7 +283,7 @@ pub(crate) fn format_go_g(f: f64, single: bool) -> String {
         out.push('0');
         return out;
     }
-    if exp < -4 || exp >= 6 {
+    if !(-4..6).contains(&exp) {
         out.push_str(&digits[..1]);
         if digits.len() > 1 {
             out.push('.');
@@ -318,3 +318,7 @@ pub(crate) fn format_go_g(f: f64, single: bool) -> String {
     }
     out
 }
+
+/// 2^63 and 2^64 as floats: the int64 and uint64 bounds Go's number parsing checks against.
+pub(crate) const TWO_POW_63: f64 = 9_223_372_036_854_775_808.0;
+pub(crate) const TWO_POW_64: f64 = 18_446_744_073_709_551_616.0;

@@ -560,7 +560,7 @@ impl Scanner {
             while is_alpha(self.ch(0)) {
                 self.read(&mut h);
             }
-            if self.ch(0) == '!' && h.len() >= 1 {
+            if self.ch(0) == '!' {
                 self.read(&mut h);
                 let mut s = String::new();
                 self.scan_tag_uri(&mut s);
