@@ -432,6 +432,15 @@ impl JsonPath {
         Ok(out)
     }
 
+    /// Every value the template yields, in order (`FindResults` flattened): what custom columns
+    /// and `-o jsonpath-as-json` print.
+    pub fn find(&self, data: &Value) -> Result<Vec<Value>, String> {
+        let items = structure(&self.nodes)?;
+        let mut out = Vec::new();
+        collect(&items, data, &mut out)?;
+        Ok(out)
+    }
+
     /// kubectl's `-o jsonpath` printing: the text, or kubectl's error with the debugging dump.
     pub fn print(&self, data: &Value) -> Result<String, String> {
         self.execute(data).map_err(|e| {
@@ -462,6 +471,20 @@ fn run(items: &[Item<'_>], data: &Value, out: &mut String) -> Result<(), String>
             Item::Range(path, body) => {
                 for v in eval_list(vec![data.clone()], path)? {
                     run(body, &v, out)?;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+fn collect(items: &[Item<'_>], data: &Value, out: &mut Vec<Value>) -> Result<(), String> {
+    for item in items {
+        match item {
+            Item::Print(nodes) => out.extend(eval_list(vec![data.clone()], nodes)?),
+            Item::Range(path, body) => {
+                for v in eval_list(vec![data.clone()], path)? {
+                    collect(body, &v, out)?;
                 }
             }
         }
