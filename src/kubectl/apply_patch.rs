@@ -130,11 +130,15 @@ mod tests {
         let orig = json!({"metadata": {"labels": {"a": "1", "b": "2"}}, "spec": {"replicas": 3}});
         let m = json!({"metadata": {"labels": {"a": "1"}}, "spec": {"replicas": 5}});
         let live = json!({"metadata": {"labels": {"a": "1", "b": "2", "c": "3"}}, "spec": {"replicas": 3}});
-        assert_eq!(three_way(Some(&orig), &m, &live), json!({"spec": {"replicas": 5}, "metadata": {"labels": {"b": null}}}));
+        assert_eq!(
+            three_way(Some(&orig), &m, &live),
+            json!({"spec": {"replicas": 5}, "metadata": {"labels": {"b": null}}})
+        );
         // Without an original nothing is deleted (the live "c" stays either way).
         assert_eq!(three_way(None, &m, &live), json!({"spec": {"replicas": 5}}));
         let img = json!({"spec": {"containers": [{"name": "c", "image": "nginx:2"}]}});
-        let live = json!({"spec": {"containers": [{"name": "c", "image": "nginx:1", "imagePullPolicy": "IfNotPresent"}]}});
+        let live =
+            json!({"spec": {"containers": [{"name": "c", "image": "nginx:1", "imagePullPolicy": "IfNotPresent"}]}});
         assert_eq!(three_way(None, &img, &live), img);
     }
 }

@@ -20,7 +20,6 @@ use crate::engine::apiserver::{ApiServer, EventType, WatchId};
 use crate::engine::kinds::Kind;
 use crate::engine::object::ObjectExt;
 use crate::engine::status::{Reason, Status};
-use serde_json::Value;
 use std::collections::BTreeMap;
 
 /// Which stream a piece of output went to.
@@ -115,7 +114,7 @@ pub enum CmdError {
     /// A client-side error: `error: <msg>`.
     Plain(String),
     /// An API error: `Error from server (<Reason>): <message>`, or the Invalid form.
-    Server(Status),
+    Server(Box<Status>),
     /// Text printed as is.
     Raw(String),
 }
@@ -139,7 +138,7 @@ impl CmdError {
 
 impl From<Status> for CmdError {
     fn from(s: Status) -> CmdError {
-        CmdError::Server(s)
+        CmdError::Server(Box::new(s))
     }
 }
 
@@ -435,11 +434,7 @@ impl Console {
             match rest.first().and_then(|v| help::find(v)) {
                 Some(c) => out.out(help::command_help(c)),
                 None if rest.is_empty() => out.out(help::root()),
-                None => out.fail(CmdError::Raw(format!(
-                    "Unknown help topic [`{}`]\n{}",
-                    rest[0],
-                    help::root_usage()
-                ))),
+                None => out.fail(CmdError::Raw(format!("Unknown help topic [`{}`]\n{}", rest[0], help::root_usage()))),
             }
             return;
         }
@@ -569,7 +564,10 @@ impl Console {
                         Some(t) => t.clone(),
                         None => return out.fail(CmdError::Plain(format!("the path \"{name}\" does not exist"))),
                     },
-                    _ => return out.fail(CmdError::Plain("lab save-edit needs the edited object: <<EOF or -f FILE".into())),
+                    _ => {
+                        return out
+                            .fail(CmdError::Plain("lab save-edit needs the edited object: <<EOF or -f FILE".into()))
+                    }
                 };
                 let o = self.save_edit(api, &text);
                 out.extend(o);

@@ -17,8 +17,18 @@ use serde_json::Value;
 /// `kubectl describe` flags.
 pub const FLAGS: &[FlagSpec] = &[
     flag("selector", Some('l'), FlagKind::Str, "Selector (label query) to filter on."),
-    flag("all-namespaces", Some('A'), FlagKind::Bool, "If present, list the requested object(s) across all namespaces."),
-    flag("show-events", None, FlagKind::Bool, "If true, display events related to the described object. Defaults to true."),
+    flag(
+        "all-namespaces",
+        Some('A'),
+        FlagKind::Bool,
+        "If present, list the requested object(s) across all namespaces.",
+    ),
+    flag(
+        "show-events",
+        None,
+        FlagKind::Bool,
+        "If true, display events related to the described object. Defaults to true.",
+    ),
 ];
 
 /// Go's `text/tabwriter` with padchar ' ' and no flags: cells are tab-terminated; a column's
@@ -154,17 +164,29 @@ fn container(w: &mut String, c: &Value, indent: &str, status: Option<&Value>) {
     }
     let port = c
         .pointer("/ports/0")
-        .map(|p| format!("{}/{}", i(p, "/containerPort"), p.pointer("/protocol").and_then(Value::as_str).unwrap_or("TCP")))
+        .map(|p| {
+            format!("{}/{}", i(p, "/containerPort"), p.pointer("/protocol").and_then(Value::as_str).unwrap_or("TCP"))
+        })
         .unwrap_or_else(|| "<none>".into());
     w.push_str(&format!("{inner}Port:\t{port}\n"));
-    w.push_str(&format!("{inner}Host Port:\t{}\n", if port == "<none>" { "<none>".to_string() } else { "0/TCP".into() }));
+    w.push_str(&format!(
+        "{inner}Host Port:\t{}\n",
+        if port == "<none>" { "<none>".to_string() } else { "0/TCP".into() }
+    ));
     if let Some(st) = status {
         let (state, since) = if let Some(r) = st.pointer("/state/running") {
             ("Running".to_string(), Some(("Started", s(r, "/startedAt").to_string())))
         } else if let Some(wt) = st.pointer("/state/waiting") {
             (format!("Waiting\n{inner}  Reason:\t{}", s(wt, "/reason")), None)
         } else if let Some(t) = st.pointer("/state/terminated") {
-            (format!("Terminated\n{inner}  Reason:\t{}\n{inner}  Exit Code:\t{}", s(t, "/reason"), i(t, "/exitCode")), None)
+            (
+                format!(
+                    "Terminated\n{inner}  Reason:\t{}\n{inner}  Exit Code:\t{}",
+                    s(t, "/reason"),
+                    i(t, "/exitCode")
+                ),
+                None,
+            )
         } else {
             ("Waiting".to_string(), None)
         };
@@ -221,7 +243,12 @@ fn events(api: &ApiServer, obj: &Value, now: Time) -> String {
         if source.is_empty() {
             source = s(e, "/reportingComponent").to_string();
         }
-        w.push_str(&format!("  {}\t{}\t{interval}\t{source}\t{}\n", s(e, "/type"), s(e, "/reason"), s(e, "/message").trim()));
+        w.push_str(&format!(
+            "  {}\t{}\t{interval}\t{source}\t{}\n",
+            s(e, "/type"),
+            s(e, "/reason"),
+            s(e, "/message").trim()
+        ));
     }
     go_tabwriter(&w, 0, 2)
 }
@@ -304,7 +331,10 @@ fn describe_one(api: &ApiServer, kind: &Kind, obj: &Value, now: Time) -> String 
             let mut rest = String::new();
             conditions(&mut rest, obj, false);
             let (old, new) = deployment_replicasets(api, obj);
-            rest.push_str(&format!("OldReplicaSets:\t{}\n", if old.is_empty() { "<none>".to_string() } else { old.join(", ") }));
+            rest.push_str(&format!(
+                "OldReplicaSets:\t{}\n",
+                if old.is_empty() { "<none>".to_string() } else { old.join(", ") }
+            ));
             rest.push_str(&format!("NewReplicaSet:\t{}\n", new.unwrap_or_else(|| "<none>".into())));
             out.push_str(&go_tabwriter(&rest, 0, 2));
             out.push_str(&events(api, obj, now));
@@ -317,7 +347,11 @@ fn describe_one(api: &ApiServer, kind: &Kind, obj: &Value, now: Time) -> String 
             if let Some(r) = obj.controller_ref() {
                 w.push_str(&format!("Controlled By:\t{}/{}\n", r.kind, r.name));
             }
-            w.push_str(&format!("Replicas:\t{} current / {} desired\n", i(obj, "/status/replicas"), i(obj, "/spec/replicas")));
+            w.push_str(&format!(
+                "Replicas:\t{} current / {} desired\n",
+                i(obj, "/status/replicas"),
+                i(obj, "/spec/replicas")
+            ));
             w.push_str("Pods Status:\t");
             let (running, waiting, succeeded, failed) = pod_phases(api, obj);
             w.push_str(&format!("{running} Running / {waiting} Waiting / {succeeded} Succeeded / {failed} Failed\n"));
@@ -333,7 +367,10 @@ fn describe_one(api: &ApiServer, kind: &Kind, obj: &Value, now: Time) -> String 
             w.push_str(&format!("Priority:\t{}\n", i(obj, "/spec/priority")));
             w.push_str(&format!("Service Account:\t{}\n", or_none(s(obj, "/spec/serviceAccountName"))));
             let node = s(obj, "/spec/nodeName");
-            w.push_str(&format!("Node:\t{}\n", if node.is_empty() { "<none>".into() } else { format!("{node}/{}", s(obj, "/status/hostIP")) }));
+            w.push_str(&format!(
+                "Node:\t{}\n",
+                if node.is_empty() { "<none>".into() } else { format!("{node}/{}", s(obj, "/status/hostIP")) }
+            ));
             let start = s(obj, "/status/startTime");
             if !start.is_empty() {
                 w.push_str(&format!("Start Time:\t{}\n", rfc1123z(start)));
@@ -357,7 +394,8 @@ fn describe_one(api: &ApiServer, kind: &Kind, obj: &Value, now: Time) -> String 
                 w.push_str(&format!("Controlled By:\t{}/{}\n", r.kind, r.name));
             }
             w.push_str("Containers:\n");
-            let statuses = obj.pointer("/status/containerStatuses").and_then(Value::as_array).cloned().unwrap_or_default();
+            let statuses =
+                obj.pointer("/status/containerStatuses").and_then(Value::as_array).cloned().unwrap_or_default();
             for c in obj.pointer("/spec/containers").and_then(Value::as_array).cloned().unwrap_or_default() {
                 let st = statuses.iter().find(|x| s(x, "/name") == s(&c, "/name"));
                 container(&mut w, &c, "  ", st.or(Some(&Value::Null)));
@@ -414,13 +452,15 @@ fn describe_one(api: &ApiServer, kind: &Kind, obj: &Value, now: Time) -> String 
 fn generic_fields(w: &mut String, obj: &Value) {
     let meta = obj.meta().cloned().unwrap_or_default();
     w.push_str("Metadata:\n");
-    let mut keys: Vec<&String> = meta.keys().filter(|k| !matches!(k.as_str(), "name" | "namespace" | "labels" | "annotations")).collect();
+    let mut keys: Vec<&String> =
+        meta.keys().filter(|k| !matches!(k.as_str(), "name" | "namespace" | "labels" | "annotations")).collect();
     keys.sort();
     for k in keys {
         field(w, 1, k, &meta[k.as_str()]);
     }
     if let Some(m) = obj.as_object() {
-        let mut keys: Vec<&String> = m.keys().filter(|k| !matches!(k.as_str(), "apiVersion" | "kind" | "metadata")).collect();
+        let mut keys: Vec<&String> =
+            m.keys().filter(|k| !matches!(k.as_str(), "apiVersion" | "kind" | "metadata")).collect();
         keys.sort();
         for k in keys {
             field(w, 0, k, &m[k.as_str()]);
@@ -473,7 +513,9 @@ fn deployment_replicasets(api: &ApiServer, d: &Value) -> (Vec<String>, Option<St
         .into_iter()
         .filter(|rs| rs.controller_ref().is_some_and(|r| r.uid == d.uid()))
         .collect();
-    let describe = |rs: &Value| format!("{} ({}/{} replicas created)", rs.name(), i(rs, "/status/replicas"), i(rs, "/spec/replicas"));
+    let describe = |rs: &Value| {
+        format!("{} ({}/{} replicas created)", rs.name(), i(rs, "/status/replicas"), i(rs, "/spec/replicas"))
+    };
     let mut tpl = d.pointer("/spec/template").cloned().unwrap_or(Value::Null);
     if let Some(l) = tpl.pointer_mut("/metadata/labels").and_then(Value::as_object_mut) {
         l.remove("pod-template-hash");
@@ -520,7 +562,8 @@ pub fn run(api: &mut ApiServer, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) {
         Ok(t) if !t.is_empty() => t,
         Ok(_) => {
             out.err("You must specify the type of resource to describe. Use \"kubectl api-resources\" for a complete list of supported resources.\n\n");
-            return out.fail(CmdError::Usage { cmd: "describe".into(), msg: "Required resource not specified.".into() });
+            return out
+                .fail(CmdError::Usage { cmd: "describe".into(), msg: "Required resource not specified.".into() });
         }
         Err(e) => return out.fail(e),
     };
@@ -579,7 +622,8 @@ mod tests {
 
     #[test]
     fn tabwriter_blocks() {
-        let t = go_tabwriter("Name:\tweb\nNamespace:\tdefault\nPod Template:\n  Labels:\tapp=web\n  Containers:\n", 0, 2);
+        let t =
+            go_tabwriter("Name:\tweb\nNamespace:\tdefault\nPod Template:\n  Labels:\tapp=web\n  Containers:\n", 0, 2);
         assert_eq!(t, "Name:       web\nNamespace:  default\nPod Template:\n  Labels:  app=web\n  Containers:\n");
     }
 

@@ -16,16 +16,51 @@ use serde_json::{json, Value};
 
 /// The flags of `kubectl get`.
 pub const FLAGS: &[FlagSpec] = &[
-    flag("all-namespaces", Some('A'), FlagKind::Bool, "If present, list the requested object(s) across all namespaces."),
-    flag("output", Some('o'), FlagKind::Str, "Output format: json, yaml, name, wide, jsonpath=..., jsonpath-as-json=..., custom-columns=..."),
+    flag(
+        "all-namespaces",
+        Some('A'),
+        FlagKind::Bool,
+        "If present, list the requested object(s) across all namespaces.",
+    ),
+    flag(
+        "output",
+        Some('o'),
+        FlagKind::Str,
+        "Output format: json, yaml, name, wide, jsonpath=..., jsonpath-as-json=..., custom-columns=...",
+    ),
     flag("selector", Some('l'), FlagKind::Str, "Selector (label query) to filter on, e.g. -l key1=value1,key2=value2."),
     flag("show-labels", None, FlagKind::Bool, "When printing, show all labels as the last column."),
     flag("watch", Some('w'), FlagKind::Bool, "After listing/getting the requested object, watch for changes."),
-    flag("watch-only", None, FlagKind::Bool, "Watch for changes to the requested object(s), without listing/getting first."),
-    flag("output-watch-events", None, FlagKind::Bool, "Output watch event objects when --watch or --watch-only is used."),
-    flag("no-headers", None, FlagKind::Bool, "When using the default or custom-column output format, don't print headers."),
-    flag("ignore-not-found", None, FlagKind::Bool, "If set to true, suppresses NotFound error for specific objects that do not exist."),
-    flag("filename", Some('f'), FlagKind::List, "Filename or '-' (the here-document) identifying the resources to get."),
+    flag(
+        "watch-only",
+        None,
+        FlagKind::Bool,
+        "Watch for changes to the requested object(s), without listing/getting first.",
+    ),
+    flag(
+        "output-watch-events",
+        None,
+        FlagKind::Bool,
+        "Output watch event objects when --watch or --watch-only is used.",
+    ),
+    flag(
+        "no-headers",
+        None,
+        FlagKind::Bool,
+        "When using the default or custom-column output format, don't print headers.",
+    ),
+    flag(
+        "ignore-not-found",
+        None,
+        FlagKind::Bool,
+        "If set to true, suppresses NotFound error for specific objects that do not exist.",
+    ),
+    flag(
+        "filename",
+        Some('f'),
+        FlagKind::List,
+        "Filename or '-' (the here-document) identifying the resources to get.",
+    ),
 ];
 
 /// A parsed `-o` value.
@@ -57,7 +92,9 @@ pub fn parse_format(o: Option<&str>) -> Result<Format, CmdError> {
         None => (o, None),
     };
     let jsonpath = |a: Option<&str>| -> Result<JsonPath, CmdError> {
-        let a = a.filter(|a| !a.is_empty()).ok_or_else(|| CmdError::Plain("template format specified but no template given".into()))?;
+        let a = a
+            .filter(|a| !a.is_empty())
+            .ok_or_else(|| CmdError::Plain("template format specified but no template given".into()))?;
         JsonPath::parse(a).map_err(|e| CmdError::Plain(format!("error parsing jsonpath {a}, {e}\n")))
     };
     Ok(match name {
@@ -161,7 +198,9 @@ pub fn run(api: &mut ApiServer, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) -> 
     };
     if !p.list("filename").is_empty() {
         match ctx.read_files(&p.list("filename")).and_then(|files| super::mutate::objects_from_files(ctx, &files)) {
-            Ok(objs) => targets.extend(objs.into_iter().map(|(_, kind, obj)| Target::Named(kind, obj.name().to_string()))),
+            Ok(objs) => {
+                targets.extend(objs.into_iter().map(|(_, kind, obj)| Target::Named(kind, obj.name().to_string())))
+            }
             Err(e) => {
                 out.fail(e);
                 return None;
@@ -196,14 +235,18 @@ pub fn run(api: &mut ApiServer, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) -> 
                     continue;
                 }
             },
-            Target::Named(k, name) => match api.get(k, ns_for(k).as_deref().or(Some(ctx.ns)).filter(|_| k.namespaced), name) {
-                Ok(o) => vec![o],
-                Err(e) if p.bool("ignore-not-found") && e.reason == crate::engine::status::Reason::NotFound => continue,
-                Err(e) => {
-                    errors.push(e.into());
-                    continue;
+            Target::Named(k, name) => {
+                match api.get(k, ns_for(k).as_deref().or(Some(ctx.ns)).filter(|_| k.namespaced), name) {
+                    Ok(o) => vec![o],
+                    Err(e) if p.bool("ignore-not-found") && e.reason == crate::engine::status::Reason::NotFound => {
+                        continue
+                    }
+                    Err(e) => {
+                        errors.push(e.into());
+                        continue;
+                    }
                 }
-            },
+            }
         };
         match found.iter_mut().find(|f| std::ptr::eq(f.kind, kind)) {
             Some(f) => f.objects.extend(objs),
@@ -239,7 +282,7 @@ pub fn run(api: &mut ApiServer, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) -> 
         out.fail(CmdError::Plain("you may only specify a single resource type".into()));
         return None;
     }
-    for e in errors {
+    if let Some(e) = errors.into_iter().next() {
         out.fail(e);
         return None;
     }
@@ -323,7 +366,15 @@ fn print_found(
                     out.out("\n");
                 }
                 let opts = table_options(format, p, all_ns, with_kind, false);
-                out.out(printers::print_table(&mut TabWriter::new(), f.kind, &f.objects, now, opts, !p.bool("no-headers"), None));
+                out.out(printers::print_table(
+                    &mut TabWriter::new(),
+                    f.kind,
+                    &f.objects,
+                    now,
+                    opts,
+                    !p.bool("no-headers"),
+                    None,
+                ));
             }
         }
         Format::Name => {
@@ -420,7 +471,8 @@ pub fn resume_watch(api: &mut ApiServer, w: &mut WatchState, out: &mut Output) -
 pub fn api_resources(p: &Parsed, out: &mut Output) {
     let mut kinds: Vec<&Kind> = KINDS.iter().collect();
     kinds.sort_by_key(|k| (k.group, k.resource));
-    let mut rows = vec![vec!["NAME", "SHORTNAMES", "APIVERSION", "NAMESPACED", "KIND"].into_iter().map(String::from).collect()];
+    let mut rows =
+        vec![vec!["NAME", "SHORTNAMES", "APIVERSION", "NAMESPACED", "KIND"].into_iter().map(String::from).collect()];
     for k in kinds {
         if p.str("output") == Some("name") {
             continue;

@@ -219,10 +219,8 @@ pub fn command_help(c: &Command) -> String {
 
 /// `kubectl <verb> <sub> --help`.
 pub fn subcommand_help(c: &Command, sub: &Sub) -> String {
-    format!("{}.\n\n{}Usage:\n  kubectl {} [options]\n", sub.short, options(sub.flags), sub.usage).replace(
-        &format!("kubectl {} {}", c.name, c.name),
-        &format!("kubectl {}", c.name),
-    )
+    format!("{}.\n\n{}Usage:\n  kubectl {} [options]\n", sub.short, options(sub.flags), sub.usage)
+        .replace(&format!("kubectl {} {}", c.name, c.name), &format!("kubectl {}", c.name))
 }
 
 fn levenshtein(a: &str, b: &str) -> usize {
@@ -275,7 +273,10 @@ mod tests {
 
     #[test]
     fn suggestions_like_cobra() {
-        assert_eq!(unknown_command("gett"), "error: unknown command \"gett\" for \"kubectl\"\n\nDid you mean this?\n\tget\n");
+        assert_eq!(
+            unknown_command("gett"),
+            "error: unknown command \"gett\" for \"kubectl\"\n\nDid you mean this?\n\tget\n"
+        );
         assert_eq!(unknown_command("frobnicate"), "error: unknown command \"frobnicate\" for \"kubectl\"");
     }
 

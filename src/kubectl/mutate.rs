@@ -4,10 +4,10 @@
 use super::apply_patch;
 use super::console::{server_error, with_source, CmdError, Continuation, Ctx, DeletionTarget, EditSession, Output};
 use super::flags::{flag, FlagKind, FlagSpec, Parsed};
+use super::gojson;
 use super::manifest;
 use super::printers;
 use super::resources::{self, Target};
-use super::gojson;
 use crate::engine::apiserver::{ApiServer, DeleteOptions, Deleted, Patch, Propagation, Subresource};
 use crate::engine::kinds::Kind;
 use crate::engine::labels::Selector;
@@ -22,36 +22,81 @@ pub const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration
 pub const CREATE_FLAGS: &[FlagSpec] = &[
     flag("filename", Some('f'), FlagKind::List, "Filename or '-' (the here-document) to use to create the resource."),
     flag("output", Some('o'), FlagKind::Str, "Output format: name."),
-    flag("save-config", None, FlagKind::Bool, "Save the object's configuration in its last-applied-configuration annotation."),
+    flag(
+        "save-config",
+        None,
+        FlagKind::Bool,
+        "Save the object's configuration in its last-applied-configuration annotation.",
+    ),
 ];
 /// `kubectl create namespace` flags.
 pub const CREATE_NS_FLAGS: &[FlagSpec] = &[flag("output", Some('o'), FlagKind::Str, "Output format: name.")];
 /// `kubectl create deployment` flags.
 pub const CREATE_DEPLOY_FLAGS: &[FlagSpec] = &[
-    flag("image", None, FlagKind::List, "Image names to run. A deployment can have multiple images set for multi-container pod."),
+    flag(
+        "image",
+        None,
+        FlagKind::List,
+        "Image names to run. A deployment can have multiple images set for multi-container pod.",
+    ),
     flag("replicas", Some('r'), FlagKind::Int, "Number of replicas to create. Default is 1."),
     flag("port", None, FlagKind::Int, "The containerPort that this deployment exposes."),
     flag("output", Some('o'), FlagKind::Str, "Output format: name."),
 ];
 /// `kubectl create configmap` flags.
 pub const CREATE_CM_FLAGS: &[FlagSpec] = &[
-    flag("from-literal", None, FlagKind::List, "Specify a key and literal value to insert in configmap (i.e. mykey=somevalue)."),
+    flag(
+        "from-literal",
+        None,
+        FlagKind::List,
+        "Specify a key and literal value to insert in configmap (i.e. mykey=somevalue).",
+    ),
     flag("output", Some('o'), FlagKind::Str, "Output format: name."),
 ];
 /// `kubectl apply` flags.
 pub const APPLY_FLAGS: &[FlagSpec] = &[
-    flag("filename", Some('f'), FlagKind::List, "The files that contain the configurations to apply ('-' is the here-document)."),
+    flag(
+        "filename",
+        Some('f'),
+        FlagKind::List,
+        "The files that contain the configurations to apply ('-' is the here-document).",
+    ),
     flag("output", Some('o'), FlagKind::Str, "Output format: name."),
 ];
 /// `kubectl delete` flags.
 pub const DELETE_FLAGS: &[FlagSpec] = &[
-    flag("filename", Some('f'), FlagKind::List, "Filename or '-' (the here-document) containing the resource to delete."),
+    flag(
+        "filename",
+        Some('f'),
+        FlagKind::List,
+        "Filename or '-' (the here-document) containing the resource to delete.",
+    ),
     flag("selector", Some('l'), FlagKind::Str, "Selector (label query) to filter on."),
     flag("all", None, FlagKind::Bool, "Delete all resources, in the namespace of the specified resource types."),
-    flag("all-namespaces", Some('A'), FlagKind::Bool, "If present, list the requested object(s) across all namespaces."),
-    flag("cascade", None, FlagKind::Str, "Must be \"background\", \"orphan\", or \"foreground\". Defaults to background."),
-    flag("grace-period", None, FlagKind::Int, "Period of time in seconds given to the resource to terminate gracefully."),
-    flag("now", None, FlagKind::Bool, "If true, resources are signaled for immediate shutdown (same as --grace-period=1)."),
+    flag(
+        "all-namespaces",
+        Some('A'),
+        FlagKind::Bool,
+        "If present, list the requested object(s) across all namespaces.",
+    ),
+    flag(
+        "cascade",
+        None,
+        FlagKind::Str,
+        "Must be \"background\", \"orphan\", or \"foreground\". Defaults to background.",
+    ),
+    flag(
+        "grace-period",
+        None,
+        FlagKind::Int,
+        "Period of time in seconds given to the resource to terminate gracefully.",
+    ),
+    flag(
+        "now",
+        None,
+        FlagKind::Bool,
+        "If true, resources are signaled for immediate shutdown (same as --grace-period=1).",
+    ),
     flag("force", None, FlagKind::Bool, "If true, immediately remove resources from API and bypass graceful deletion."),
     flag("wait", None, FlagKind::Bool, "If true, wait for resources to be gone before returning. Defaults to true."),
     flag("ignore-not-found", None, FlagKind::Bool, "Treat \"resource not found\" as a successful delete."),
@@ -71,27 +116,47 @@ pub const SCALE_FLAGS: &[FlagSpec] = &[
 pub const PATCH_FLAGS: &[FlagSpec] = &[
     flag("patch", Some('p'), FlagKind::Str, "The patch to be applied to the resource JSON file."),
     flag("type", None, FlagKind::Str, "The type of patch being provided; one of [json merge strategic]."),
-    flag("subresource", None, FlagKind::Str, "If specified, patch will operate on the subresource of the requested object (status)."),
+    flag(
+        "subresource",
+        None,
+        FlagKind::Str,
+        "If specified, patch will operate on the subresource of the requested object (status).",
+    ),
     flag("filename", Some('f'), FlagKind::List, "Filename or '-' identifying the resource to update."),
     flag("output", Some('o'), FlagKind::Str, "Output format: name."),
 ];
 /// `kubectl label` / `annotate` flags.
 pub const META_FLAGS: &[FlagSpec] = &[
-    flag("overwrite", None, FlagKind::Bool, "If true, allow labels (annotations) to be overwritten, otherwise reject updates that overwrite existing ones."),
+    flag(
+        "overwrite",
+        None,
+        FlagKind::Bool,
+        "If true, allow labels (annotations) to be overwritten, otherwise reject updates that overwrite existing ones.",
+    ),
     flag("all", None, FlagKind::Bool, "Select all resources, in the namespace of the specified resource types."),
     flag("selector", Some('l'), FlagKind::Str, "Selector (label query) to filter on."),
-    flag("resource-version", None, FlagKind::Str, "If non-empty, the update will only succeed if this is the current resource-version for the object."),
+    flag(
+        "resource-version",
+        None,
+        FlagKind::Str,
+        "If non-empty, the update will only succeed if this is the current resource-version for the object.",
+    ),
     flag("filename", Some('f'), FlagKind::List, "Filename or '-' identifying the resource to update."),
     flag("output", Some('o'), FlagKind::Str, "Output format: name."),
 ];
 /// `kubectl edit` flags.
-pub const EDIT_FLAGS: &[FlagSpec] = &[flag("output", Some('o'), FlagKind::Str, "Output format: yaml (the default) or json.")];
+pub const EDIT_FLAGS: &[FlagSpec] =
+    &[flag("output", Some('o'), FlagKind::Str, "Output format: yaml (the default) or json.")];
 
 /// The objects of the `-f` sources: (source, kind, object with its namespace filled in).
-pub fn objects_from_files(ctx: &Ctx<'_>, files: &[(String, String)]) -> Result<Vec<(String, &'static Kind, Value)>, CmdError> {
+pub fn objects_from_files(
+    ctx: &Ctx<'_>,
+    files: &[(String, String)],
+) -> Result<Vec<(String, &'static Kind, Value)>, CmdError> {
     let mut out = Vec::new();
     for (source, text) in files {
-        let objs = manifest::parse_objects(text).map_err(|e| CmdError::Plain(format!("error parsing {source}: {e}")))?;
+        let objs =
+            manifest::parse_objects(text).map_err(|e| CmdError::Plain(format!("error parsing {source}: {e}")))?;
         for mut obj in objs {
             let (api_version, kind_name) = (obj.api_version().to_string(), obj.kind().to_string());
             if kind_name.is_empty() {
@@ -179,7 +244,8 @@ pub fn create_namespace(api: &mut ApiServer, _ctx: &Ctx<'_>, p: &Parsed, out: &m
             msg: format!("exactly one NAME is required, got {}", p.args.len()),
         });
     }
-    let obj = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": p.args[0]}, "spec": {}, "status": {}});
+    let obj =
+        json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": p.args[0]}, "spec": {}, "status": {}});
     match api.create(obj) {
         Ok(o) => done(out, p, resources_kind("namespaces"), &o, "created"),
         Err(e) => out.fail(e.into()),
@@ -249,7 +315,8 @@ pub fn create_configmap(api: &mut ApiServer, ctx: &Ctx<'_>, p: &Parsed, out: &mu
         };
         data.insert(k.to_string(), json!(v));
     }
-    let mut obj = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": p.args[0], "namespace": ctx.ns}});
+    let mut obj =
+        json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": p.args[0], "namespace": ctx.ns}});
     if !data.is_empty() {
         obj["data"] = Value::Object(data);
     }
@@ -263,7 +330,8 @@ pub fn create_configmap(api: &mut ApiServer, ctx: &Ctx<'_>, p: &Parsed, out: &mu
 /// the object with its other annotations (an empty map if none) serialized compactly with
 /// sorted keys and a trailing newline.
 fn set_last_applied(obj: &mut Value) {
-    let mut annotations = obj.meta().and_then(|m| m.get("annotations")).and_then(Value::as_object).cloned().unwrap_or_default();
+    let mut annotations =
+        obj.meta().and_then(|m| m.get("annotations")).and_then(Value::as_object).cloned().unwrap_or_default();
     annotations.remove(LAST_APPLIED);
     obj.meta_mut().insert("annotations".into(), Value::Object(annotations.clone()));
     let text = format!("{}\n", gojson::compact(obj));
@@ -325,15 +393,12 @@ pub fn apply(api: &mut ApiServer, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) {
     }
 }
 
+/// One object a verb acts on: (source file or "", kind, namespace, name).
+type Selected = (String, &'static Kind, Option<String>, String);
+
 /// Lists the targets of a verb that takes `TYPE NAME`, `TYPE/NAME`, `-l`, `--all` or `-f`.
 /// Returns (source, kind, namespace, name) for each object.
-fn select(
-    api: &ApiServer,
-    ctx: &Ctx<'_>,
-    p: &Parsed,
-    verb: &str,
-    args: &[String],
-) -> Result<Vec<(String, &'static Kind, Option<String>, String)>, CmdError> {
+fn select(api: &ApiServer, ctx: &Ctx<'_>, p: &Parsed, verb: &str, args: &[String]) -> Result<Vec<Selected>, CmdError> {
     let mut out = Vec::new();
     let files = p.list("filename");
     if !files.is_empty() {
@@ -392,7 +457,9 @@ pub fn delete(api: &mut ApiServer, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) 
             Propagation::Background
         }
         "false" => {
-            out.err("warning: --cascade=false is deprecated (boolean value) and can be replaced with --cascade=orphan.\n");
+            out.err(
+                "warning: --cascade=false is deprecated (boolean value) and can be replaced with --cascade=orphan.\n",
+            );
             Propagation::Orphan
         }
         other => {
@@ -429,7 +496,8 @@ pub fn delete(api: &mut ApiServer, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) 
     }
     let mut waiting = Vec::new();
     for (source, kind, ns, name) in objs {
-        let opts = DeleteOptions { propagation_policy: Some(propagation), grace_period_seconds: grace, ..Default::default() };
+        let opts =
+            DeleteOptions { propagation_policy: Some(propagation), grace_period_seconds: grace, ..Default::default() };
         match api.delete(kind, ns.as_deref(), &name, &opts) {
             Ok(result) => {
                 let (obj, pending) = match &result {
@@ -446,7 +514,12 @@ pub fn delete(api: &mut ApiServer, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) 
                     }
                 }
                 if pending && !matches!(p.str("wait"), Some("false")) {
-                    waiting.push(DeletionTarget { kind, namespace: ns.clone(), name: name.clone(), uid: obj.uid().to_string() });
+                    waiting.push(DeletionTarget {
+                        kind,
+                        namespace: ns.clone(),
+                        name: name.clone(),
+                        uid: obj.uid().to_string(),
+                    });
                 }
             }
             Err(e) if e.reason == Reason::NotFound && p.bool("ignore-not-found") => {}
@@ -507,18 +580,25 @@ pub fn scale(api: &mut ApiServer, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) {
 /// when the object came back identical.
 pub fn patch(api: &mut ApiServer, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) {
     let Some(text) = p.str("patch") else {
-        return out.fail(CmdError::Plain("must specify --patch or --patch-file containing the contents of the patch".into()));
+        return out
+            .fail(CmdError::Plain("must specify --patch or --patch-file containing the contents of the patch".into()));
     };
-    let body: Value = match manifest::parse_objects(text) {
-        Ok(mut v) if v.len() == 1 => v.remove(0),
-        Ok(_) if text.trim_start().starts_with('[') => match serde_json::from_str(text) {
-            Ok(v) => v,
-            Err(e) => return out.fail(CmdError::Plain(format!("unable to parse {text:?}: {e}"))),
-        },
-        Ok(_) => return out.fail(CmdError::Plain(format!("unable to parse {text:?}: not a single JSON or YAML value"))),
+    // kubectl reads -p as YAML (a superset of JSON) and sends it as JSON.
+    let parsed = if text.trim_start().starts_with(['[', '{']) {
+        serde_json::from_str::<Value>(text).map_err(|e| format!("error converting YAML to JSON: {e}"))
+    } else {
+        crate::yaml::parse_documents(text).map_err(|e| e.to_string()).and_then(|mut v| {
+            if v.len() == 1 {
+                Ok(v.remove(0))
+            } else {
+                Err("error converting YAML to JSON: not a single value".into())
+            }
+        })
+    };
+    let body = match parsed {
+        Ok(b) => b,
         Err(e) => return out.fail(CmdError::Plain(format!("unable to parse {text:?}: {e}"))),
     };
-    let body = if text.trim_start().starts_with('[') { serde_json::from_str(text).unwrap_or(body) } else { body };
     let patch = match p.str("type").unwrap_or("strategic") {
         "strategic" => Patch::Strategic(body),
         "merge" => Patch::Merge(body),
@@ -531,9 +611,8 @@ pub fn patch(api: &mut ApiServer, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) {
         None | Some("") => Subresource::Main,
         Some("status") => Subresource::Status,
         Some(other) => {
-            return out.fail(CmdError::Plain(format!(
-                "invalid subresource value: {other:?}. Must be one of [status scale]"
-            )))
+            return out
+                .fail(CmdError::Plain(format!("invalid subresource value: {other:?}. Must be one of [status scale]")))
         }
     };
     let objs = match select(api, ctx, p, "patch", &p.args) {
@@ -576,8 +655,9 @@ pub fn label_or_annotate(api: &mut ApiServer, ctx: &Ctx<'_>, p: &Parsed, out: &m
     };
     let (pairs, res_args): (Vec<String>, Vec<String>) =
         p.args.iter().cloned().partition(|a| a.contains('=') || (a.ends_with('-') && a.len() > 1));
+    let verb = if field == MetaField::Labels { "label" } else { "annotate" };
     if pairs.is_empty() {
-        return out.fail(CmdError::Usage { cmd: word.trim_end_matches("ation").replace("annot", "annotate"), msg: format!("at least one {word} update is required") });
+        return out.fail(CmdError::Usage { cmd: verb.into(), msg: format!("at least one {word} update is required") });
     }
     let mut set: Vec<(String, String)> = Vec::new();
     let mut remove: Vec<String> = Vec::new();
@@ -588,7 +668,6 @@ pub fn label_or_annotate(api: &mut ApiServer, ctx: &Ctx<'_>, p: &Parsed, out: &m
             remove.push(pair.trim_end_matches('-').to_string());
         }
     }
-    let verb = if field == MetaField::Labels { "label" } else { "annotate" };
     let objs = match select(api, ctx, p, verb, &res_args) {
         Ok(o) => o,
         Err(e) => return out.fail(e),

@@ -35,16 +35,16 @@ pub fn resolve(args: &[String], allow_all: bool) -> Result<Vec<Target>, CmdError
     let Some(first) = args.first() else { return Ok(Vec::new()) };
     if args.iter().any(|a| a.contains('/')) {
         if !first.contains('/') {
-            return Err(CmdError::Plain(format!(
+            return Err(CmdError::Plain(String::from(
                 "there is no need to specify a resource type as a separate argument when passing arguments in resource/name form (e.g. 'kubectl get resource/<resource_name>' instead of 'kubectl get resource resource/<resource_name>'"
             )));
         }
         let mut out = Vec::new();
         for a in args {
             let Some((t, n)) = a.split_once('/') else {
-                return Err(CmdError::Plain(format!(
-                    "arguments in resource/name form must have a single resource and name"
-                )));
+                return Err(CmdError::Plain(
+                    "arguments in resource/name form must have a single resource and name".into(),
+                ));
             };
             if n.is_empty() || t.is_empty() {
                 return Err(CmdError::Plain("arguments in resource/name form may not have more than one slash".into()));

@@ -34,12 +34,13 @@ fn deployment_target(p: &Parsed, cmd: &str) -> Result<(&'static Kind, String), C
     let targets = resources::resolve(&p.args, false)?;
     match targets.as_slice() {
         [Target::Named(k, n)] if k.kind == "Deployment" => Ok((*k, n.clone())),
-        [Target::Named(k, n)] => Err(CmdError::Plain(format!("no {cmd} viewer has been implemented for \"{}\"/{n}", k.group_kind()))),
-        [] => Err(CmdError::Usage {
-            cmd: format!("rollout {cmd}"),
-            msg: "required resource not specified".into(),
-        }),
-        _ => Err(CmdError::Plain("this console handles one deployment at a time: kubectl rollout ... deployment/NAME".into())),
+        [Target::Named(k, n)] => {
+            Err(CmdError::Plain(format!("no {cmd} viewer has been implemented for \"{}\"/{n}", k.group_kind())))
+        }
+        [] => Err(CmdError::Usage { cmd: format!("rollout {cmd}"), msg: "required resource not specified".into() }),
+        _ => Err(CmdError::Plain(
+            "this console handles one deployment at a time: kubectl rollout ... deployment/NAME".into(),
+        )),
     }
 }
 
@@ -51,10 +52,9 @@ fn i(v: &Value, p: &str) -> i64 {
 pub fn status_line(d: &Value) -> Result<(String, bool), String> {
     let name = d.name();
     if d.generation() <= i(d, "/status/observedGeneration") {
-        let timed_out = d
-            .pointer("/status/conditions")
-            .and_then(Value::as_array)
-            .is_some_and(|cs| cs.iter().any(|c| c["type"] == "Progressing" && c["reason"] == "ProgressDeadlineExceeded"));
+        let timed_out = d.pointer("/status/conditions").and_then(Value::as_array).is_some_and(|cs| {
+            cs.iter().any(|c| c["type"] == "Progressing" && c["reason"] == "ProgressDeadlineExceeded")
+        });
         if timed_out {
             return Err(format!("deployment {name:?} exceeded its progress deadline"));
         }
@@ -65,7 +65,13 @@ pub fn status_line(d: &Value) -> Result<(String, bool), String> {
         }
         let total = i(d, "/status/replicas");
         if total > updated {
-            return Ok((format!("Waiting for deployment {name:?} rollout to finish: {} old replicas are pending termination...\n", total - updated), false));
+            return Ok((
+                format!(
+                    "Waiting for deployment {name:?} rollout to finish: {} old replicas are pending termination...\n",
+                    total - updated
+                ),
+                false,
+            ));
         }
         let available = i(d, "/status/availableReplicas");
         if available < updated {
@@ -164,7 +170,7 @@ pub fn history(api: &mut ApiServer, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output)
     let rss = owned_replicasets(api, &d, ctx.ns);
     if let Some(rev) = p.int("revision").filter(|r| *r > 0) {
         let Some((_, rs)) = rss.iter().find(|(r, _)| *r == rev) else {
-            return out.fail(CmdError::Plain(format!("unable to find the specified revision")));
+            return out.fail(CmdError::Plain("unable to find the specified revision".into()));
         };
         let tpl = rs.pointer("/spec/template").cloned().unwrap_or(json!({}));
         out.out(format!("deployment.apps/{name} with revision #{rev}\n"));
@@ -230,7 +236,8 @@ pub fn restart(api: &mut ApiServer, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output)
         Err(e) => return out.fail(e),
     };
     let now = api.now().rfc3339();
-    let patch = json!({"spec": {"template": {"metadata": {"annotations": {"kubectl.kubernetes.io/restartedAt": now}}}}});
+    let patch =
+        json!({"spec": {"template": {"metadata": {"annotations": {"kubectl.kubernetes.io/restartedAt": now}}}}});
     match api.patch(kind, Some(ctx.ns), &name, &Patch::Strategic(patch), Subresource::Main) {
         Ok(_) => out.out(format!("deployment.apps/{name} restarted\n")),
         Err(e) => out.fail(e.into()),

@@ -197,3 +197,109 @@ mod tests {
         assert_eq!(run_steps(&steps, |_| "hello\nworld".into()), Ok(1));
     }
 }
+
+/// The seed every transcript's world starts from.
+pub const DEFAULT_SEED: u64 = 1;
+
+/// Runs a whole transcript against one fresh session (default seed). Returns the number of
+/// commands run, or the first mismatch.
+pub fn run_text(text: &str) -> Result<usize, Mismatch> {
+    let mut api = crate::engine::apiserver::ApiServer::new(DEFAULT_SEED);
+    let mut console = super::Console::new();
+    run_steps(&parse(text), |cmd| console.execute(&mut api, cmd).terminal())
+}
+
+/// The outcome of checking one file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FileReport {
+    /// The file.
+    pub path: std::path::PathBuf,
+    /// Commands run, or the failure (a mismatch, or a file that cannot be read).
+    pub result: Result<usize, String>,
+}
+
+/// Collects the transcript files under the given paths: files as given, directories searched
+/// recursively for `*.md`, in sorted order.
+pub fn collect_files(paths: &[std::path::PathBuf]) -> Vec<std::path::PathBuf> {
+    fn walk(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+        let Ok(entries) = std::fs::read_dir(dir) else { return };
+        let mut entries: Vec<_> = entries.filter_map(Result::ok).map(|e| e.path()).collect();
+        entries.sort();
+        for p in entries {
+            if p.is_dir() {
+                walk(&p, out);
+            } else if p.extension().is_some_and(|e| e == "md") {
+                out.push(p);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for p in paths {
+        if p.is_dir() {
+            walk(p, &mut out);
+        } else {
+            out.push(p.clone());
+        }
+    }
+    out
+}
+
+/// Checks every transcript under `paths` (what `reconcile-lab check` runs).
+pub fn check(paths: &[std::path::PathBuf]) -> Vec<FileReport> {
+    collect_files(paths)
+        .into_iter()
+        .map(|path| {
+            let result = match std::fs::read_to_string(&path) {
+                Ok(text) => run_text(&text).map_err(|m| m.to_string()),
+                Err(e) => Err(format!("cannot read: {e}")),
+            };
+            FileReport { path, result }
+        })
+        .collect()
+}
+
+/// The transcript with every command's expected output replaced by what it prints now.
+pub fn record(text: &str) -> String {
+    let steps = parse(text);
+    let mut api = crate::engine::apiserver::ApiServer::new(DEFAULT_SEED);
+    let mut console = super::Console::new();
+    let mut outputs = std::collections::HashMap::new();
+    for s in &steps {
+        outputs.insert(s.line, console.execute(&mut api, &s.command).terminal());
+    }
+    // Rebuild: keep every line except expected-output lines, which are replaced.
+    let mut out = String::new();
+    let lines: Vec<&str> = text.lines().collect();
+    let mut skip_until_next = false;
+    let mut i = 0;
+    while i < lines.len() {
+        let n = i + 1;
+        if let Some(step) = steps.iter().find(|s| s.line == n) {
+            for l in step.command.lines() {
+                if l == step.command.lines().next().unwrap_or("") {
+                    out.push_str("$ ");
+                }
+                out.push_str(l);
+                out.push('\n');
+            }
+            i += step.command.lines().count();
+            let printed = &outputs[&n];
+            out.push_str(printed);
+            if !printed.is_empty() && !printed.ends_with('\n') {
+                out.push('\n');
+            }
+            skip_until_next = true;
+            continue;
+        }
+        let l = lines[i];
+        if skip_until_next && (l.starts_with("$ ") || l.trim_start().starts_with("```")) {
+            skip_until_next = false;
+        }
+        if !skip_until_next {
+            out.push_str(l);
+            out.push('\n');
+        }
+        i += 1;
+    }
+    out
+}
