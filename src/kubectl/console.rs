@@ -450,7 +450,9 @@ impl Console {
             // `rollout status|history|undo|restart`, `create namespace|deployment`.
             let sub = args.iter().position(|a| !a.starts_with('-'));
             if let Some(i) = sub {
-                if let Some(s) = command.subcommands.iter().find(|s| s.name == args[i]) {
+                if let Some(s) =
+                    command.subcommands.iter().find(|s| s.name == args[i] || s.aliases.contains(&args[i].as_str()))
+                {
                     specs = s.flags.to_vec();
                     specs.extend_from_slice(GLOBAL_FLAGS);
                     cmd_path = format!("{} {}", command.name, s.name);

@@ -14,6 +14,8 @@ pub struct Sub {
     pub usage: &'static str,
     /// Its flags.
     pub flags: &'static [FlagSpec],
+    /// Other names (`ns` for `namespace`).
+    pub aliases: &'static [&'static str],
 }
 
 /// A top-level kubectl command the console runs.
@@ -40,9 +42,9 @@ pub static COMMANDS: &[Command] = &[
         usage: "create -f FILENAME",
         flags: mutate::CREATE_FLAGS,
         subcommands: &[
-            Sub { name: "namespace", short: "Create a namespace with the specified name", usage: "create namespace NAME", flags: mutate::CREATE_NS_FLAGS },
-            Sub { name: "deployment", short: "Create a deployment with the specified name", usage: "create deployment NAME --image=image [--replicas=N]", flags: mutate::CREATE_DEPLOY_FLAGS },
-            Sub { name: "configmap", short: "Create a config map from a local file, directory or literal value", usage: "create configmap NAME [--from-literal=key1=value1]", flags: mutate::CREATE_CM_FLAGS },
+            Sub { aliases: &["ns"], name: "namespace", short: "Create a namespace with the specified name", usage: "create namespace NAME", flags: mutate::CREATE_NS_FLAGS },
+            Sub { aliases: &["deploy"], name: "deployment", short: "Create a deployment with the specified name", usage: "create deployment NAME --image=image [--replicas=N]", flags: mutate::CREATE_DEPLOY_FLAGS },
+            Sub { aliases: &["cm"], name: "configmap", short: "Create a config map from a local file, directory or literal value", usage: "create configmap NAME [--from-literal=key1=value1]", flags: mutate::CREATE_CM_FLAGS },
         ],
         examples: "  # Create a deployment using the data in web.yaml\n  kubectl create -f web.yaml\n\n  # Create a namespace\n  kubectl create namespace demo\n",
     },
@@ -76,10 +78,10 @@ pub static COMMANDS: &[Command] = &[
         usage: "rollout SUBCOMMAND",
         flags: &[],
         subcommands: &[
-            Sub { name: "history", short: "View rollout history", usage: "rollout history (TYPE NAME | TYPE/NAME) [flags]", flags: rollout::HISTORY_FLAGS },
-            Sub { name: "restart", short: "Restart a resource", usage: "rollout restart RESOURCE", flags: rollout::RESTART_FLAGS },
-            Sub { name: "status", short: "Show the status of the rollout", usage: "rollout status (TYPE NAME | TYPE/NAME) [flags]", flags: rollout::STATUS_FLAGS },
-            Sub { name: "undo", short: "Undo a previous rollout", usage: "rollout undo (TYPE NAME | TYPE/NAME) [flags]", flags: rollout::UNDO_FLAGS },
+            Sub { aliases: &[], name: "history", short: "View rollout history", usage: "rollout history (TYPE NAME | TYPE/NAME) [flags]", flags: rollout::HISTORY_FLAGS },
+            Sub { aliases: &[], name: "restart", short: "Restart a resource", usage: "rollout restart RESOURCE", flags: rollout::RESTART_FLAGS },
+            Sub { aliases: &[], name: "status", short: "Show the status of the rollout", usage: "rollout status (TYPE NAME | TYPE/NAME) [flags]", flags: rollout::STATUS_FLAGS },
+            Sub { aliases: &[], name: "undo", short: "Undo a previous rollout", usage: "rollout undo (TYPE NAME | TYPE/NAME) [flags]", flags: rollout::UNDO_FLAGS },
         ],
         examples: "  # Roll back to the previous deployment\n  kubectl rollout undo deployment/web\n\n  # Watch the rollout status of a deployment\n  kubectl rollout status deployment/web\n",
     },
