@@ -420,7 +420,10 @@ fn print_event(
         }
         WatchPrinter::Name => out.out(format!("{}\n", printers::name_of(kind, obj))),
         WatchPrinter::Json if events => {
-            out.out(format!("{}\n", gojson::compact(&json!({"type": event, "object": obj}))));
+            // metav1.WatchEvent is a struct: `type` comes before `object`.
+            let mut ty = String::new();
+            gojson::string(&mut ty, event);
+            out.out(format!("{{\"type\":{ty},\"object\":{}}}\n", gojson::compact(obj)));
         }
         WatchPrinter::Json => out.out(format!("{}\n", gojson::indented(obj))),
         WatchPrinter::Yaml => {
