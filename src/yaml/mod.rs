@@ -1,1 +1,237 @@
 //! YAML reading and writing for manifests, as kubectl reads them and prints them.
+//!
+//! kubectl reads `-f` files with apimachinery's `YAMLOrJSONDecoder` and prints `-o yaml` with
+//! sigs.k8s.io/yaml, both over go-yaml v2; this module reproduces that path in a few hundred lines
+//! of our own (a general YAML crate would cost ~78 KB gzipped in the page):
+//!
+//! - [`parse_documents`]`(text) -> Result<Vec<Value>, YamlError>`: every manifest in a file, as
+//!   kubectl would send it: documents split on lines starting with `---` (apimachinery's
+//!   `YAMLReader`; anything but a comment after the `---` is `invalid Yaml document separator`),
+//!   each read by a go-yaml-faithful scanner and parser ([`scanner`](self) and parser modules),
+//!   scalars typed as go-yaml v2 types them (YAML 1.1 `yes/no/on/off`, octal `012`, `0x1F`,
+//!   `1_000`, `~`), then converted as sigs.k8s.io/yaml and Kubernetes do (non-string keys become
+//!   strings; an integral number becomes an integer, so `1.0` reads as `1`; `.inf` is refused by
+//!   the JSON step). Empty and `null` documents are skipped, as kubectl skips them. A stream whose
+//!   first non-space character is `{` is read as a stream of JSON values, as kubectl does.
+//!   Duplicate keys: kubectl's decoder is the non-strict one, so the last value wins, silently.
+//! - [`parse_documents_strict`]: the same, but duplicate keys are an error worded as go-yaml's
+//!   strict mode words it (`yaml: unmarshal errors:\n  line 5: key "replicas" already set in
+//!   map`); for the page's editor, which should point them out.
+//! - [`to_yaml`]`(value) -> String`: byte for byte what `kubectl get -o yaml` prints for that value
+//!   (see the emitter module for the rules). A `List` is just a value the caller builds.
+//! - [`YamlError`]: `Display` is the text kubectl prints after `error: error parsing FILE: `
+//!   (for example `error converting YAML to JSON: yaml: line 3: mapping values are not allowed in
+//!   this context`); `line` and `column` (1-based, in the whole text) say where to underline.
+//!
+//! Anchors, aliases (with go-yaml's "excessive aliasing" guard), merge keys `<<`, and the tags
+//! `!!str !!int !!float !!bool !!null !!timestamp` are supported; unknown tags leave a scalar a
+//! string; `!!binary` is refused. Nesting deeper than [`MAX_DEPTH`] is refused with an error
+//! instead of exhausting the stack.
+
+mod emitter;
+mod parser;
+mod resolve;
+mod scanner;
+#[cfg(test)]
+mod tests;
+
+pub use emitter::to_yaml;
+pub use scanner::MAX_DEPTH;
+
+use serde_json::Value;
+use std::fmt;
+
+use parser::DocError;
+
+/// A manifest that could not be read, worded as kubectl words it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct YamlError {
+    /// What kubectl prints after `error parsing FILE: `.
+    pub message: String,
+    /// 1-based line in the whole text where the problem was found (0 when it has no place).
+    pub line: usize,
+    /// 1-based column (in characters) on that line (0 when it has no place).
+    pub column: usize,
+}
+
+impl fmt::Display for YamlError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for YamlError {}
+
+/// Reads every manifest in `text` the way `kubectl apply -f` does (duplicate keys: last wins).
+pub fn parse_documents(text: &str) -> Result<Vec<Value>, YamlError> {
+    parse(text, false)
+}
+
+/// Like [`parse_documents`], but a duplicate key is an error (go-yaml's strict wording).
+pub fn parse_documents_strict(text: &str) -> Result<Vec<Value>, YamlError> {
+    parse(text, true)
+}
+
+const CONVERTING: &str = "error converting YAML to JSON: ";
+
+fn parse(text: &str, strict: bool) -> Result<Vec<Value>, YamlError> {
+    if text.trim_start().starts_with('{') {
+        return parse_json_stream(text);
+    }
+    let mut docs = Vec::new();
+    for chunk in split_documents(text)? {
+        check_characters(&chunk)?;
+        let value = parser::parse_document(&chunk.text, strict).map_err(|e| chunk_error(&chunk, e))?;
+        if !value.is_null() {
+            docs.push(value);
+        }
+    }
+    Ok(docs)
+}
+
+/// One document's text and the 0-based line of the whole text where it starts.
+struct Chunk {
+    text: String,
+    first_line: usize,
+}
+
+/// apimachinery's `YAMLReader`: lines are read without their `\n` or `\r\n` and given back a
+/// `\n`; a line starting with `---` ends the document and may only be followed by a comment.
+fn split_documents(text: &str) -> Result<Vec<Chunk>, YamlError> {
+    let mut chunks = Vec::new();
+    let mut current = Chunk { text: String::new(), first_line: 0 };
+    for (n, raw) in text.split_inclusive('\n').enumerate() {
+        let line = raw.strip_suffix('\n').unwrap_or(raw);
+        let line = line.strip_suffix('\r').unwrap_or(line);
+        if let Some(rest) = line.strip_prefix("---") {
+            let trimmed = rest.trim();
+            if !trimmed.is_empty() && !trimmed.starts_with('#') {
+                return Err(YamlError {
+                    message: format!("invalid Yaml document separator: {trimmed}"),
+                    line: n + 1,
+                    column: 1,
+                });
+            }
+            if !current.text.is_empty() {
+                chunks.push(current);
+            }
+            current = Chunk { text: String::new(), first_line: n + 1 };
+            continue;
+        }
+        if current.text.is_empty() {
+            current.first_line = n;
+        }
+        current.text.push_str(line);
+        current.text.push('\n');
+    }
+    if !current.text.is_empty() {
+        chunks.push(current);
+    }
+    Ok(chunks)
+}
+
+/// go-yaml's reader refuses control characters (`yaml: control characters are not allowed`).
+fn check_characters(chunk: &Chunk) -> Result<(), YamlError> {
+    for (n, line) in chunk.text.split('\n').enumerate() {
+        for (col, c) in line.chars().enumerate() {
+            let v = c as u32;
+            let ok = v == 0x09
+                || v == 0x0d
+                || (0x20..=0x7e).contains(&v)
+                || v == 0x85
+                || (0xa0..=0xd7ff).contains(&v)
+                || (0xe000..=0xfffd).contains(&v)
+                || v >= 0x10000;
+            if !ok {
+                return Err(YamlError {
+                    message: format!("{CONVERTING}yaml: control characters are not allowed"),
+                    line: chunk.first_line + n + 1,
+                    column: col + 1,
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+fn chunk_error(chunk: &Chunk, e: DocError) -> YamlError {
+    let place = |m: scanner::Mark| (chunk.first_line + m.line + 1, m.column + 1);
+    let (message, (line, column)) = match e {
+        DocError::Syntax(f) => {
+            // go-yaml's `parser.fail`: scanner errors report the 1-based line of the problem,
+            // parser errors the 0-based one (so one less), and a problem on the first line falls
+            // back to the context's line or to no line at all.
+            let n = if f.problem_mark.line != 0 {
+                Some(f.problem_mark.line + usize::from(f.scanner))
+            } else if f.context_mark.line != 0 {
+                Some(f.context_mark.line)
+            } else {
+                None
+            };
+            let text = match n {
+                Some(n) => format!("{CONVERTING}yaml: line {n}: {}", f.problem),
+                None => format!("{CONVERTING}yaml: {}", f.problem),
+            };
+            (text, place(f.problem_mark))
+        }
+        DocError::Decode(m, at) => (format!("{CONVERTING}yaml: {m}"), place(at)),
+        DocError::Unmarshal(lines, at) => {
+            let mut text = format!("{CONVERTING}yaml: unmarshal errors:");
+            for l in lines {
+                text.push_str("\n  ");
+                text.push_str(&l);
+            }
+            (text, place(at))
+        }
+        DocError::Convert(m, at) => (format!("{CONVERTING}{m}"), place(at)),
+    };
+    YamlError { message, line, column }
+}
+
+/// A JSON stream, as `json.Decoder` reads it: values one after another; `null`s skipped; integers
+/// beyond int64 become floats, as Kubernetes' number conversion makes them.
+fn parse_json_stream(text: &str) -> Result<Vec<Value>, YamlError> {
+    let mut docs = Vec::new();
+    let stream = serde_json::Deserializer::from_str(text).into_iter::<Value>();
+    for item in stream {
+        match item {
+            Ok(v) if v.is_null() => {}
+            Ok(mut v) => {
+                normalize_json_numbers(&mut v);
+                docs.push(v);
+            }
+            Err(e) => {
+                let (line, column) = (e.line(), e.column());
+                let offset = byte_offset(text, line, column);
+                let what = e.to_string();
+                let what = what.split(" at line ").next().unwrap_or(&what).to_string();
+                return Err(YamlError { message: format!("json: offset {offset}: {what}"), line, column });
+            }
+        }
+    }
+    Ok(docs)
+}
+
+fn byte_offset(text: &str, line: usize, column: usize) -> usize {
+    let mut offset = 0;
+    for (n, l) in text.split_inclusive('\n').enumerate() {
+        if n + 1 == line {
+            return offset + column;
+        }
+        offset += l.len();
+    }
+    offset
+}
+
+fn normalize_json_numbers(v: &mut Value) {
+    match v {
+        Value::Number(n) => {
+            if let (None, Some(num)) = (n.as_i64(), n.as_f64().and_then(serde_json::Number::from_f64)) {
+                *n = num;
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(normalize_json_numbers),
+        Value::Object(map) => map.values_mut().for_each(normalize_json_numbers),
+        _ => {}
+    }
+}

@@ -1,0 +1,498 @@
+//! The parser and composer: tokens in, one `serde_json::Value` out, by the grammar of go-yaml v2's
+//! `parserc.go` (written here as recursive descent; each function is one of its states) and the
+//! typing of its `decode.go` into `interface{}`, followed by sigs.k8s.io/yaml's JSON conversion
+//! and Kubernetes' number rule (`jsonutil.ConvertMapNumbers`: a number is an int64 when it has no
+//! fraction and fits, else a float64). As in `yaml.Unmarshal`, only the first YAML document of the
+//! text is read; anything after a `...` is ignored.
+
+use serde_json::{Map, Number, Value};
+use std::collections::HashMap;
+
+use super::resolve::{format_go_g, resolve, Resolved, TWO_POW_63};
+use super::scanner::{Failure, Mark, Scanner, Style, Tok, MAX_DEPTH};
+
+/// Why one document failed, before it is worded for the user (see `YamlError`).
+#[derive(Debug)]
+pub(crate) enum DocError {
+    /// A scanner or parser error: `yaml: line N: problem`.
+    Syntax(Failure),
+    /// A decoder error without a line: `yaml: <message>`.
+    Decode(String, Mark),
+    /// Strict duplicate keys: `yaml: unmarshal errors:\n  line N: key "k" already set in map`.
+    Unmarshal(Vec<String>, Mark),
+    /// A conversion error after YAML decoding (`json: unsupported value: +Inf`, map keys).
+    Convert(String, Mark),
+}
+
+type R<T> = Result<T, DocError>;
+
+impl From<Failure> for DocError {
+    fn from(f: Failure) -> DocError {
+        DocError::Syntax(f)
+    }
+}
+
+struct Parser {
+    sc: Scanner,
+    /// `None` while the anchored node is still being read (an alias to it is then recursive).
+    anchors: HashMap<String, Option<Value>>,
+    strict: bool,
+    duplicates: Vec<String>,
+    first_duplicate: Option<Mark>,
+    depth: usize,
+    /// go-yaml's alias-expansion accounting ("document contains excessive aliasing").
+    decode_count: usize,
+    alias_count: usize,
+}
+
+/// A parsed node: its value, where it started, and whether it is the plain merge key `<<`.
+struct Node {
+    value: Value,
+    start: Mark,
+    merge_key: bool,
+}
+
+fn parser_error(context_mark: Mark, problem: &str, problem_mark: Mark) -> DocError {
+    DocError::Syntax(Failure { problem: problem.to_string(), problem_mark, context_mark, scanner: false })
+}
+
+/// Parses the first document of `text`; `Value::Null` when it holds none.
+pub(crate) fn parse_document(text: &str, strict: bool) -> R<Value> {
+    let mut p = Parser {
+        sc: Scanner::new(text),
+        anchors: HashMap::new(),
+        strict,
+        duplicates: Vec::new(),
+        first_duplicate: None,
+        depth: 0,
+        decode_count: 0,
+        alias_count: 0,
+    };
+    p.sc.next()?; // STREAM-START
+    let tok = p.sc.peek()?.clone();
+    let value = match tok.kind {
+        Tok::StreamEnd => Value::Null,
+        Tok::Directive | Tok::DocStart => {
+            while p.sc.peek()?.kind == Tok::Directive {
+                p.sc.next()?;
+            }
+            let tok = p.sc.peek()?.clone();
+            if tok.kind != Tok::DocStart {
+                return Err(parser_error(Mark::default(), "did not find expected <document start>", tok.start));
+            }
+            p.sc.next()?;
+            match p.sc.peek()?.kind {
+                Tok::Directive | Tok::DocStart | Tok::DocEnd | Tok::StreamEnd => Value::Null,
+                _ => p.node(true, false)?.value,
+            }
+        }
+        _ => p.node(true, false)?.value,
+    };
+    // go-yaml asks for the document end, which makes the scanner read one more token.
+    p.sc.peek()?;
+    if !p.duplicates.is_empty() {
+        return Err(DocError::Unmarshal(p.duplicates, p.first_duplicate.unwrap_or_default()));
+    }
+    Ok(value)
+}
+
+impl Parser {
+    fn node(&mut self, block: bool, indentless_sequence: bool) -> R<Node> {
+        let tok = self.sc.peek()?.clone();
+        let start = tok.start;
+        if let Tok::Alias(name) = &tok.kind {
+            self.sc.next()?;
+            let value = self.alias(name, start)?;
+            return Ok(Node { value, start, merge_key: false });
+        }
+        let mut anchor = None;
+        let mut tag = None;
+        for _ in 0..2 {
+            match self.sc.peek()?.kind.clone() {
+                Tok::Anchor(name) if anchor.is_none() => {
+                    self.sc.next()?;
+                    anchor = Some(name);
+                }
+                Tok::Tag(handle, suffix) if tag.is_none() => {
+                    let tag_mark = self.sc.next()?.start;
+                    tag = Some(match handle.as_str() {
+                        "!!" => format!("tag:yaml.org,2002:{suffix}"),
+                        "!" | "" => format!("{handle}{suffix}"),
+                        _ => return Err(parser_error(start, "found undefined tag handle", tag_mark)),
+                    });
+                }
+                _ => break,
+            }
+        }
+        let tok = self.sc.peek()?.clone();
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return Err(parser_error(start, &format!("exceeded max depth of {MAX_DEPTH}"), tok.start));
+        }
+        if let Some(name) = &anchor {
+            self.anchors.insert(name.clone(), None);
+        }
+        let mut merge_key = false;
+        let value = match tok.kind {
+            Tok::BlockEntry if indentless_sequence => self.indentless_sequence()?,
+            Tok::Scalar(text, style) => {
+                self.sc.next()?;
+                merge_key = style == Style::Plain && tag.is_none() && text == "<<";
+                self.scalar(&text, style, tag.as_deref(), tok.start)?
+            }
+            Tok::FlowSeqStart => self.flow_sequence()?,
+            Tok::FlowMapStart => self.flow_mapping()?,
+            Tok::BlockSeqStart if block => self.block_sequence()?,
+            Tok::BlockMapStart if block => self.block_mapping()?,
+            _ if anchor.is_some() || tag.is_some() => self.scalar("", Style::Plain, tag.as_deref(), tok.start)?,
+            _ => {
+                let context = if block { "while parsing a block node" } else { "while parsing a flow node" };
+                let _ = context;
+                return Err(parser_error(start, "did not find expected node content", tok.start));
+            }
+        };
+        self.depth -= 1;
+        self.decode_count += 1;
+        if let Some(name) = anchor {
+            self.anchors.insert(name, Some(value.clone()));
+        }
+        Ok(Node { value, start, merge_key })
+    }
+
+    fn alias(&mut self, name: &str, at: Mark) -> R<Value> {
+        let value = match self.anchors.get(name) {
+            None => return Err(DocError::Decode(format!("unknown anchor '{name}' referenced"), at)),
+            Some(None) => return Err(DocError::Decode(format!("anchor '{name}' value contains itself"), at)),
+            Some(Some(v)) => v.clone(),
+        };
+        let size = count_nodes(&value);
+        self.alias_count += size;
+        self.decode_count += size;
+        let (a, d) = (self.alias_count as f64, self.decode_count as f64);
+        let allowed = if d <= 400_000.0 {
+            0.99
+        } else if d >= 4_000_000.0 {
+            0.10
+        } else {
+            0.99 - 0.89 * ((d - 400_000.0) / 3_600_000.0)
+        };
+        if (self.alias_count > 100 && self.decode_count > 1000 && a / d > allowed) || self.decode_count > 4_000_000 {
+            return Err(DocError::Decode("document contains excessive aliasing".to_string(), at));
+        }
+        Ok(value)
+    }
+
+    /// One scalar as go-yaml decodes it into `interface{}`, then as JSON and Kubernetes see it.
+    fn scalar(&mut self, text: &str, style: Style, tag: Option<&str>, at: Mark) -> R<Value> {
+        const STR: &str = "tag:yaml.org,2002:str";
+        let resolved = match tag {
+            None if style == Style::Plain => resolve(text),
+            None => Resolved::Str,
+            Some(STR) => Resolved::Str,
+            Some(
+                t @ ("tag:yaml.org,2002:int"
+                | "tag:yaml.org,2002:float"
+                | "tag:yaml.org,2002:bool"
+                | "tag:yaml.org,2002:null"
+                | "tag:yaml.org,2002:timestamp"),
+            ) => {
+                let r = resolve(text);
+                let rtag = match r {
+                    Resolved::Null => "null",
+                    Resolved::Bool(_) => "bool",
+                    Resolved::Int(_) | Resolved::Uint(_) => "int",
+                    Resolved::Float(_) => "float",
+                    Resolved::Timestamp => "timestamp",
+                    Resolved::Str => "str",
+                };
+                let want = &t["tag:yaml.org,2002:".len()..];
+                if rtag != want && !(want == "float" && rtag == "int") {
+                    return Err(DocError::Decode(format!("cannot decode !!{rtag} `{text}` as a !!{want}"), at));
+                }
+                match (want, r) {
+                    ("float", Resolved::Int(i)) => Resolved::Float(i as f64),
+                    (_, r) => r,
+                }
+            }
+            Some("tag:yaml.org,2002:binary") => {
+                return Err(DocError::Decode("!!binary values are not supported here".to_string(), at))
+            }
+            // Tags go-yaml cannot resolve leave the text as a string.
+            Some(_) => Resolved::Str,
+        };
+        Ok(match resolved {
+            Resolved::Null => Value::Null,
+            Resolved::Bool(b) => Value::Bool(b),
+            Resolved::Int(i) => Value::from(i),
+            Resolved::Uint(u) => Value::from(u as f64),
+            Resolved::Float(f) => json_float(f).map_err(|m| DocError::Convert(m, at))?,
+            Resolved::Timestamp | Resolved::Str => Value::String(text.to_string()),
+        })
+    }
+
+    fn block_sequence(&mut self) -> R<Value> {
+        let start = self.sc.next()?.start; // BLOCK-SEQUENCE-START
+        let mut items = Vec::new();
+        loop {
+            let tok = self.sc.peek()?.clone();
+            match tok.kind {
+                Tok::BlockEntry => {
+                    let entry = self.sc.next()?;
+                    match self.sc.peek()?.kind {
+                        Tok::BlockEntry | Tok::BlockEnd => items.push(self.empty_at(entry.start)),
+                        _ => items.push(self.node(true, false)?.value),
+                    }
+                }
+                Tok::BlockEnd => {
+                    self.sc.next()?;
+                    return Ok(Value::Array(items));
+                }
+                _ => return Err(parser_error(start, "did not find expected '-' indicator", tok.start)),
+            }
+        }
+    }
+
+    fn indentless_sequence(&mut self) -> R<Value> {
+        let mut items = Vec::new();
+        while self.sc.peek()?.kind == Tok::BlockEntry {
+            let entry = self.sc.next()?;
+            match self.sc.peek()?.kind {
+                Tok::BlockEntry | Tok::Key | Tok::Value | Tok::BlockEnd => items.push(self.empty_at(entry.start)),
+                _ => items.push(self.node(true, false)?.value),
+            }
+        }
+        Ok(Value::Array(items))
+    }
+
+    fn empty_at(&mut self, _at: Mark) -> Value {
+        self.decode_count += 1;
+        Value::Null
+    }
+
+    fn block_mapping(&mut self) -> R<Value> {
+        let start = self.sc.next()?.start; // BLOCK-MAPPING-START
+        let mut map = MapBuilder::default();
+        loop {
+            let tok = self.sc.peek()?.clone();
+            match tok.kind {
+                Tok::Key => {
+                    let key_tok = self.sc.next()?;
+                    let key = match self.sc.peek()?.kind {
+                        Tok::Key | Tok::Value | Tok::BlockEnd => self.empty_node(key_tok.start),
+                        _ => self.node(true, true)?,
+                    };
+                    let tok = self.sc.peek()?.clone();
+                    let value = if tok.kind == Tok::Value {
+                        self.sc.next()?;
+                        match self.sc.peek()?.kind {
+                            Tok::Key | Tok::Value | Tok::BlockEnd => self.empty_node(tok.start),
+                            _ => self.node(true, true)?,
+                        }
+                    } else {
+                        self.empty_node(tok.start)
+                    };
+                    self.entry(&mut map, key, value)?;
+                }
+                Tok::BlockEnd => {
+                    self.sc.next()?;
+                    return Ok(Value::Object(map.map));
+                }
+                _ => return Err(parser_error(start, "did not find expected key", tok.start)),
+            }
+        }
+    }
+
+    fn empty_node(&mut self, start: Mark) -> Node {
+        Node { value: self.empty_at(start), start, merge_key: false }
+    }
+
+    fn flow_sequence(&mut self) -> R<Value> {
+        let start = self.sc.next()?.start; // [
+        let mut items = Vec::new();
+        let mut first = true;
+        loop {
+            let mut tok = self.sc.peek()?.clone();
+            if tok.kind == Tok::FlowSeqEnd {
+                self.sc.next()?;
+                return Ok(Value::Array(items));
+            }
+            if !first {
+                if tok.kind != Tok::FlowEntry {
+                    return Err(parser_error(start, "did not find expected ',' or ']'", tok.start));
+                }
+                self.sc.next()?;
+                tok = self.sc.peek()?.clone();
+            }
+            first = false;
+            match tok.kind {
+                Tok::FlowSeqEnd => {}
+                Tok::Key => {
+                    // A single-pair mapping inside a flow sequence: `[a: 1]` or `[? a : 1]`.
+                    self.sc.next()?;
+                    let key = match self.sc.peek()?.kind {
+                        Tok::Value | Tok::FlowEntry | Tok::FlowSeqEnd => self.empty_node(tok.start),
+                        _ => self.node(false, false)?,
+                    };
+                    let vt = self.sc.peek()?.clone();
+                    let value = if vt.kind == Tok::Value {
+                        self.sc.next()?;
+                        match self.sc.peek()?.kind {
+                            Tok::FlowEntry | Tok::FlowSeqEnd => self.empty_node(vt.start),
+                            _ => self.node(false, false)?,
+                        }
+                    } else {
+                        self.empty_node(vt.start)
+                    };
+                    let mut map = MapBuilder::default();
+                    self.entry(&mut map, key, value)?;
+                    items.push(Value::Object(map.map));
+                }
+                _ => items.push(self.node(false, false)?.value),
+            }
+        }
+    }
+
+    fn flow_mapping(&mut self) -> R<Value> {
+        let start = self.sc.next()?.start; // {
+        let mut map = MapBuilder::default();
+        let mut first = true;
+        loop {
+            let mut tok = self.sc.peek()?.clone();
+            if tok.kind == Tok::FlowMapEnd {
+                self.sc.next()?;
+                return Ok(Value::Object(map.map));
+            }
+            if !first {
+                if tok.kind != Tok::FlowEntry {
+                    return Err(parser_error(start, "did not find expected ',' or '}'", tok.start));
+                }
+                self.sc.next()?;
+                tok = self.sc.peek()?.clone();
+            }
+            first = false;
+            match tok.kind {
+                Tok::FlowMapEnd => {}
+                Tok::Key => {
+                    self.sc.next()?;
+                    let next = self.sc.peek()?.clone();
+                    let key = match next.kind {
+                        Tok::Value | Tok::FlowEntry | Tok::FlowMapEnd => self.empty_node(next.start),
+                        _ => self.node(false, false)?,
+                    };
+                    let value = self.flow_mapping_value()?;
+                    self.entry(&mut map, key, value)?;
+                }
+                _ => {
+                    // A key with no value: `{a, b}`.
+                    let key = self.node(false, false)?;
+                    let at = self.sc.peek()?.start;
+                    let value = self.empty_node(at);
+                    self.entry(&mut map, key, value)?;
+                }
+            }
+        }
+    }
+
+    fn flow_mapping_value(&mut self) -> R<Node> {
+        let tok = self.sc.peek()?.clone();
+        if tok.kind == Tok::Value {
+            self.sc.next()?;
+            let next = self.sc.peek()?.clone();
+            if next.kind != Tok::FlowEntry && next.kind != Tok::FlowMapEnd {
+                return self.node(false, false);
+            }
+            return Ok(self.empty_node(next.start));
+        }
+        Ok(self.empty_node(tok.start))
+    }
+
+    /// Adds one key/value pair, applying merge keys (`<<`) as go-yaml v2 does: the merged map's
+    /// entries are set when the `<<` is met, so later keys override them, earlier ones do not.
+    fn entry(&mut self, map: &mut MapBuilder, key: Node, value: Node) -> R<()> {
+        if key.merge_key {
+            let sources = match value.value {
+                Value::Object(m) => vec![m],
+                Value::Array(items) => {
+                    let mut maps = Vec::new();
+                    for item in items.into_iter().rev() {
+                        match item {
+                            Value::Object(m) => maps.push(m),
+                            _ => return Err(merge_error(value.start)),
+                        }
+                    }
+                    maps
+                }
+                _ => return Err(merge_error(value.start)),
+            };
+            for m in sources {
+                for (k, v) in m {
+                    self.set(map, k, v, value.start);
+                }
+            }
+            return Ok(());
+        }
+        let k = key_string(&key.value).map_err(|m| DocError::Convert(m, key.start))?;
+        self.set(map, k, value.value, value.start);
+        Ok(())
+    }
+
+    fn set(&mut self, map: &mut MapBuilder, k: String, v: Value, at: Mark) {
+        if self.strict && map.map.contains_key(&k) {
+            let quoted = serde_json::to_string(&k).unwrap_or_default();
+            self.duplicates.push(format!("line {}: key {quoted} already set in map", at.line + 1));
+            self.first_duplicate.get_or_insert(at);
+            return;
+        }
+        map.map.insert(k, v);
+    }
+}
+
+#[derive(Default)]
+struct MapBuilder {
+    map: Map<String, Value>,
+}
+
+fn merge_error(at: Mark) -> DocError {
+    DocError::Decode("map merge requires map or sequence of maps as the value".to_string(), at)
+}
+
+/// sigs.k8s.io/yaml turns non-string keys into strings: ints in decimal, floats as Go's
+/// `FormatFloat(f, 'g', -1, 32)`, booleans as `true`/`false`; other keys are refused.
+fn key_string(key: &Value) -> Result<String, String> {
+    match key {
+        Value::String(s) => Ok(s.clone()),
+        Value::Bool(b) => Ok(b.to_string()),
+        Value::Number(n) => {
+            if let Some(i) = n.as_i64() {
+                Ok(i.to_string())
+            } else {
+                Ok(format_go_g(n.as_f64().unwrap_or(0.0), true))
+            }
+        }
+        Value::Null => Err("unsupported map key of type: %!s(<nil>), key: <nil>".to_string()),
+        Value::Array(_) | Value::Object(_) => Err("invalid map key: a mapping or sequence cannot be a key".to_string()),
+    }
+}
+
+/// A float as `json.Marshal` prints it and Kubernetes reads it back: an integral value below
+/// 1e21 is printed without a fraction and so becomes an int64 when it fits.
+fn json_float(f: f64) -> Result<Value, String> {
+    if f.is_nan() {
+        return Err("json: unsupported value: NaN".to_string());
+    }
+    if f.is_infinite() {
+        return Err(format!("json: unsupported value: {}Inf", if f > 0.0 { "+" } else { "-" }));
+    }
+    if f.fract() == 0.0 && f.abs() < TWO_POW_63 {
+        return Ok(Value::from(f as i64));
+    }
+    Ok(Number::from_f64(f).map(Value::Number).unwrap_or(Value::Null))
+}
+
+fn count_nodes(v: &Value) -> usize {
+    match v {
+        Value::Array(a) => 1 + a.iter().map(count_nodes).sum::<usize>(),
+        Value::Object(m) => 1 + m.values().map(|v| 1 + count_nodes(v)).sum::<usize>(),
+        _ => 1,
+    }
+}

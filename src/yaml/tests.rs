@@ -1,0 +1,1 @@
+//! Exact cases for the reader and the writer.
