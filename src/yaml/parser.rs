@@ -215,7 +215,9 @@ impl Parser {
                 }
             }
             Some("tag:yaml.org,2002:binary") => {
-                return Err(DocError::Decode("!!binary values are not supported here".to_string(), at))
+                let bytes = decode_base64(text)
+                    .ok_or_else(|| DocError::Decode("!!binary value contains invalid base64 data".to_string(), at))?;
+                return Ok(Value::String(String::from_utf8_lossy(&bytes).into_owned()));
             }
             // Tags go-yaml cannot resolve leave the text as a string.
             Some(_) => Resolved::Str,
@@ -431,7 +433,14 @@ impl Parser {
             }
             return Ok(());
         }
-        let k = key_string(&key.value).map_err(|m| DocError::Convert(m, key.start))?;
+        let k = match key_string(&key.value) {
+            Some(k) => k,
+            None if key.value.is_null() => {
+                let m = format!("unsupported map key of type: <nil>, key: <nil>, value: {}", go_syntax(&value.value));
+                return Err(DocError::Convert(m, key.start));
+            }
+            None => return Err(DocError::Decode(format!("invalid map key: {}", go_syntax(&key.value)), key.start)),
+        };
         self.set(map, k, value.value, value.start);
         Ok(())
     }
@@ -458,20 +467,73 @@ fn merge_error(at: Mark) -> DocError {
 
 /// sigs.k8s.io/yaml turns non-string keys into strings: ints in decimal, floats as Go's
 /// `FormatFloat(f, 'g', -1, 32)`, booleans as `true`/`false`; other keys are refused.
-fn key_string(key: &Value) -> Result<String, String> {
+fn key_string(key: &Value) -> Option<String> {
     match key {
-        Value::String(s) => Ok(s.clone()),
-        Value::Bool(b) => Ok(b.to_string()),
-        Value::Number(n) => {
-            if let Some(i) = n.as_i64() {
-                Ok(i.to_string())
-            } else {
-                Ok(format_go_g(n.as_f64().unwrap_or(0.0), true))
-            }
-        }
-        Value::Null => Err("unsupported map key of type: %!s(<nil>), key: <nil>".to_string()),
-        Value::Array(_) | Value::Object(_) => Err("invalid map key: a mapping or sequence cannot be a key".to_string()),
+        Value::String(s) => Some(s.clone()),
+        Value::Bool(b) => Some(b.to_string()),
+        Value::Number(n) => Some(match n.as_i64() {
+            Some(i) => i.to_string(),
+            None => format_go_g(n.as_f64().unwrap_or(0.0), true),
+        }),
+        Value::Null | Value::Array(_) | Value::Object(_) => None,
     }
+}
+
+/// Go's `%#v` of a decoded YAML value, as go-yaml and sigs.k8s.io/yaml print it in key errors.
+fn go_syntax(v: &Value) -> String {
+    match v {
+        Value::Null => "interface {}(nil)".to_string(),
+        Value::String(s) => serde_json::to_string(s).unwrap_or_default(),
+        Value::Bool(_) | Value::Number(_) => v.to_string(),
+        Value::Array(items) => {
+            let inner: Vec<String> = items.iter().map(go_syntax).collect();
+            format!("[]interface {{}}{{{}}}", inner.join(", "))
+        }
+        Value::Object(map) => {
+            let mut inner: Vec<(String, String)> = map.iter().map(|(k, v)| (k.clone(), go_syntax(v))).collect();
+            inner.sort();
+            let inner: Vec<String> = inner
+                .into_iter()
+                .map(|(k, v)| format!("{}:{v}", serde_json::to_string(&k).unwrap_or_default()))
+                .collect();
+            format!("map[interface {{}}]interface {{}}{{{}}}", inner.join(", "))
+        }
+    }
+}
+
+/// Standard base64 with padding, line breaks ignored (Go's `base64.StdEncoding` as go-yaml uses it).
+fn decode_base64(text: &str) -> Option<Vec<u8>> {
+    let clean: Vec<u8> = text.bytes().filter(|&b| b != b'\n' && b != b'\r').collect();
+    if clean.len() % 4 != 0 {
+        return None;
+    }
+    let mut out = Vec::with_capacity(clean.len() / 4 * 3);
+    for (n, quad) in clean.chunks(4).enumerate() {
+        let last = n + 1 == clean.len() / 4;
+        let mut acc = 0u32;
+        let mut pad = 0;
+        for (i, &b) in quad.iter().enumerate() {
+            let v = match b {
+                b'A'..=b'Z' => b - b'A',
+                b'a'..=b'z' => b - b'a' + 26,
+                b'0'..=b'9' => b - b'0' + 52,
+                b'+' => 62,
+                b'/' => 63,
+                b'=' if last && i >= 2 => {
+                    pad += 1;
+                    0
+                }
+                _ => return None,
+            };
+            if pad > 0 && b != b'=' {
+                return None;
+            }
+            acc = (acc << 6) | u32::from(v);
+        }
+        let bytes = acc.to_be_bytes();
+        out.extend_from_slice(&bytes[1..4 - pad]);
+    }
+    Some(out)
 }
 
 /// A float as `json.Marshal` prints it and Kubernetes reads it back: an integral value below
