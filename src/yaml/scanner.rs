@@ -92,7 +92,7 @@ struct SimpleKey {
 
 /// The deepest flow or block nesting accepted: deeper input is refused with an error rather than
 /// allowed to exhaust the stack (go-yaml refuses at 10000; we are in a browser, so lower).
-pub const MAX_DEPTH: usize = 500;
+pub const MAX_DEPTH: usize = 100;
 
 pub(crate) struct Scanner {
     text: Vec<char>,
