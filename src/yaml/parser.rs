@@ -504,7 +504,7 @@ fn go_syntax(v: &Value) -> String {
 /// Standard base64 with padding, line breaks ignored (Go's `base64.StdEncoding` as go-yaml uses it).
 fn decode_base64(text: &str) -> Option<Vec<u8>> {
     let clean: Vec<u8> = text.bytes().filter(|&b| b != b'\n' && b != b'\r').collect();
-    if clean.len() % 4 != 0 {
+    if !clean.len().is_multiple_of(4) {
         return None;
     }
     let mut out = Vec::with_capacity(clean.len() / 4 * 3);
