@@ -39,6 +39,8 @@ struct Parser {
     strict: bool,
     duplicates: Vec<String>,
     first_duplicate: Option<Mark>,
+    decode_error: Option<DocError>,
+    convert_error: Option<DocError>,
     depth: usize,
     /// go-yaml's alias-expansion accounting ("document contains excessive aliasing").
     decode_count: usize,
@@ -64,6 +66,8 @@ pub(crate) fn parse_document(text: &str, strict: bool) -> R<Value> {
         strict,
         duplicates: Vec::new(),
         first_duplicate: None,
+        decode_error: None,
+        convert_error: None,
         depth: 0,
         decode_count: 0,
         alias_count: 0,
@@ -90,10 +94,16 @@ pub(crate) fn parse_document(text: &str, strict: bool) -> R<Value> {
     };
     // go-yaml asks for the document end, which makes the scanner read one more token.
     p.sc.peek()?;
+    if let Some(e) = p.decode_error {
+        return Err(e);
+    }
     if !p.duplicates.is_empty() {
         return Err(DocError::Unmarshal(p.duplicates, p.first_duplicate.unwrap_or_default()));
     }
-    Ok(value)
+    match p.convert_error {
+        Some(e) => Err(e),
+        None => Ok(value),
+    }
 }
 
 impl Parser {
@@ -159,10 +169,22 @@ impl Parser {
         Ok(Node { value, start, merge_key })
     }
 
+    /// go-yaml builds the whole node tree before decoding it, and sigs.k8s.io/yaml converts to JSON
+    /// only after that: so a syntax error anywhere wins over a decoding error met earlier, which
+    /// wins over duplicate keys, which win over a JSON conversion error. Such errors are kept here
+    /// (the first of each kind) and parsing goes on.
+    fn fail_later(&mut self, e: DocError) -> Value {
+        let slot = if matches!(e, DocError::Convert(..)) { &mut self.convert_error } else { &mut self.decode_error };
+        slot.get_or_insert(e);
+        Value::Null
+    }
+
     fn alias(&mut self, name: &str, at: Mark) -> R<Value> {
         let value = match self.anchors.get(name) {
             None => return Err(DocError::Decode(format!("unknown anchor '{name}' referenced"), at)),
-            Some(None) => return Err(DocError::Decode(format!("anchor '{name}' value contains itself"), at)),
+            Some(None) => {
+                return Ok(self.fail_later(DocError::Decode(format!("anchor '{name}' value contains itself"), at)))
+            }
             Some(Some(v)) => v.clone(),
         };
         let size = count_nodes(&value);
@@ -177,7 +199,8 @@ impl Parser {
             0.99 - 0.89 * ((d - 400_000.0) / 3_600_000.0)
         };
         if (self.alias_count > 100 && self.decode_count > 1000 && a / d > allowed) || self.decode_count > 4_000_000 {
-            return Err(DocError::Decode("document contains excessive aliasing".to_string(), at));
+            self.anchors.clear();
+            return Ok(self.fail_later(DocError::Decode("document contains excessive aliasing".to_string(), at)));
         }
         Ok(value)
     }
@@ -207,7 +230,9 @@ impl Parser {
                 };
                 let want = &t["tag:yaml.org,2002:".len()..];
                 if rtag != want && !(want == "float" && rtag == "int") {
-                    return Err(DocError::Decode(format!("cannot decode !!{rtag} `{text}` as a !!{want}"), at));
+                    return Ok(
+                        self.fail_later(DocError::Decode(format!("cannot decode !!{rtag} `{text}` as a !!{want}"), at))
+                    );
                 }
                 match (want, r) {
                     ("float", Resolved::Int(i)) => Resolved::Float(i as f64),
@@ -215,9 +240,10 @@ impl Parser {
                 }
             }
             Some("tag:yaml.org,2002:binary") => {
-                let bytes = decode_base64(text)
-                    .ok_or_else(|| DocError::Decode("!!binary value contains invalid base64 data".to_string(), at))?;
-                return Ok(Value::String(String::from_utf8_lossy(&bytes).into_owned()));
+                return Ok(match decode_base64(text) {
+                    Some(bytes) => Value::String(String::from_utf8_lossy(&bytes).into_owned()),
+                    None => self.fail_later(DocError::Decode("!!binary value contains invalid base64 data".into(), at)),
+                });
             }
             // Tags go-yaml cannot resolve leave the text as a string.
             Some(_) => Resolved::Str,
@@ -227,7 +253,10 @@ impl Parser {
             Resolved::Bool(b) => Value::Bool(b),
             Resolved::Int(i) => Value::from(i),
             Resolved::Uint(u) => Value::from(u as f64),
-            Resolved::Float(f) => json_float(f).map_err(|m| DocError::Convert(m, at))?,
+            Resolved::Float(f) => match json_float(f) {
+                Ok(v) => v,
+                Err(m) => self.fail_later(DocError::Convert(m, at)),
+            },
             Resolved::Timestamp | Resolved::Str => Value::String(text.to_string()),
         })
     }
@@ -419,12 +448,18 @@ impl Parser {
                     for item in items.into_iter().rev() {
                         match item {
                             Value::Object(m) => maps.push(m),
-                            _ => return Err(merge_error(value.start)),
+                            _ => {
+                                self.fail_later(merge_error(value.start));
+                                return Ok(());
+                            }
                         }
                     }
                     maps
                 }
-                _ => return Err(merge_error(value.start)),
+                _ => {
+                    self.fail_later(merge_error(value.start));
+                    return Ok(());
+                }
             };
             for m in sources {
                 for (k, v) in m {
@@ -436,10 +471,15 @@ impl Parser {
         let k = match key_string(&key.value) {
             Some(k) => k,
             None if key.value.is_null() => {
-                let m = format!("unsupported map key of type: <nil>, key: <nil>, value: {}", go_syntax(&value.value));
-                return Err(DocError::Convert(m, key.start));
+                let shown = if value.value.is_null() { "<nil>".to_string() } else { go_syntax(&value.value) };
+                let m = format!("unsupported map key of type: <nil>, key: <nil>, value: {shown}");
+                self.fail_later(DocError::Convert(m, key.start));
+                return Ok(());
             }
-            None => return Err(DocError::Decode(format!("invalid map key: {}", go_syntax(&key.value)), key.start)),
+            None => {
+                self.fail_later(DocError::Decode(format!("invalid map key: {}", go_syntax(&key.value)), key.start));
+                return Ok(());
+            }
         };
         self.set(map, k, value.value, value.start);
         Ok(())

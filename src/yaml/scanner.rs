@@ -19,7 +19,7 @@
 //! Tokens are produced lazily, as the parser asks for them, so that errors surface in the same order
 //! as in go-yaml (which reports the first error it meets and never looks further).
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 
 /// A position in the input: character index, 0-based line and 0-based column (in characters).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -109,6 +109,10 @@ pub(crate) struct Scanner {
     simple_key_allowed: bool,
     /// One slot per flow level plus one for the block context.
     simple_keys: Vec<SimpleKey>,
+    /// go-yaml's `simple_keys_by_tok`: token number -> level of a possible simple key. Kept with
+    /// go-yaml's exact bookkeeping, quirks included: closing a flow collection deletes the entry
+    /// of the token that opened it, so `[]` and `{}` stop counting as a pending simple key.
+    simple_keys_by_tok: HashMap<usize, usize>,
     flow_level: usize,
 }
 
@@ -149,6 +153,7 @@ impl Scanner {
             indents: Vec::new(),
             simple_key_allowed: false,
             simple_keys: Vec::new(),
+            simple_keys_by_tok: HashMap::new(),
             flow_level: 0,
         }
     }
@@ -222,12 +227,10 @@ impl Scanner {
         loop {
             if !self.tokens.is_empty() {
                 // More tokens are needed while the head token may still become a simple key.
-                let head = self.tokens_parsed;
-                let slot = self.simple_keys.iter().position(|k| k.possible && k.token_number == head);
-                match slot {
+                match self.simple_keys_by_tok.get(&self.tokens_parsed) {
                     None => break,
-                    Some(i) => {
-                        if !self.simple_key_is_valid(i)? {
+                    Some(&level) => {
+                        if level >= self.simple_keys.len() || !self.simple_key_is_valid(level)? {
                             break;
                         }
                     }
@@ -260,9 +263,13 @@ impl Scanner {
         self.tokens.push_back(Token { kind, start });
     }
 
+    /// go-yaml's `yaml_insert_token`: at a position in the queue, or at the end when the token
+    /// number is already consumed.
     fn insert(&mut self, number: usize, kind: Tok, start: Mark) {
-        let at = number.saturating_sub(self.tokens_parsed).min(self.tokens.len());
-        self.tokens.insert(at, Token { kind, start });
+        match number.checked_sub(self.tokens_parsed) {
+            Some(at) if at <= self.tokens.len() => self.tokens.insert(at, Token { kind, start }),
+            _ => self.tokens.push_back(Token { kind, start }),
+        }
     }
 
     fn fetch_next_token(&mut self) -> R<()> {
@@ -387,6 +394,7 @@ impl Scanner {
             if let Some(last) = self.simple_keys.last_mut() {
                 *last = key;
             }
+            self.simple_keys_by_tok.insert(key.token_number, self.simple_keys.len() - 1);
         }
         Ok(())
     }
@@ -399,6 +407,8 @@ impl Scanner {
                     return Err(self.scanner_error(mark, "could not find expected ':'"));
                 }
                 key.possible = false;
+                let number = key.token_number;
+                self.simple_keys_by_tok.remove(&number);
             }
         }
         Ok(())
@@ -454,7 +464,9 @@ impl Scanner {
         self.remove_simple_key()?;
         if self.flow_level > 0 {
             self.flow_level -= 1;
-            self.simple_keys.pop();
+            if let Some(popped) = self.simple_keys.pop() {
+                self.simple_keys_by_tok.remove(&popped.token_number);
+            }
         }
         self.simple_key_allowed = false;
         let mark = self.mark;
@@ -502,6 +514,7 @@ impl Scanner {
             self.insert(key.token_number, Tok::Key, key.mark);
             self.roll_indent(key.mark.column, Some(key.token_number), Tok::BlockMapStart, key.mark)?;
             self.simple_keys[i].possible = false;
+            self.simple_keys_by_tok.remove(&key.token_number);
             self.simple_key_allowed = false;
         } else {
             if self.flow_level == 0 {
