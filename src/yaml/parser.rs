@@ -182,6 +182,8 @@ impl Parser {
     fn alias(&mut self, name: &str, at: Mark) -> R<Value> {
         let value = match self.anchors.get(name) {
             None => return Err(DocError::Decode(format!("unknown anchor '{name}' referenced"), at)),
+            // Once aliasing is found excessive, stop copying (the error is already recorded).
+            Some(_) if self.decode_error.is_some() => return Ok(Value::Null),
             Some(None) => {
                 return Ok(self.fail_later(DocError::Decode(format!("anchor '{name}' value contains itself"), at)))
             }
@@ -199,7 +201,6 @@ impl Parser {
             0.99 - 0.89 * ((d - 400_000.0) / 3_600_000.0)
         };
         if (self.alias_count > 100 && self.decode_count > 1000 && a / d > allowed) || self.decode_count > 4_000_000 {
-            self.anchors.clear();
             return Ok(self.fail_later(DocError::Decode("document contains excessive aliasing".to_string(), at)));
         }
         Ok(value)
