@@ -6,7 +6,7 @@
 //! text is read; anything after a `...` is ignored.
 
 use serde_json::{Map, Number, Value};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use super::resolve::{format_go_g, resolve, Resolved, TWO_POW_63};
 use super::scanner::{Failure, Mark, Scanner, Style, Tok, MAX_DEPTH};
@@ -41,6 +41,8 @@ struct Parser {
     first_duplicate: Option<Mark>,
     decode_error: Option<DocError>,
     convert_error: Option<DocError>,
+    /// Set while a mapping key is read.
+    key_context: bool,
     depth: usize,
     /// go-yaml's alias-expansion accounting ("document contains excessive aliasing").
     decode_count: usize,
@@ -68,6 +70,7 @@ pub(crate) fn parse_document(text: &str, strict: bool) -> R<Value> {
         first_duplicate: None,
         decode_error: None,
         convert_error: None,
+        key_context: false,
         depth: 0,
         decode_count: 0,
         alias_count: 0,
@@ -76,8 +79,29 @@ pub(crate) fn parse_document(text: &str, strict: bool) -> R<Value> {
     let tok = p.sc.peek()?.clone();
     let value = match tok.kind {
         Tok::StreamEnd => Value::Null,
-        Tok::Directive | Tok::DocStart => {
-            while p.sc.peek()?.kind == Tok::Directive {
+        Tok::VersionDirective(..) | Tok::TagDirective(_) | Tok::DocStart => {
+            let mut version_seen = false;
+            let mut handles: Vec<String> = Vec::new();
+            loop {
+                let tok = p.sc.peek()?.clone();
+                match tok.kind {
+                    Tok::VersionDirective(major, minor) => {
+                        if version_seen {
+                            return Err(parser_error(Mark::default(), "found duplicate %YAML directive", tok.start));
+                        }
+                        if (major, minor) != (1, 1) {
+                            return Err(parser_error(Mark::default(), "found incompatible YAML document", tok.start));
+                        }
+                        version_seen = true;
+                    }
+                    Tok::TagDirective(handle) => {
+                        if handles.contains(&handle) {
+                            return Err(parser_error(Mark::default(), "found duplicate %TAG directive", tok.start));
+                        }
+                        handles.push(handle);
+                    }
+                    _ => break,
+                }
                 p.sc.next()?;
             }
             let tok = p.sc.peek()?.clone();
@@ -86,7 +110,9 @@ pub(crate) fn parse_document(text: &str, strict: bool) -> R<Value> {
             }
             p.sc.next()?;
             match p.sc.peek()?.kind {
-                Tok::Directive | Tok::DocStart | Tok::DocEnd | Tok::StreamEnd => Value::Null,
+                Tok::VersionDirective(..) | Tok::TagDirective(_) | Tok::DocStart | Tok::DocEnd | Tok::StreamEnd => {
+                    Value::Null
+                }
                 _ => p.node(true, false)?.value,
             }
         }
@@ -254,6 +280,17 @@ impl Parser {
             Resolved::Bool(b) => Value::Bool(b),
             Resolved::Int(i) => Value::from(i),
             Resolved::Uint(u) => Value::from(u as f64),
+            // A key is turned into a string directly, without the JSON step (sigs.k8s.io/yaml).
+            Resolved::Float(f) if self.key_context && !f.is_finite() => Value::String(
+                if f.is_nan() {
+                    ".nan"
+                } else if f > 0.0 {
+                    ".inf"
+                } else {
+                    "-.inf"
+                }
+                .to_string(),
+            ),
             Resolved::Float(f) => match json_float(f) {
                 Ok(v) => v,
                 Err(m) => self.fail_later(DocError::Convert(m, at)),
@@ -309,10 +346,13 @@ impl Parser {
             match tok.kind {
                 Tok::Key => {
                     let key_tok = self.sc.next()?;
+                    self.key_context = true;
                     let key = match self.sc.peek()?.kind {
                         Tok::Key | Tok::Value | Tok::BlockEnd => self.empty_node(key_tok.start),
                         _ => self.node(true, true)?,
                     };
+                    self.key_context = false;
+                    self.check_key(&key);
                     let tok = self.sc.peek()?.clone();
                     let value = if tok.kind == Tok::Value {
                         self.sc.next()?;
@@ -361,10 +401,13 @@ impl Parser {
                 Tok::Key => {
                     // A single-pair mapping inside a flow sequence: `[a: 1]` or `[? a : 1]`.
                     self.sc.next()?;
+                    self.key_context = true;
                     let key = match self.sc.peek()?.kind {
                         Tok::Value | Tok::FlowEntry | Tok::FlowSeqEnd => self.empty_node(tok.start),
                         _ => self.node(false, false)?,
                     };
+                    self.key_context = false;
+                    self.check_key(&key);
                     let vt = self.sc.peek()?.clone();
                     let value = if vt.kind == Tok::Value {
                         self.sc.next()?;
@@ -407,16 +450,22 @@ impl Parser {
                 Tok::Key => {
                     self.sc.next()?;
                     let next = self.sc.peek()?.clone();
+                    self.key_context = true;
                     let key = match next.kind {
                         Tok::Value | Tok::FlowEntry | Tok::FlowMapEnd => self.empty_node(next.start),
                         _ => self.node(false, false)?,
                     };
+                    self.key_context = false;
+                    self.check_key(&key);
                     let value = self.flow_mapping_value()?;
                     self.entry(&mut map, key, value)?;
                 }
                 _ => {
                     // A key with no value: `{a, b}`.
+                    self.key_context = true;
                     let key = self.node(false, false)?;
+                    self.key_context = false;
+                    self.check_key(&key);
                     let at = self.sc.peek()?.start;
                     let value = self.empty_node(at);
                     self.entry(&mut map, key, value)?;
@@ -464,42 +513,62 @@ impl Parser {
             };
             for m in sources {
                 for (k, v) in m {
-                    self.set(map, k, v, value.start);
+                    let repr = go_syntax(&Value::String(k.clone()));
+                    if self.first_time(map, repr, value.start) {
+                        map.map.insert(k, v);
+                    }
                 }
             }
             return Ok(());
         }
-        let k = match key_string(&key.value) {
-            Some(k) => k,
-            None if key.value.is_null() => {
+        if matches!(key.value, Value::Array(_) | Value::Object(_)) {
+            // Already reported by `check_key`.
+            return Ok(());
+        }
+        let repr = if key.value.is_null() { "<nil>".to_string() } else { go_syntax(&key.value) };
+        if !self.first_time(map, repr, value.start) {
+            return Ok(());
+        }
+        match key_string(&key.value) {
+            Some(k) => {
+                map.map.insert(k, value.value);
+            }
+            None => {
                 let shown = if value.value.is_null() { "<nil>".to_string() } else { go_syntax(&value.value) };
                 let m = format!("unsupported map key of type: <nil>, key: <nil>, value: {shown}");
                 self.fail_later(DocError::Convert(m, key.start));
-                return Ok(());
             }
-            None => {
-                self.fail_later(DocError::Decode(format!("invalid map key: {}", go_syntax(&key.value)), key.start));
-                return Ok(());
-            }
-        };
-        self.set(map, k, value.value, value.start);
+        }
         Ok(())
     }
 
-    fn set(&mut self, map: &mut MapBuilder, k: String, v: Value, at: Mark) {
-        if self.strict && map.map.contains_key(&k) {
-            let quoted = serde_json::to_string(&k).unwrap_or_default();
-            self.duplicates.push(format!("line {}: key {quoted} already set in map", at.line + 1));
-            self.first_duplicate.get_or_insert(at);
-            return;
+    /// go-yaml refuses a mapping or sequence as a key when it decodes the key, before the value.
+    fn check_key(&mut self, key: &Node) {
+        if matches!(key.value, Value::Array(_) | Value::Object(_)) {
+            self.fail_later(DocError::Decode(format!("invalid map key: {}", go_syntax(&key.value)), key.start));
         }
-        map.map.insert(k, v);
+    }
+
+    /// Strict mode's duplicate check, on the key as go-yaml decoded it (so `1` and `"1"` differ).
+    fn first_time(&mut self, map: &mut MapBuilder, repr: String, at: Mark) -> bool {
+        if !self.strict {
+            return true;
+        }
+        if map.seen.contains(&repr) {
+            self.duplicates.push(format!("line {}: key {repr} already set in map", at.line + 1));
+            self.first_duplicate.get_or_insert(at);
+            return false;
+        }
+        map.seen.insert(repr);
+        true
     }
 }
 
 #[derive(Default)]
 struct MapBuilder {
     map: Map<String, Value>,
+    /// Keys met so far, as go-yaml prints them (`"a"`, `1`, `<nil>`), for strict mode.
+    seen: HashSet<String>,
 }
 
 fn merge_error(at: Mark) -> DocError {

@@ -43,8 +43,11 @@ pub(crate) enum Style {
 pub(crate) enum Tok {
     StreamStart,
     StreamEnd,
-    /// `%YAML` / `%TAG` (kept only to fail the way kubectl does: see the parser).
-    Directive,
+    /// `%YAML major.minor`. Directives are scanned only to fail as kubectl does: its reader cuts
+    /// the `---` that would have to follow them, so a document with one never parses.
+    VersionDirective(u32, u32),
+    /// `%TAG handle prefix` (the handle).
+    TagDirective(String),
     DocStart,
     DocEnd,
     BlockSeqStart,
@@ -290,12 +293,7 @@ impl Scanner {
             self.unroll_indent(-1);
             self.remove_simple_key()?;
             self.simple_key_allowed = false;
-            let start = self.mark;
-            while !is_breakz(self.ch(0)) {
-                self.skip();
-            }
-            self.push(Tok::Directive, start);
-            return Ok(());
+            return self.scan_directive();
         }
         let at_doc_indicator = |s: &Scanner, ch: char| {
             s.mark.column == 0 && s.ch(0) == ch && s.ch(1) == ch && s.ch(2) == ch && is_blankz(s.ch(3))
@@ -346,6 +344,97 @@ impl Scanner {
             return self.fetch_plain_scalar();
         }
         Err(self.scanner_error(self.mark, "found character that cannot start any token"))
+    }
+
+    fn scan_directive(&mut self) -> R<()> {
+        let start = self.mark;
+        self.skip();
+        let mut name = String::new();
+        while is_alpha(self.ch(0)) {
+            self.read(&mut name);
+        }
+        if name.is_empty() {
+            return Err(self.scanner_error(start, "could not find expected directive name"));
+        }
+        if !is_blankz(self.ch(0)) {
+            return Err(self.scanner_error(start, "found unexpected non-alphabetical character"));
+        }
+        let skip_blanks = |s: &mut Scanner| {
+            while is_blank(s.ch(0)) {
+                s.skip();
+            }
+        };
+        let kind = match name.as_str() {
+            "YAML" => {
+                skip_blanks(self);
+                let major = self.version_number(start)?;
+                if self.ch(0) != '.' {
+                    return Err(self.scanner_error(start, "did not find expected digit or '.' character"));
+                }
+                self.skip();
+                let minor = self.version_number(start)?;
+                Tok::VersionDirective(major, minor)
+            }
+            "TAG" => {
+                skip_blanks(self);
+                if self.ch(0) != '!' {
+                    return Err(self.scanner_error(start, "did not find expected '!'"));
+                }
+                let mut handle = String::new();
+                self.read(&mut handle);
+                while is_alpha(self.ch(0)) {
+                    self.read(&mut handle);
+                }
+                if self.ch(0) == '!' {
+                    self.read(&mut handle);
+                } else if handle != "!" {
+                    return Err(self.scanner_error(start, "did not find expected '!'"));
+                }
+                if !is_blank(self.ch(0)) {
+                    return Err(self.scanner_error(start, "did not find expected whitespace"));
+                }
+                skip_blanks(self);
+                let mut prefix = String::new();
+                self.scan_tag_uri(&mut prefix);
+                if prefix.is_empty() {
+                    return Err(self.scanner_error(start, "did not find expected tag URI"));
+                }
+                if !is_blankz(self.ch(0)) {
+                    return Err(self.scanner_error(start, "did not find expected whitespace or line break"));
+                }
+                Tok::TagDirective(handle)
+            }
+            _ => return Err(self.scanner_error(start, "found unknown directive name")),
+        };
+        skip_blanks(self);
+        if self.ch(0) == '#' {
+            while !is_breakz(self.ch(0)) {
+                self.skip();
+            }
+        }
+        if !is_breakz(self.ch(0)) {
+            return Err(self.scanner_error(start, "did not find expected comment or line break"));
+        }
+        self.skip_line();
+        self.push(kind, start);
+        Ok(())
+    }
+
+    fn version_number(&mut self, start: Mark) -> R<u32> {
+        let mut value = 0;
+        let mut length = 0;
+        while let Some(d) = self.ch(0).to_digit(10) {
+            length += 1;
+            if length > 2 {
+                return Err(self.scanner_error(start, "found extremely long version number"));
+            }
+            value = value * 10 + d;
+            self.skip();
+        }
+        if length == 0 {
+            return Err(self.scanner_error(start, "did not find expected version number"));
+        }
+        Ok(value)
     }
 
     fn fetch_stream_end(&mut self) -> R<()> {
