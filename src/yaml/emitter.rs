@@ -148,7 +148,7 @@ impl Emitter {
             }
             Value::Object(map) => {
                 self.increase_indent(false, false);
-                for (k, v) in sorted_entries(map) {
+                for (k, v) in sorted_entries(map, natural_cmp) {
                     self.write_indent();
                     if simple_key_ok(k) {
                         self.node(&Value::String(k.clone()), true, true);
@@ -536,9 +536,14 @@ fn number_text(n: &serde_json::Number) -> String {
     format_go_g(f, false)
 }
 
-fn sorted_entries(map: &Map<String, Value>) -> Vec<(&String, &Value)> {
-    let mut entries: Vec<(&String, &Value)> = map.iter().collect();
-    entries.sort_unstable_by(|a, b| natural_cmp(a.0, b.0));
+/// A map's entries in key order, by `cmp`. A binary insertion sort: objects have few keys, and
+/// one small sort serves both orders this module needs (go-yaml's and Go's `%#v`).
+pub(crate) fn sorted_entries(map: &Map<String, Value>, cmp: fn(&str, &str) -> Ordering) -> Vec<(&String, &Value)> {
+    let mut entries: Vec<(&String, &Value)> = Vec::with_capacity(map.len());
+    for entry in map {
+        let at = entries.partition_point(|e| cmp(e.0, entry.0) != Ordering::Greater);
+        entries.insert(at, entry);
+    }
     entries
 }
 
