@@ -154,9 +154,9 @@ fn check_characters(chunk: &Chunk) -> Result<(), YamlError> {
     Ok(())
 }
 
-fn chunk_error(chunk: &Chunk, e: DocError) -> YamlError {
+fn chunk_error(chunk: &Chunk, e: Box<DocError>) -> YamlError {
     let place = |m: scanner::Mark| (chunk.first_line + m.line + 1, m.column + 1);
-    let (message, (line, column)) = match e {
+    let (message, (line, column)) = match *e {
         DocError::Syntax(f) => {
             // go-yaml's `parser.fail`: scanner errors report the 1-based line of the problem,
             // parser errors the 0-based one (so one less), and a problem on the first line falls

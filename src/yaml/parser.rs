@@ -9,7 +9,7 @@ use serde_json::{Map, Number, Value};
 
 use super::emitter::sorted_entries;
 use super::resolve::{format_go_g, resolve, Resolved, TWO_POW_63};
-use super::scanner::{Failure, Mark, Scanner, Style, Tok, K, MAX_DEPTH};
+use super::scanner::{Failure, FailureData, Mark, Scanner, Style, Tok, K, MAX_DEPTH};
 
 /// Why one document failed, before it is worded for the user (see `YamlError`).
 #[derive(Debug)]
@@ -24,11 +24,11 @@ pub(crate) enum DocError {
     Convert(String, Mark),
 }
 
-type R<T> = Result<T, DocError>;
+type R<T> = Result<T, Box<DocError>>;
 
-impl From<Failure> for DocError {
-    fn from(f: Failure) -> DocError {
-        DocError::Syntax(f)
+impl From<Failure> for Box<DocError> {
+    fn from(f: Failure) -> Box<DocError> {
+        Box::new(DocError::Syntax(f))
     }
 }
 
@@ -58,8 +58,13 @@ struct Node {
     merge_key: bool,
 }
 
-fn parser_error(context_mark: Mark, problem: &str, problem_mark: Mark) -> DocError {
-    DocError::Syntax(Failure { problem: problem.to_string(), problem_mark, context_mark, scanner: false })
+fn parser_error(context_mark: Mark, problem: &str, problem_mark: Mark) -> Box<DocError> {
+    Box::new(DocError::Syntax(Box::new(FailureData {
+        problem: problem.to_string(),
+        problem_mark,
+        context_mark,
+        scanner: false,
+    })))
 }
 
 /// Parses the first document of `text`; `Value::Null` when it holds none.
@@ -120,13 +125,13 @@ pub(crate) fn parse_document(text: &str, strict: bool) -> R<Value> {
     // go-yaml asks for the document end, which makes the scanner read one more token.
     p.sc.peek()?;
     if let Some(e) = p.decode_error {
-        return Err(e);
+        return Err(Box::new(e));
     }
     if !p.duplicates.is_empty() {
-        return Err(DocError::Unmarshal(p.duplicates, p.first_duplicate.unwrap_or_default()));
+        return Err(Box::new(DocError::Unmarshal(p.duplicates, p.first_duplicate.unwrap_or_default())));
     }
     match p.convert_error {
-        Some(e) => Err(e),
+        Some(e) => Err(Box::new(e)),
         None => Ok(value),
     }
 }
@@ -215,7 +220,7 @@ impl Parser {
             return Ok(self.fail_later(DocError::Decode(format!("anchor '{name}' value contains itself"), at)));
         }
         let value = match self.anchors.get(name) {
-            None => return Err(DocError::Decode(format!("unknown anchor '{name}' referenced"), at)),
+            None => return Err(Box::new(DocError::Decode(format!("unknown anchor '{name}' referenced"), at))),
             // Once aliasing is found excessive, stop copying (the error is already recorded).
             Some(_) if self.decode_error.is_some() => return Ok(Value::Null),
             Some(v) => v.clone(),

@@ -136,8 +136,11 @@ pub(crate) struct Token {
 }
 
 /// A scanner or parser failure, with the two marks go-yaml keeps (see `YamlError::from_marks`).
+/// Boxed, so that results carrying it stay small.
+pub(crate) type Failure = Box<FailureData>;
+
 #[derive(Clone, Debug)]
-pub(crate) struct Failure {
+pub(crate) struct FailureData {
     pub problem: String,
     pub problem_mark: Mark,
     pub context_mark: Mark,
@@ -263,7 +266,7 @@ impl Scanner {
     }
 
     fn scanner_error(&self, context_mark: Mark, problem: &str) -> Failure {
-        Failure { problem: problem.to_string(), problem_mark: self.mark, context_mark, scanner: true }
+        Box::new(FailureData { problem: problem.to_string(), problem_mark: self.mark, context_mark, scanner: true })
     }
 
     /// The next token's kind and start, without consuming it.
