@@ -558,10 +558,32 @@ pub(crate) fn natural_cmp(a: &str, b: &str) -> Ordering {
     }
 }
 
-/// Go's `unicode.IsLetter`, exactly for ASCII; any other character counts as a letter (keys
-/// beyond ASCII are rare, and a Unicode table would cost the page several kilobytes).
+/// Go's `unicode.IsLetter`: exact for ASCII; beyond it, the letter blocks of the common scripts
+/// (Latin, Greek, Cyrillic, Armenian, Hebrew, Arabic, CJK, kana, Hangul) count as letters and
+/// symbols, punctuation and emoji do not. A full Unicode table would cost the page kilobytes for
+/// the order of keys that are rare in Kubernetes objects.
 fn is_letter(c: char) -> bool {
-    c.is_ascii_alphabetic() || !c.is_ascii()
+    const RANGES: [(u32, u32); 17] = [
+        (0xaa, 0xaa),
+        (0xb5, 0xb5),
+        (0xba, 0xba),
+        (0xc0, 0xd6),
+        (0xd8, 0xf6),
+        (0xf8, 0x2af),
+        (0x370, 0x3ff),
+        (0x400, 0x52f),
+        (0x531, 0x587),
+        (0x5d0, 0x5ea),
+        (0x620, 0x64a),
+        (0x1e00, 0x1fff),
+        (0x3041, 0x30ff),
+        (0x3400, 0x4dbf),
+        (0x4e00, 0x9fff),
+        (0xac00, 0xd7a3),
+        (0xff21, 0xff5a),
+    ];
+    let v = c as u32;
+    c.is_ascii_alphabetic() || (v > 0x7f && RANGES.iter().any(|&(lo, hi)| (lo..=hi).contains(&v)))
 }
 
 fn natural_less(a: &str, b: &str) -> bool {

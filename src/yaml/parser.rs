@@ -8,7 +8,7 @@
 use serde_json::{Map, Number, Value};
 
 use super::emitter::sorted_entries;
-use super::resolve::{format_go_g, resolve, Resolved, TWO_POW_63};
+use super::resolve::{format_go_g, resolve, resolve_as, Resolved, TWO_POW_63};
 use super::scanner::{Failure, FailureData, Mark, Scanner, Style, Tok, K, MAX_DEPTH};
 
 /// Why one document failed, before it is worded for the user (see `YamlError`).
@@ -256,7 +256,8 @@ impl Parser {
                 | "tag:yaml.org,2002:null"
                 | "tag:yaml.org,2002:timestamp"),
             ) => {
-                let r = resolve(text);
+                let want = &t["tag:yaml.org,2002:".len()..];
+                let r = resolve_as(text, want == "timestamp");
                 let rtag = match r {
                     Resolved::Null => "null",
                     Resolved::Bool(_) => "bool",
@@ -265,7 +266,6 @@ impl Parser {
                     Resolved::Timestamp => "timestamp",
                     Resolved::Str => "str",
                 };
-                let want = &t["tag:yaml.org,2002:".len()..];
                 if rtag != want && !(want == "float" && rtag == "int") {
                     return Ok(
                         self.fail_later(DocError::Decode(format!("cannot decode !!{rtag} `{text}` as a !!{want}"), at))
