@@ -17,6 +17,8 @@
 //! - [`parse_documents_strict`]: the same, but duplicate keys are an error worded as go-yaml's
 //!   strict mode words it (`yaml: unmarshal errors:\n  line 5: key "replicas" already set in
 //!   map`); for the page's editor, which should point them out.
+//! - [`parse_value`]`(text) -> Result<Value, YamlError>`: one value, as `YAMLToJSON` reads a
+//!   `patch -p` argument: the first document, `null` when empty, no line-based splitting.
 //! - [`to_yaml`]`(value) -> String`: byte for byte what `kubectl get -o yaml` prints for that value
 //!   (see the emitter module for the rules). A `List` is just a value the caller builds.
 //! - [`YamlError`]: `Display` is the text kubectl prints after `error: error parsing FILE: `
@@ -70,6 +72,15 @@ pub fn parse_documents(text: &str) -> Result<Vec<Value>, YamlError> {
 /// Like [`parse_documents`], but a duplicate key is an error (go-yaml's strict wording).
 pub fn parse_documents_strict(text: &str) -> Result<Vec<Value>, YamlError> {
     parse(text, true)
+}
+
+/// One YAML (or JSON) value, as sigs.k8s.io/yaml's `YAMLToJSON` reads it: the first document of
+/// the text, no `---` splitting by lines, `null` for an empty text. This is what kubectl applies to
+/// `patch -p`, `--overrides` and the like.
+pub fn parse_value(text: &str) -> Result<Value, YamlError> {
+    let chunk = Chunk { text: text.to_string(), first_line: 0 };
+    check_characters(&chunk)?;
+    parser::parse_document(&chunk.text, false).map_err(|e| chunk_error(&chunk, e))
 }
 
 const CONVERTING: &str = "error converting YAML to JSON: ";

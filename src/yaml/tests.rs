@@ -592,3 +592,26 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn parse_value_reads_one_value() {
+    assert_eq!(parse_value("{\"spec\":{\"replicas\":3}}").unwrap(), json!({"spec": {"replicas": 3}}));
+    assert_eq!(parse_value("spec:\n  replicas: 3\n").unwrap(), json!({"spec": {"replicas": 3}}));
+    assert_eq!(parse_value("").unwrap(), Value::Null);
+    assert_eq!(parse_value("--- a\n--- b\n").unwrap(), json!("a"));
+    assert_eq!(
+        parse_value("a: b: c").unwrap_err().message,
+        "error converting YAML to JSON: yaml: mapping values are not allowed in this context"
+    );
+}
+
+#[test]
+fn big_maps_sort_quickly_and_correctly() {
+    let map: serde_json::Map<String, Value> = (0..20_000).rev().map(|i| (format!("key{i}"), json!(i))).collect();
+    let started = std::time::Instant::now();
+    let text = to_yaml(&Value::Object(map));
+    assert!(started.elapsed().as_secs() < 5);
+    let keys: Vec<&str> = text.lines().map(|l| l.split(':').next().unwrap_or("")).collect();
+    let expected: Vec<String> = (0..20_000).map(|i| format!("key{i}")).collect();
+    assert_eq!(keys, expected);
+}
