@@ -175,6 +175,13 @@ impl Emitter {
 
     /// go-yaml's `stringv`: quote what would resolve to another type, literal for line breaks.
     fn string(&mut self, s: &str) {
+        let folded;
+        let s = if s.contains('\u{85}') && !self.simple_key_context {
+            folded = fold_nel(s);
+            folded.as_str()
+        } else {
+            s
+        };
         let style = if s.contains('\n') {
             ScalarStyle::Literal
         } else if resolve_is_str(s) && !is_base60_float(s) {
@@ -393,6 +400,39 @@ impl Emitter {
             }
         }
     }
+}
+
+/// kubectl prints JSON, which leaves NEL (U+0085) raw, and go-yaml reads that JSON back: inside
+/// a quoted scalar a raw NEL is a line break, so it is folded like one (spaces around it dropped,
+/// one break becomes a space, `n` breaks become `n - 1` line feeds).
+fn fold_nel(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '\u{85}' {
+            out.push(c);
+            continue;
+        }
+        // Go's JSON escapes tabs (`\t`), so only spaces are raw blanks next to the break.
+        while out.ends_with(' ') {
+            out.pop();
+        }
+        let mut breaks = 1;
+        while let Some(&n) = chars.peek() {
+            match n {
+                ' ' => {}
+                '\u{85}' => breaks += 1,
+                _ => break,
+            }
+            chars.next();
+        }
+        if breaks == 1 {
+            out.push(' ');
+        } else {
+            out.extend(std::iter::repeat_n('\n', breaks - 1));
+        }
+    }
+    out
 }
 
 fn is_break(c: char) -> bool {

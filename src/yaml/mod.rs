@@ -47,8 +47,9 @@
 //!   first decoding error until the parse ends. So the precedence of errors is go-yaml's
 //!   (syntax, then decoding, then duplicates, then JSON conversion), but among several decoding
 //!   errors in one document a merge-key error can be reported after an error inside the value.
-//! - Strings holding NEL (U+0085) print as `"\N"`; kubectl's JSON round trip turns NEL into a
-//!   line break (go-yaml reads the raw character inside a JSON string as one).
+//! - kubectl's `-o yaml` reads its own JSON back with go-yaml, which takes a raw NEL (U+0085)
+//!   inside a JSON string for a line break: values are folded the same way here, but a map key
+//!   holding NEL (which makes kubectl fail) is printed as `"\N"`.
 //! - JSON syntax errors carry serde_json's wording after `json: offset N: `, not Go's.
 //!
 //! # Size

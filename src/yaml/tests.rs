@@ -615,3 +615,10 @@ fn big_maps_sort_quickly_and_correctly() {
     let expected: Vec<String> = (0..20_000).map(|i| format!("key{i}")).collect();
     assert_eq!(keys, expected);
 }
+
+#[test]
+fn nel_in_values_folds_as_through_kubectls_json() {
+    assert_eq!(to_yaml(&json!({"k": "x\u{85}y"})), "k: x y\n");
+    assert_eq!(to_yaml(&json!({"k": "a\t\u{85}\u{85}\u{85} b"})), "k: \"a\\t\\n\\nb\"\n");
+    assert_eq!(to_yaml(&json!({"k": ["a \u{85} b"]})), "k:\n- a b\n");
+}
