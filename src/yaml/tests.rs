@@ -547,6 +547,13 @@ proptest! {
     }
 
     #[test]
+    fn arbitrary_bytes_never_panic(bytes in prop::collection::vec(any::<u8>(), 0..300)) {
+        let s = String::from_utf8_lossy(&bytes);
+        let _ = parse_documents(&s);
+        let _ = parse_value(&s);
+    }
+
+    #[test]
     fn token_soups_never_panic(parts in prop::collection::vec(prop::sample::select(vec![
         "a", "b: ", ":", "- ", "-", "?", " ", "  ", "\n", "\t", "[", "]", "{", "}", ",", "'", "\"", "\\", "|", ">",
         "|-", ">+2", "#", "&x ", "*x", "!!str ", "!t ", "<<: ", "---\n", "...\n", "%YAML 1.1\n", "1", "0x", ".inf", "\r\n",
