@@ -629,3 +629,26 @@ fn nel_in_values_folds_as_through_kubectls_json() {
     assert_eq!(to_yaml(&json!({"k": "a\t\u{85}\u{85}\u{85} b"})), "k: \"a\\t\\n\\nb\"\n");
     assert_eq!(to_yaml(&json!({"k": ["a \u{85} b"]})), "k:\n- a b\n");
 }
+
+/// Mistakes learners make, with what kubectl answers (`error: error parsing FILE: ` + this).
+#[test]
+fn common_mistakes_get_kubectls_messages() {
+    let cases = [
+        ("spec:\n\treplicas: 3\n", "yaml: line 2: found character that cannot start any token", (2, 1)),
+        ("spec:\n  replicas:3\n  selector:\n    app: web\n", "yaml: line 3: mapping values are not allowed in this context", (3, 11)),
+        (
+            "spec:\n  containers:\n  - name: a\n    image: nginx\n   ports:\n    - 80\n",
+            "yaml: line 4: did not find expected key",
+            (5, 4),
+        ),
+        ("spec:\n  containers:\n    - name: a\n    -name: b\n", "yaml: line 3: did not find expected '-' indicator", (4, 5)),
+        ("metadata:\n  labels: {app: web\n", "yaml: line 2: did not find expected ',' or '}'", (3, 1)),
+        ("data:\n  key: 'single ' quoted'\n", "yaml: line 1: did not find expected key", (2, 18)),
+        ("command: [\"sh\", \"-c\", \"echo hi\"\n", "yaml: line 1: did not find expected ',' or ']'", (2, 1)),
+    ];
+    for (text, want, at) in cases {
+        let e = parse_documents(text).unwrap_err();
+        assert_eq!(e.message, format!("error converting YAML to JSON: {want}"), "{text:?}");
+        assert_eq!((e.line, e.column), at, "{text:?}");
+    }
+}
