@@ -174,11 +174,15 @@ pub(crate) struct Scanner {
     /// Invariant: strictly increasing, and every entry is less than `indent`.
     indents: Vec<isize>,
     simple_key_allowed: bool,
-    /// One slot per flow level plus one for the block context.
+    /// Invariant (once the stream has started): one slot per flow level plus one for the block
+    /// context, `simple_keys.len() == flow_level + 1`.
     simple_keys: Vec<SimpleKey>,
     /// go-yaml's `simple_keys_by_tok`: token number -> level of a possible simple key. Kept with
     /// go-yaml's exact bookkeeping, quirks included: closing a flow collection deletes the entry
     /// of the token that opened it, so `[]` and `{}` stop counting as a pending simple key.
+    /// Not an invariant: an entry may outlive its level (go-yaml deletes only the closing level's
+    /// current key), so lookups check the level is still there. Entries for tokens already handed
+    /// to the parser are dropped, which keeps this list as short as the token queue.
     simple_keys_by_tok: Vec<(usize, usize)>,
     flow_level: usize,
 }
@@ -223,6 +227,16 @@ impl Scanner {
             simple_keys_by_tok: Vec::new(),
             flow_level: 0,
         }
+    }
+
+    /// Checks the invariants stated on the fields (for tests).
+    #[cfg(test)]
+    pub fn invariants_hold(&self) -> bool {
+        let indents_ok =
+            self.indents.windows(2).all(|w| w[0] < w[1]) && self.indents.last().is_none_or(|&i| i < self.indent);
+        let keys_ok = !self.stream_start_produced || self.simple_keys.len() == self.flow_level + 1;
+        let queue_ok = self.simple_keys_by_tok.iter().all(|&(n, _)| n + 1 >= self.tokens_parsed);
+        indents_ok && keys_ok && queue_ok
     }
 
     fn ch(&self, k: usize) -> char {

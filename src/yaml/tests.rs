@@ -635,13 +635,21 @@ fn nel_in_values_folds_as_through_kubectls_json() {
 fn common_mistakes_get_kubectls_messages() {
     let cases = [
         ("spec:\n\treplicas: 3\n", "yaml: line 2: found character that cannot start any token", (2, 1)),
-        ("spec:\n  replicas:3\n  selector:\n    app: web\n", "yaml: line 3: mapping values are not allowed in this context", (3, 11)),
+        (
+            "spec:\n  replicas:3\n  selector:\n    app: web\n",
+            "yaml: line 3: mapping values are not allowed in this context",
+            (3, 11),
+        ),
         (
             "spec:\n  containers:\n  - name: a\n    image: nginx\n   ports:\n    - 80\n",
             "yaml: line 4: did not find expected key",
             (5, 4),
         ),
-        ("spec:\n  containers:\n    - name: a\n    -name: b\n", "yaml: line 3: did not find expected '-' indicator", (4, 5)),
+        (
+            "spec:\n  containers:\n    - name: a\n    -name: b\n",
+            "yaml: line 3: did not find expected '-' indicator",
+            (4, 5),
+        ),
         ("metadata:\n  labels: {app: web\n", "yaml: line 2: did not find expected ',' or '}'", (3, 1)),
         ("data:\n  key: 'single ' quoted'\n", "yaml: line 1: did not find expected key", (2, 18)),
         ("command: [\"sh\", \"-c\", \"echo hi\"\n", "yaml: line 1: did not find expected ',' or ']'", (2, 1)),
@@ -650,5 +658,24 @@ fn common_mistakes_get_kubectls_messages() {
         let e = parse_documents(text).unwrap_err();
         assert_eq!(e.message, format!("error converting YAML to JSON: {want}"), "{text:?}");
         assert_eq!((e.line, e.column), at, "{text:?}");
+    }
+}
+
+proptest! {
+    /// The scanner's stated invariants hold after every token, whatever the input.
+    #[test]
+    fn scanner_invariants_hold(parts in prop::collection::vec(prop::sample::select(vec![
+        "a", "b: ", ": ", "- ", "? ", " ", "  ", "\n", "\n  ", "[", "]", "{", "}", ", ", "'x'", "\"y\"", "|\n  t\n",
+        "&x ", "*x", "!!str ", "#c", "...\n", "%YAML 1.1\n", "\t",
+    ]), 0..50)) {
+        let text: String = parts.concat();
+        let mut sc = super::scanner::Scanner::new(&text);
+        for _ in 0..10_000 {
+            match sc.next() {
+                Ok(t) if t.kind == super::scanner::Tok::StreamEnd => break,
+                Ok(_) => prop_assert!(sc.invariants_hold(), "{:?}", text),
+                Err(_) => break,
+            }
+        }
     }
 }
