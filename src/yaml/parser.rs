@@ -191,8 +191,6 @@ impl Parser {
             K::BlockMapStart if block => self.block_mapping()?,
             _ if anchor.is_some() || tag.is_some() => self.scalar("", Style::Plain, tag.as_deref(), tok.start)?,
             _ => {
-                let context = if block { "while parsing a block node" } else { "while parsing a flow node" };
-                let _ = context;
                 return Err(parser_error(start, "did not find expected node content", tok.start));
             }
         };
