@@ -34,7 +34,7 @@ impl From<Failure> for Box<DocError> {
 
 struct Parser {
     sc: Scanner,
-    /// `None` while the anchored node is still being read (an alias to it is then recursive).
+    /// Anchored nodes already read, by name (a later anchor of the same name replaces it).
     anchors: Map<String, Value>,
     /// Anchors whose node is still being read: an alias to one of them is recursive.
     anchors_in_progress: Vec<String>,
