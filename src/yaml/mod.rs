@@ -141,8 +141,11 @@ fn split_documents(text: &str) -> Result<Vec<Chunk>, YamlError> {
     let mut chunks = Vec::new();
     let mut current = Chunk { text: String::new(), first_line: 0 };
     for (n, raw) in text.split_inclusive('\n').enumerate() {
-        let line = raw.strip_suffix('\n').unwrap_or(raw);
-        let line = line.strip_suffix('\r').unwrap_or(line);
+        // bufio's ReadLine drops "\n" or "\r\n", never a lone "\r".
+        let line = match raw.strip_suffix('\n') {
+            Some(l) => l.strip_suffix('\r').unwrap_or(l),
+            None => raw,
+        };
         if let Some(rest) = line.strip_prefix("---") {
             let trimmed = rest.trim();
             if !trimmed.is_empty() && !trimmed.starts_with('#') {
