@@ -7,18 +7,20 @@
 //! separator: the decoder's "after top-level value" complaint is dropped when the next value
 //! starts (Go's `stateEndTop` reports it on the next call, which `Decode` never makes).
 
-/// The byte ranges of the stream's values, or Go's error for its first syntax error and the byte
-/// index it points at.
-pub(crate) fn split(text: &str) -> Result<Vec<(usize, usize)>, (String, usize)> {
+/// The byte ranges of the stream's values up to its first syntax error, and Go's words for that
+/// error with the byte index it points at.
+pub(crate) fn split(text: &str) -> (Vec<(usize, usize)>, Option<(String, usize)>) {
     let mut s = Checker { b: text.as_bytes(), i: 0 };
     let mut spans = Vec::new();
     loop {
         s.space();
         if s.i >= s.b.len() {
-            return Ok(spans);
+            return (spans, None);
         }
         let start = s.i;
-        s.value()?;
+        if let Err(e) = s.value() {
+            return (spans, Some(e));
+        }
         spans.push((start, s.i));
     }
 }
