@@ -6,10 +6,10 @@
 //! text is read; anything after a `...` is ignored.
 
 use serde_json::{Map, Number, Value};
-use std::collections::{HashMap, HashSet};
 
-use super::resolve::{format_go_g, resolve, Resolved, TWO_POW_63};
-use super::scanner::{Failure, Mark, Scanner, Style, Tok, MAX_DEPTH};
+use super::emitter::sorted_entries;
+use super::resolve::{format_go_g, resolve, resolve_as, Resolved, TWO_POW_63};
+use super::scanner::{Failure, FailureData, Mark, Scanner, Style, Tok, K, MAX_DEPTH};
 
 /// Why one document failed, before it is worded for the user (see `YamlError`).
 #[derive(Debug)]
@@ -24,18 +24,20 @@ pub(crate) enum DocError {
     Convert(String, Mark),
 }
 
-type R<T> = Result<T, DocError>;
+type R<T> = Result<T, Box<DocError>>;
 
-impl From<Failure> for DocError {
-    fn from(f: Failure) -> DocError {
-        DocError::Syntax(f)
+impl From<Failure> for Box<DocError> {
+    fn from(f: Failure) -> Box<DocError> {
+        Box::new(DocError::Syntax(f))
     }
 }
 
 struct Parser {
     sc: Scanner,
-    /// `None` while the anchored node is still being read (an alias to it is then recursive).
-    anchors: HashMap<String, Option<Value>>,
+    /// Anchored nodes already read, by name (a later anchor of the same name replaces it).
+    anchors: Map<String, Value>,
+    /// Anchors whose node is still being read: an alias to one of them is recursive.
+    anchors_in_progress: Vec<String>,
     strict: bool,
     duplicates: Vec<String>,
     first_duplicate: Option<Mark>,
@@ -56,15 +58,21 @@ struct Node {
     merge_key: bool,
 }
 
-fn parser_error(context_mark: Mark, problem: &str, problem_mark: Mark) -> DocError {
-    DocError::Syntax(Failure { problem: problem.to_string(), problem_mark, context_mark, scanner: false })
+fn parser_error(context_mark: Mark, problem: &str, problem_mark: Mark) -> Box<DocError> {
+    Box::new(DocError::Syntax(Box::new(FailureData {
+        problem: problem.to_string(),
+        problem_mark,
+        context_mark,
+        scanner: false,
+    })))
 }
 
 /// Parses the first document of `text`; `Value::Null` when it holds none.
 pub(crate) fn parse_document(text: &str, strict: bool) -> R<Value> {
     let mut p = Parser {
         sc: Scanner::new(text),
-        anchors: HashMap::new(),
+        anchors: Map::new(),
+        anchors_in_progress: Vec::new(),
         strict,
         duplicates: Vec::new(),
         first_duplicate: None,
@@ -76,43 +84,39 @@ pub(crate) fn parse_document(text: &str, strict: bool) -> R<Value> {
         alias_count: 0,
     };
     p.sc.next()?; // STREAM-START
-    let tok = p.sc.peek()?.clone();
-    let value = match tok.kind {
-        Tok::StreamEnd => Value::Null,
-        Tok::VersionDirective(..) | Tok::TagDirective(_) | Tok::DocStart => {
+    let value = match p.sc.peek()?.kind {
+        K::StreamEnd => Value::Null,
+        K::VersionDirective | K::TagDirective | K::DocStart => {
             let mut version_seen = false;
             let mut handles: Vec<String> = Vec::new();
-            loop {
-                let tok = p.sc.peek()?.clone();
-                match tok.kind {
-                    Tok::VersionDirective(major, minor) => {
-                        if version_seen {
-                            return Err(parser_error(Mark::default(), "found duplicate %YAML directive", tok.start));
-                        }
-                        if (major, minor) != (1, 1) {
-                            return Err(parser_error(Mark::default(), "found incompatible YAML document", tok.start));
-                        }
-                        version_seen = true;
+            while matches!(p.sc.peek()?.kind, K::VersionDirective | K::TagDirective) {
+                let tok = p.sc.next()?;
+                let problem = match tok.kind {
+                    Tok::VersionDirective(..) if version_seen => Some("found duplicate %YAML directive"),
+                    Tok::VersionDirective(major, minor) if (major, minor) != (1, 1) => {
+                        Some("found incompatible YAML document")
                     }
+                    Tok::TagDirective(handle) if handles.contains(&handle) => Some("found duplicate %TAG directive"),
                     Tok::TagDirective(handle) => {
-                        if handles.contains(&handle) {
-                            return Err(parser_error(Mark::default(), "found duplicate %TAG directive", tok.start));
-                        }
                         handles.push(handle);
+                        None
                     }
-                    _ => break,
+                    _ => {
+                        version_seen = true;
+                        None
+                    }
+                };
+                if let Some(problem) = problem {
+                    return Err(parser_error(Mark::default(), problem, tok.start));
                 }
-                p.sc.next()?;
             }
-            let tok = p.sc.peek()?.clone();
-            if tok.kind != Tok::DocStart {
+            let tok = p.sc.peek()?;
+            if tok.kind != K::DocStart {
                 return Err(parser_error(Mark::default(), "did not find expected <document start>", tok.start));
             }
             p.sc.next()?;
             match p.sc.peek()?.kind {
-                Tok::VersionDirective(..) | Tok::TagDirective(_) | Tok::DocStart | Tok::DocEnd | Tok::StreamEnd => {
-                    Value::Null
-                }
+                K::VersionDirective | K::TagDirective | K::DocStart | K::DocEnd | K::StreamEnd => Value::Null,
                 _ => p.node(true, false)?.value,
             }
         }
@@ -121,76 +125,80 @@ pub(crate) fn parse_document(text: &str, strict: bool) -> R<Value> {
     // go-yaml asks for the document end, which makes the scanner read one more token.
     p.sc.peek()?;
     if let Some(e) = p.decode_error {
-        return Err(e);
+        return Err(Box::new(e));
     }
     if !p.duplicates.is_empty() {
-        return Err(DocError::Unmarshal(p.duplicates, p.first_duplicate.unwrap_or_default()));
+        return Err(Box::new(DocError::Unmarshal(p.duplicates, p.first_duplicate.unwrap_or_default())));
     }
     match p.convert_error {
-        Some(e) => Err(e),
+        Some(e) => Err(Box::new(e)),
         None => Ok(value),
     }
 }
 
 impl Parser {
     fn node(&mut self, block: bool, indentless_sequence: bool) -> R<Node> {
-        let tok = self.sc.peek()?.clone();
-        let start = tok.start;
-        if let Tok::Alias(name) = &tok.kind {
-            self.sc.next()?;
-            let value = self.alias(name, start)?;
-            return Ok(Node { value, start, merge_key: false });
+        let first = self.sc.peek()?;
+        let start = first.start;
+        if first.kind == K::Alias {
+            if let Tok::Alias(name) = self.sc.next()?.kind {
+                let value = self.alias(&name, start)?;
+                return Ok(Node { value, start, merge_key: false });
+            }
         }
+        // Properties: an anchor and a tag, in either order, at most one of each.
         let mut anchor = None;
         let mut tag = None;
-        for _ in 0..2 {
-            match self.sc.peek()?.kind.clone() {
-                Tok::Anchor(name) if anchor.is_none() => {
-                    self.sc.next()?;
-                    anchor = Some(name);
-                }
-                Tok::Tag(handle, suffix) if tag.is_none() => {
-                    let tag_mark = self.sc.next()?.start;
+        loop {
+            let kind = self.sc.peek()?.kind;
+            if !((kind == K::Anchor && anchor.is_none()) || (kind == K::Tag && tag.is_none())) {
+                break;
+            }
+            let tok = self.sc.next()?;
+            match tok.kind {
+                Tok::Anchor(name) => anchor = Some(name),
+                Tok::Tag(handle, suffix) => {
                     tag = Some(match handle.as_str() {
                         "!!" => format!("tag:yaml.org,2002:{suffix}"),
                         "!" | "" => format!("{handle}{suffix}"),
-                        _ => return Err(parser_error(start, "found undefined tag handle", tag_mark)),
+                        _ => return Err(parser_error(start, "found undefined tag handle", tok.start)),
                     });
                 }
-                _ => break,
+                _ => {}
             }
         }
-        let tok = self.sc.peek()?.clone();
+        let tok = self.sc.peek()?;
         self.depth += 1;
         if self.depth > MAX_DEPTH {
             return Err(parser_error(start, &format!("exceeded max depth of {MAX_DEPTH}"), tok.start));
         }
         if let Some(name) = &anchor {
-            self.anchors.insert(name.clone(), None);
+            self.anchors_in_progress.push(name.clone());
         }
         let mut merge_key = false;
         let value = match tok.kind {
-            Tok::BlockEntry if indentless_sequence => self.indentless_sequence()?,
-            Tok::Scalar(text, style) => {
-                self.sc.next()?;
+            K::BlockEntry if indentless_sequence => self.indentless_sequence()?,
+            K::Scalar => {
+                let Tok::Scalar(text, style) = self.sc.next()?.kind else {
+                    return Err(parser_error(start, "did not find expected node content", tok.start));
+                };
                 merge_key = style == Style::Plain && tag.is_none() && text == "<<";
                 self.scalar(&text, style, tag.as_deref(), tok.start)?
             }
-            Tok::FlowSeqStart => self.flow_sequence()?,
-            Tok::FlowMapStart => self.flow_mapping()?,
-            Tok::BlockSeqStart if block => self.block_sequence()?,
-            Tok::BlockMapStart if block => self.block_mapping()?,
+            K::FlowSeqStart => self.flow_sequence()?,
+            K::FlowMapStart => self.flow_mapping()?,
+            K::BlockSeqStart if block => self.block_sequence()?,
+            K::BlockMapStart if block => self.block_mapping()?,
             _ if anchor.is_some() || tag.is_some() => self.scalar("", Style::Plain, tag.as_deref(), tok.start)?,
             _ => {
-                let context = if block { "while parsing a block node" } else { "while parsing a flow node" };
-                let _ = context;
                 return Err(parser_error(start, "did not find expected node content", tok.start));
             }
         };
         self.depth -= 1;
         self.decode_count += 1;
         if let Some(name) = anchor {
-            self.anchors.insert(name, Some(value.clone()));
+            self.anchors_in_progress.pop();
+            self.anchors.insert(name, value.clone());
         }
         Ok(Node { value, start, merge_key })
     }
@@ -206,14 +214,14 @@ impl Parser {
     }
 
     fn alias(&mut self, name: &str, at: Mark) -> R<Value> {
+        if self.anchors_in_progress.iter().any(|n| n == name) {
+            return Ok(self.fail_later(DocError::Decode(format!("anchor '{name}' value contains itself"), at)));
+        }
         let value = match self.anchors.get(name) {
-            None => return Err(DocError::Decode(format!("unknown anchor '{name}' referenced"), at)),
+            None => return Err(Box::new(DocError::Decode(format!("unknown anchor '{name}' referenced"), at))),
             // Once aliasing is found excessive, stop copying (the error is already recorded).
             Some(_) if self.decode_error.is_some() => return Ok(Value::Null),
-            Some(None) => {
-                return Ok(self.fail_later(DocError::Decode(format!("anchor '{name}' value contains itself"), at)))
-            }
-            Some(Some(v)) => v.clone(),
+            Some(v) => v.clone(),
         };
         let size = count_nodes(&value);
         self.alias_count += size;
@@ -246,7 +254,8 @@ impl Parser {
                 | "tag:yaml.org,2002:null"
                 | "tag:yaml.org,2002:timestamp"),
             ) => {
-                let r = resolve(text);
+                let want = &t["tag:yaml.org,2002:".len()..];
+                let r = resolve_as(text, want == "timestamp");
                 let rtag = match r {
                     Resolved::Null => "null",
                     Resolved::Bool(_) => "bool",
@@ -255,7 +264,6 @@ impl Parser {
                     Resolved::Timestamp => "timestamp",
                     Resolved::Str => "str",
                 };
-                let want = &t["tag:yaml.org,2002:".len()..];
                 if rtag != want && !(want == "float" && rtag == "int") {
                     return Ok(
                         self.fail_later(DocError::Decode(format!("cannot decode !!{rtag} `{text}` as a !!{want}"), at))
@@ -303,16 +311,16 @@ impl Parser {
         let start = self.sc.next()?.start; // BLOCK-SEQUENCE-START
         let mut items = Vec::new();
         loop {
-            let tok = self.sc.peek()?.clone();
+            let tok = self.sc.peek()?;
             match tok.kind {
-                Tok::BlockEntry => {
+                K::BlockEntry => {
                     let entry = self.sc.next()?;
                     match self.sc.peek()?.kind {
-                        Tok::BlockEntry | Tok::BlockEnd => items.push(self.empty_at(entry.start)),
+                        K::BlockEntry | K::BlockEnd => items.push(self.empty_at(entry.start)),
                         _ => items.push(self.node(true, false)?.value),
                     }
                 }
-                Tok::BlockEnd => {
+                K::BlockEnd => {
                     self.sc.next()?;
                     return Ok(Value::Array(items));
                 }
@@ -323,10 +331,10 @@ impl Parser {
 
     fn indentless_sequence(&mut self) -> R<Value> {
         let mut items = Vec::new();
-        while self.sc.peek()?.kind == Tok::BlockEntry {
+        while self.sc.peek()?.kind == K::BlockEntry {
             let entry = self.sc.next()?;
             match self.sc.peek()?.kind {
-                Tok::BlockEntry | Tok::Key | Tok::Value | Tok::BlockEnd => items.push(self.empty_at(entry.start)),
+                K::BlockEntry | K::Key | K::Value | K::BlockEnd => items.push(self.empty_at(entry.start)),
                 _ => items.push(self.node(true, false)?.value),
             }
         }
@@ -342,22 +350,22 @@ impl Parser {
         let start = self.sc.next()?.start; // BLOCK-MAPPING-START
         let mut map = MapBuilder::default();
         loop {
-            let tok = self.sc.peek()?.clone();
+            let tok = self.sc.peek()?;
             match tok.kind {
-                Tok::Key => {
+                K::Key => {
                     let key_tok = self.sc.next()?;
                     self.key_context = true;
                     let key = match self.sc.peek()?.kind {
-                        Tok::Key | Tok::Value | Tok::BlockEnd => self.empty_node(key_tok.start),
+                        K::Key | K::Value | K::BlockEnd => self.empty_node(key_tok.start),
                         _ => self.node(true, true)?,
                     };
                     self.key_context = false;
                     self.check_key(&key);
-                    let tok = self.sc.peek()?.clone();
-                    let value = if tok.kind == Tok::Value {
+                    let tok = self.sc.peek()?;
+                    let value = if tok.kind == K::Value {
                         self.sc.next()?;
                         match self.sc.peek()?.kind {
-                            Tok::Key | Tok::Value | Tok::BlockEnd => self.empty_node(tok.start),
+                            K::Key | K::Value | K::BlockEnd => self.empty_node(tok.start),
                             _ => self.node(true, true)?,
                         }
                     } else {
@@ -365,7 +373,7 @@ impl Parser {
                     };
                     self.entry(&mut map, key, value)?;
                 }
-                Tok::BlockEnd => {
+                K::BlockEnd => {
                     self.sc.next()?;
                     return Ok(Value::Object(map.map));
                 }
@@ -383,36 +391,36 @@ impl Parser {
         let mut items = Vec::new();
         let mut first = true;
         loop {
-            let mut tok = self.sc.peek()?.clone();
-            if tok.kind == Tok::FlowSeqEnd {
+            let mut tok = self.sc.peek()?;
+            if tok.kind == K::FlowSeqEnd {
                 self.sc.next()?;
                 return Ok(Value::Array(items));
             }
             if !first {
-                if tok.kind != Tok::FlowEntry {
+                if tok.kind != K::FlowEntry {
                     return Err(parser_error(start, "did not find expected ',' or ']'", tok.start));
                 }
                 self.sc.next()?;
-                tok = self.sc.peek()?.clone();
+                tok = self.sc.peek()?;
             }
             first = false;
             match tok.kind {
-                Tok::FlowSeqEnd => {}
-                Tok::Key => {
+                K::FlowSeqEnd => {}
+                K::Key => {
                     // A single-pair mapping inside a flow sequence: `[a: 1]` or `[? a : 1]`.
                     self.sc.next()?;
                     self.key_context = true;
                     let key = match self.sc.peek()?.kind {
-                        Tok::Value | Tok::FlowEntry | Tok::FlowSeqEnd => self.empty_node(tok.start),
+                        K::Value | K::FlowEntry | K::FlowSeqEnd => self.empty_node(tok.start),
                         _ => self.node(false, false)?,
                     };
                     self.key_context = false;
                     self.check_key(&key);
-                    let vt = self.sc.peek()?.clone();
-                    let value = if vt.kind == Tok::Value {
+                    let vt = self.sc.peek()?;
+                    let value = if vt.kind == K::Value {
                         self.sc.next()?;
                         match self.sc.peek()?.kind {
-                            Tok::FlowEntry | Tok::FlowSeqEnd => self.empty_node(vt.start),
+                            K::FlowEntry | K::FlowSeqEnd => self.empty_node(vt.start),
                             _ => self.node(false, false)?,
                         }
                     } else {
@@ -432,27 +440,27 @@ impl Parser {
         let mut map = MapBuilder::default();
         let mut first = true;
         loop {
-            let mut tok = self.sc.peek()?.clone();
-            if tok.kind == Tok::FlowMapEnd {
+            let mut tok = self.sc.peek()?;
+            if tok.kind == K::FlowMapEnd {
                 self.sc.next()?;
                 return Ok(Value::Object(map.map));
             }
             if !first {
-                if tok.kind != Tok::FlowEntry {
+                if tok.kind != K::FlowEntry {
                     return Err(parser_error(start, "did not find expected ',' or '}'", tok.start));
                 }
                 self.sc.next()?;
-                tok = self.sc.peek()?.clone();
+                tok = self.sc.peek()?;
             }
             first = false;
             match tok.kind {
-                Tok::FlowMapEnd => {}
-                Tok::Key => {
+                K::FlowMapEnd => {}
+                K::Key => {
                     self.sc.next()?;
-                    let next = self.sc.peek()?.clone();
+                    let next = self.sc.peek()?;
                     self.key_context = true;
                     let key = match next.kind {
-                        Tok::Value | Tok::FlowEntry | Tok::FlowMapEnd => self.empty_node(next.start),
+                        K::Value | K::FlowEntry | K::FlowMapEnd => self.empty_node(next.start),
                         _ => self.node(false, false)?,
                     };
                     self.key_context = false;
@@ -475,11 +483,11 @@ impl Parser {
     }
 
     fn flow_mapping_value(&mut self) -> R<Node> {
-        let tok = self.sc.peek()?.clone();
-        if tok.kind == Tok::Value {
+        let tok = self.sc.peek()?;
+        if tok.kind == K::Value {
             self.sc.next()?;
-            let next = self.sc.peek()?.clone();
-            if next.kind != Tok::FlowEntry && next.kind != Tok::FlowMapEnd {
+            let next = self.sc.peek()?;
+            if next.kind != K::FlowEntry && next.kind != K::FlowMapEnd {
                 return self.node(false, false);
             }
             return Ok(self.empty_node(next.start));
@@ -554,12 +562,12 @@ impl Parser {
         if !self.strict {
             return true;
         }
-        if map.seen.contains(&repr) {
+        if map.seen.contains_key(&repr) {
             self.duplicates.push(format!("line {}: key {repr} already set in map", at.line + 1));
             self.first_duplicate.get_or_insert(at);
             return false;
         }
-        map.seen.insert(repr);
+        map.seen.insert(repr, Value::Null);
         true
     }
 }
@@ -568,7 +576,7 @@ impl Parser {
 struct MapBuilder {
     map: Map<String, Value>,
     /// Keys met so far, as go-yaml prints them (`"a"`, `1`, `<nil>`), for strict mode.
-    seen: HashSet<String>,
+    seen: Map<String, Value>,
 }
 
 fn merge_error(at: Mark) -> DocError {
@@ -600,11 +608,9 @@ fn go_syntax(v: &Value) -> String {
             format!("[]interface {{}}{{{}}}", inner.join(", "))
         }
         Value::Object(map) => {
-            let mut inner: Vec<(String, String)> = map.iter().map(|(k, v)| (k.clone(), go_syntax(v))).collect();
-            inner.sort();
-            let inner: Vec<String> = inner
+            let inner: Vec<String> = sorted_entries(map, |a, b| a.cmp(b))
                 .into_iter()
-                .map(|(k, v)| format!("{}:{v}", serde_json::to_string(&k).unwrap_or_default()))
+                .map(|(k, v)| format!("{}:{}", go_syntax(&Value::String(k.clone())), go_syntax(v)))
                 .collect();
             format!("map[interface {{}}]interface {{}}{{{}}}", inner.join(", "))
         }

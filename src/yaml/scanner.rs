@@ -19,7 +19,7 @@
 //! Tokens are produced lazily, as the parser asks for them, so that errors surface in the same order
 //! as in go-yaml (which reports the first error it meets and never looks further).
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 
 /// A position in the input: character index, 0-based line and 0-based column (in characters).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -68,15 +68,81 @@ pub(crate) enum Tok {
     Scalar(String, Style),
 }
 
-#[derive(Clone, Debug)]
+/// A token's kind without its payload: what the parser looks at before it takes a token.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum K {
+    StreamStart,
+    StreamEnd,
+    VersionDirective,
+    TagDirective,
+    DocStart,
+    DocEnd,
+    BlockSeqStart,
+    BlockMapStart,
+    BlockEnd,
+    FlowSeqStart,
+    FlowSeqEnd,
+    FlowMapStart,
+    FlowMapEnd,
+    BlockEntry,
+    FlowEntry,
+    Key,
+    Value,
+    Alias,
+    Anchor,
+    Tag,
+    Scalar,
+}
+
+impl Tok {
+    fn k(&self) -> K {
+        match self {
+            Tok::StreamStart => K::StreamStart,
+            Tok::StreamEnd => K::StreamEnd,
+            Tok::VersionDirective(..) => K::VersionDirective,
+            Tok::TagDirective(_) => K::TagDirective,
+            Tok::DocStart => K::DocStart,
+            Tok::DocEnd => K::DocEnd,
+            Tok::BlockSeqStart => K::BlockSeqStart,
+            Tok::BlockMapStart => K::BlockMapStart,
+            Tok::BlockEnd => K::BlockEnd,
+            Tok::FlowSeqStart => K::FlowSeqStart,
+            Tok::FlowSeqEnd => K::FlowSeqEnd,
+            Tok::FlowMapStart => K::FlowMapStart,
+            Tok::FlowMapEnd => K::FlowMapEnd,
+            Tok::BlockEntry => K::BlockEntry,
+            Tok::FlowEntry => K::FlowEntry,
+            Tok::Key => K::Key,
+            Tok::Value => K::Value,
+            Tok::Alias(_) => K::Alias,
+            Tok::Anchor(_) => K::Anchor,
+            Tok::Tag(..) => K::Tag,
+            Tok::Scalar(..) => K::Scalar,
+        }
+    }
+}
+
+/// The next token's kind and start, as the parser peeks at it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Peeked {
+    pub kind: K,
+    pub start: Mark,
+}
+
+#[derive(Debug)]
 pub(crate) struct Token {
     pub kind: Tok,
     pub start: Mark,
 }
 
-/// A scanner or parser failure, with the two marks go-yaml keeps (see `YamlError::from_marks`).
+/// A scanner or parser failure, with the two marks go-yaml keeps. go-yaml's message shows only
+/// the problem (never libyaml's "while scanning ..." context), with a line chosen from the marks
+/// (see `chunk_error` in `mod.rs`).
+/// Boxed, so that results carrying it stay small.
+pub(crate) type Failure = Box<FailureData>;
+
 #[derive(Clone, Debug)]
-pub(crate) struct Failure {
+pub(crate) struct FailureData {
     pub problem: String,
     pub problem_mark: Mark,
     pub context_mark: Mark,
@@ -110,12 +176,16 @@ pub(crate) struct Scanner {
     /// Invariant: strictly increasing, and every entry is less than `indent`.
     indents: Vec<isize>,
     simple_key_allowed: bool,
-    /// One slot per flow level plus one for the block context.
+    /// Invariant (once the stream has started): one slot per flow level plus one for the block
+    /// context, `simple_keys.len() == flow_level + 1`.
     simple_keys: Vec<SimpleKey>,
     /// go-yaml's `simple_keys_by_tok`: token number -> level of a possible simple key. Kept with
     /// go-yaml's exact bookkeeping, quirks included: closing a flow collection deletes the entry
     /// of the token that opened it, so `[]` and `{}` stop counting as a pending simple key.
-    simple_keys_by_tok: HashMap<usize, usize>,
+    /// Not an invariant: an entry may outlive its level (go-yaml deletes only the closing level's
+    /// current key), so lookups check the level is still there. Entries for tokens already handed
+    /// to the parser are dropped, which keeps this list as short as the token queue.
+    simple_keys_by_tok: Vec<(usize, usize)>,
     flow_level: usize,
 }
 
@@ -156,9 +226,19 @@ impl Scanner {
             indents: Vec::new(),
             simple_key_allowed: false,
             simple_keys: Vec::new(),
-            simple_keys_by_tok: HashMap::new(),
+            simple_keys_by_tok: Vec::new(),
             flow_level: 0,
         }
+    }
+
+    /// Checks the invariants stated on the fields (for tests).
+    #[cfg(test)]
+    pub fn invariants_hold(&self) -> bool {
+        let indents_ok =
+            self.indents.windows(2).all(|w| w[0] < w[1]) && self.indents.last().is_none_or(|&i| i < self.indent);
+        let keys_ok = !self.stream_start_produced || self.simple_keys.len() == self.flow_level + 1;
+        let queue_ok = self.simple_keys_by_tok.iter().all(|&(n, _)| n + 1 >= self.tokens_parsed);
+        indents_ok && keys_ok && queue_ok
     }
 
     fn ch(&self, k: usize) -> char {
@@ -202,14 +282,17 @@ impl Scanner {
     }
 
     fn scanner_error(&self, context_mark: Mark, problem: &str) -> Failure {
-        Failure { problem: problem.to_string(), problem_mark: self.mark, context_mark, scanner: true }
+        Box::new(FailureData { problem: problem.to_string(), problem_mark: self.mark, context_mark, scanner: true })
     }
 
-    /// The next token without consuming it.
-    pub fn peek(&mut self) -> R<&Token> {
+    /// The next token's kind and start, without consuming it.
+    pub fn peek(&mut self) -> R<Peeked> {
         self.fetch_more_tokens()?;
         // fetch_more_tokens leaves at least one token queued.
-        self.tokens.front().ok_or_else(|| self.scanner_error(self.mark, "unexpected end of tokens"))
+        match self.tokens.front() {
+            Some(t) => Ok(Peeked { kind: t.kind.k(), start: t.start }),
+            None => Err(self.scanner_error(self.mark, "unexpected end of tokens")),
+        }
     }
 
     /// Consumes the next token.
@@ -230,9 +313,12 @@ impl Scanner {
         loop {
             if !self.tokens.is_empty() {
                 // More tokens are needed while the head token may still become a simple key.
-                match self.simple_keys_by_tok.get(&self.tokens_parsed) {
+                // Entries for tokens already handed out can never be asked for again.
+                let head = self.tokens_parsed;
+                self.simple_keys_by_tok.retain(|&(n, _)| n >= head);
+                match self.simple_keys_by_tok.iter().find(|&&(n, _)| n == head).map(|&(_, level)| level) {
                     None => break,
-                    Some(&level) => {
+                    Some(level) => {
                         if level >= self.simple_keys.len() || !self.simple_key_is_valid(level)? {
                             break;
                         }
@@ -483,9 +569,15 @@ impl Scanner {
             if let Some(last) = self.simple_keys.last_mut() {
                 *last = key;
             }
-            self.simple_keys_by_tok.insert(key.token_number, self.simple_keys.len() - 1);
+            let level = self.simple_keys.len() - 1;
+            self.forget_key(key.token_number);
+            self.simple_keys_by_tok.push((key.token_number, level));
         }
         Ok(())
+    }
+
+    fn forget_key(&mut self, number: usize) {
+        self.simple_keys_by_tok.retain(|&(n, _)| n != number);
     }
 
     fn remove_simple_key(&mut self) -> R<()> {
@@ -497,7 +589,7 @@ impl Scanner {
                 }
                 key.possible = false;
                 let number = key.token_number;
-                self.simple_keys_by_tok.remove(&number);
+                self.forget_key(number);
             }
         }
         Ok(())
@@ -554,7 +646,7 @@ impl Scanner {
         if self.flow_level > 0 {
             self.flow_level -= 1;
             if let Some(popped) = self.simple_keys.pop() {
-                self.simple_keys_by_tok.remove(&popped.token_number);
+                self.forget_key(popped.token_number);
             }
         }
         self.simple_key_allowed = false;
@@ -603,7 +695,7 @@ impl Scanner {
             self.insert(key.token_number, Tok::Key, key.mark);
             self.roll_indent(key.mark.column, Some(key.token_number), Tok::BlockMapStart, key.mark)?;
             self.simple_keys[i].possible = false;
-            self.simple_keys_by_tok.remove(&key.token_number);
+            self.forget_key(key.token_number);
             self.simple_key_allowed = false;
         } else {
             if self.flow_level == 0 {
@@ -631,8 +723,6 @@ impl Scanner {
         }
         let c = self.ch(0);
         if name.is_empty() || !(is_blankz(c) || "?:,]}%@`".contains(c)) {
-            let context = if alias { "while scanning an alias" } else { "while scanning an anchor" };
-            let _ = context;
             return Err(self.scanner_error(start, "did not find expected alphabetic or numeric character"));
         }
         self.push(if alias { Tok::Alias(name) } else { Tok::Anchor(name) }, start);

@@ -192,8 +192,26 @@ fn json_streams_are_read_as_json() {
     let docs = parse_documents("{\"kind\": \"A\", \"n\": 1.0}\n{\"kind\": \"B\", \"big\": 18446744073709551615}\nnull")
         .unwrap();
     assert_eq!(docs, vec![json!({"kind": "A", "n": 1.0}), json!({"kind": "B", "big": 18446744073709551615.0_f64})]);
-    let e = parse_documents("{\"a\": }").unwrap_err();
-    assert!(e.message.starts_with("json: offset 7: "), "{}", e.message);
+    // Go's json.Decoder reads values back to back, and words errors its own way.
+    assert_eq!(
+        parse_documents("{\"a\": 1}{\"b\": 2} 3null").unwrap(),
+        vec![json!({"a": 1}), json!({"b": 2}), json!(3)]
+    );
+    let cases = [
+        ("{\"a\": }", "json: offset 7: invalid character '}' looking for beginning of value", (1, 7)),
+        ("{\"a\": 1,}", "json: offset 9: invalid character '}' looking for beginning of object key string", (1, 9)),
+        ("{\"a\" 1}", "json: offset 6: invalid character '1' after object key", (1, 6)),
+        ("{\"a\": [1 2]}", "json: offset 10: invalid character '2' after array element", (1, 10)),
+        ("{\"a\": 1 \"b\": 2}", "json: offset 9: invalid character '\"' after object key:value pair", (1, 9)),
+        ("{\"a\": tru}", "json: offset 10: invalid character '}' in literal true (expecting 'e')", (1, 10)),
+        ("{\"a\": \"\\q\"}", "json: offset 9: invalid character 'q' in string escape code", (1, 9)),
+        ("{\n  \"a\": 1.}", "json: offset 12: invalid character '}' after decimal point in numeric literal", (2, 10)),
+        ("{\"a\": [1, 2", "unexpected EOF", (1, 12)),
+    ];
+    for (text, want, at) in cases {
+        let e = parse_documents(text).unwrap_err();
+        assert_eq!((e.message.as_str(), (e.line, e.column)), (want, at), "{text:?}");
+    }
 }
 
 #[test]
@@ -547,6 +565,13 @@ proptest! {
     }
 
     #[test]
+    fn arbitrary_bytes_never_panic(bytes in prop::collection::vec(any::<u8>(), 0..300)) {
+        let s = String::from_utf8_lossy(&bytes);
+        let _ = parse_documents(&s);
+        let _ = parse_value(&s);
+    }
+
+    #[test]
     fn token_soups_never_panic(parts in prop::collection::vec(prop::sample::select(vec![
         "a", "b: ", ":", "- ", "-", "?", " ", "  ", "\n", "\t", "[", "]", "{", "}", ",", "'", "\"", "\\", "|", ">",
         "|-", ">+2", "#", "&x ", "*x", "!!str ", "!t ", "<<: ", "---\n", "...\n", "%YAML 1.1\n", "1", "0x", ".inf", "\r\n",
@@ -573,4 +598,120 @@ fn pathological_inputs_finish_quickly() {
         let _ = parse_documents(&text);
     }
     assert!(started.elapsed().as_secs() < 20, "took {:?}", started.elapsed());
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
+
+    /// Floats read from YAML are correctly rounded, as Go's `ParseFloat` (and Rust's) are.
+    #[test]
+    fn floats_are_correctly_rounded(bits in any::<u64>(), digits in "[0-9]{1,25}", point in 0..25usize, exp in -330..310i32) {
+        let f = f64::from_bits(bits).abs();
+        prop_assume!(f.is_finite());
+        let mut cases = vec![format!("{f:e}"), format!("{f:.16e}"), format!("{f:.20e}")];
+        let p = point.min(digits.len());
+        cases.push(format!("{}.{}e{exp}", &digits[..p], &digits[p..]));
+        for text in cases {
+            let want = text.parse::<f64>().ok().filter(|v| v.is_finite());
+            prop_assert_eq!(super::resolve::parse_float(&text), want, "{}", text);
+        }
+    }
+}
+
+#[test]
+fn parse_value_reads_one_value() {
+    assert_eq!(parse_value("{\"spec\":{\"replicas\":3}}").unwrap(), json!({"spec": {"replicas": 3}}));
+    assert_eq!(parse_value("spec:\n  replicas: 3\n").unwrap(), json!({"spec": {"replicas": 3}}));
+    assert_eq!(parse_value("").unwrap(), Value::Null);
+    assert_eq!(parse_value("--- a\n--- b\n").unwrap(), json!("a"));
+    assert_eq!(
+        parse_value("a: b: c").unwrap_err().message,
+        "error converting YAML to JSON: yaml: mapping values are not allowed in this context"
+    );
+}
+
+#[test]
+fn big_maps_sort_quickly_and_correctly() {
+    let map: serde_json::Map<String, Value> = (0..20_000).rev().map(|i| (format!("key{i}"), json!(i))).collect();
+    let started = std::time::Instant::now();
+    let text = to_yaml(&Value::Object(map));
+    assert!(started.elapsed().as_secs() < 5);
+    let keys: Vec<&str> = text.lines().map(|l| l.split(':').next().unwrap_or("")).collect();
+    let expected: Vec<String> = (0..20_000).map(|i| format!("key{i}")).collect();
+    assert_eq!(keys, expected);
+}
+
+#[test]
+fn nel_in_values_folds_as_through_kubectls_json() {
+    assert_eq!(to_yaml(&json!({"k": "x\u{85}y"})), "k: x y\n");
+    assert_eq!(to_yaml(&json!({"k": "a\t\u{85}\u{85}\u{85} b"})), "k: \"a\\t\\n\\nb\"\n");
+    assert_eq!(to_yaml(&json!({"k": ["a \u{85} b"]})), "k:\n- a b\n");
+}
+
+/// Mistakes learners make, with what kubectl answers (`error: error parsing FILE: ` + this).
+#[test]
+fn common_mistakes_get_kubectls_messages() {
+    let cases = [
+        ("spec:\n\treplicas: 3\n", "yaml: line 2: found character that cannot start any token", (2, 1)),
+        (
+            "spec:\n  replicas:3\n  selector:\n    app: web\n",
+            "yaml: line 3: mapping values are not allowed in this context",
+            (3, 11),
+        ),
+        (
+            "spec:\n  containers:\n  - name: a\n    image: nginx\n   ports:\n    - 80\n",
+            "yaml: line 4: did not find expected key",
+            (5, 4),
+        ),
+        (
+            "spec:\n  containers:\n    - name: a\n    -name: b\n",
+            "yaml: line 3: did not find expected '-' indicator",
+            (4, 5),
+        ),
+        ("metadata:\n  labels: {app: web\n", "yaml: line 2: did not find expected ',' or '}'", (3, 1)),
+        ("data:\n  key: 'single ' quoted'\n", "yaml: line 1: did not find expected key", (2, 18)),
+        ("command: [\"sh\", \"-c\", \"echo hi\"\n", "yaml: line 1: did not find expected ',' or ']'", (2, 1)),
+    ];
+    for (text, want, at) in cases {
+        let e = parse_documents(text).unwrap_err();
+        assert_eq!(e.message, format!("error converting YAML to JSON: {want}"), "{text:?}");
+        assert_eq!((e.line, e.column), at, "{text:?}");
+    }
+}
+
+proptest! {
+    /// The scanner's stated invariants hold after every token, whatever the input.
+    #[test]
+    fn scanner_invariants_hold(parts in prop::collection::vec(prop::sample::select(vec![
+        "a", "b: ", ": ", "- ", "? ", " ", "  ", "\n", "\n  ", "[", "]", "{", "}", ", ", "'x'", "\"y\"", "|\n  t\n",
+        "&x ", "*x", "!!str ", "#c", "...\n", "%YAML 1.1\n", "\t",
+    ]), 0..50)) {
+        let text: String = parts.concat();
+        let mut sc = super::scanner::Scanner::new(&text);
+        for _ in 0..10_000 {
+            match sc.next() {
+                Ok(t) if t.kind == super::scanner::Tok::StreamEnd => break,
+                Ok(_) => prop_assert!(sc.invariants_hold(), "{:?}", text),
+                Err(_) => break,
+            }
+        }
+    }
+}
+
+#[test]
+fn partial_reads_stop_where_kubectl_stops() {
+    let (docs, e) = parse_documents_partial("a: 1\n---\nb: 2\n---\nc: : 3\n---\nd: 4\n");
+    assert_eq!(docs, vec![json!({"a": 1}), json!({"b": 2})]);
+    assert_eq!(
+        e.map(|e| (e.message, e.line)),
+        Some(("error converting YAML to JSON: yaml: mapping values are not allowed in this context".to_string(), 5))
+    );
+    // A bad separator loses the document it ends, as apimachinery's reader does.
+    let (docs, e) = parse_documents_partial("a: 1\n---\nb: 2\n--- x\nc: 3\n");
+    assert_eq!(docs, vec![json!({"a": 1})]);
+    assert_eq!(e.map(|e| e.message), Some("invalid Yaml document separator: x".to_string()));
+    let (docs, e) = parse_documents_partial("{\"a\": 1}\n{\"b\": }");
+    assert_eq!(docs, vec![json!({"a": 1})]);
+    assert!(e.is_some_and(|e| e.message == "json: offset 16: invalid character '}' looking for beginning of value"));
+    assert_eq!(parse_documents_partial("a: 1\n"), (vec![json!({"a": 1})], None));
 }
