@@ -38,7 +38,7 @@ apt_install() {
     as_root apt-get update -qq
     APT_UPDATED=1
   fi
-  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@"
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@"
 }
 
 # Prints the version of `tool` as the second word of `tool --version`'s first line, or nothing.

@@ -18,7 +18,7 @@ fi
 
 # Trunk: 0.22 needs a newer rustc than this project's, so the version is pinned.
 if [ "$(tool_version trunk)" != "$TRUNK_VERSION" ]; then
-  say "installing trunk $TRUNK_VERSION (found: $(tool_version trunk)); about 10 minutes on 2 cores"
+  say "installing trunk $TRUNK_VERSION (found: $(tool_version trunk | grep . || echo none)); about 10 minutes on 2 cores"
   run cargo install trunk --version "$TRUNK_VERSION" --locked --force
 fi
 
@@ -29,7 +29,7 @@ TRUNK_WBG="$(sed -n 's/^wasm_bindgen *= *"\(.*\)"/\1/p' Trunk.toml)"
 [ "$TRUNK_WBG" = "$WBG_VERSION" ] ||
   die "Trunk.toml pins wasm_bindgen = \"$TRUNK_WBG\" but Cargo.lock has wasm-bindgen $WBG_VERSION: make them equal"
 if [ "$(tool_version wasm-bindgen)" != "$WBG_VERSION" ]; then
-  say "installing wasm-bindgen-cli $WBG_VERSION (found: $(tool_version wasm-bindgen)); a few minutes"
+  say "installing wasm-bindgen-cli $WBG_VERSION (found: $(tool_version wasm-bindgen | grep . || echo none)); a few minutes"
   # Not --locked: the crate's own lock file names a version missing from crates.io.
   run cargo install wasm-bindgen-cli --version "$WBG_VERSION" --force
 fi

@@ -12,8 +12,10 @@ for component in rustfmt clippy; do
   fi
 done
 
+# The browser tests launch $CHROMIUM (tests/e2e/harness.mjs reads the same variable).
+CHROMIUM="${CHROMIUM:-/usr/bin/chromium}"
 missing=()
-[ -x /usr/bin/chromium ] || missing+=(chromium)
+[ -x "$CHROMIUM" ] || missing+=(chromium)
 command -v chromedriver >/dev/null || missing+=(chromium-driver)
 if [ "${#missing[@]}" -gt 0 ]; then
   apt_install "${missing[@]}"
@@ -21,4 +23,4 @@ fi
 
 npm_ci_if_needed
 
-say "test tools ready: $(/usr/bin/chromium --version 2>/dev/null | awk '{print $1, $2}'), node $(node --version)"
+say "test tools ready: $("$CHROMIUM" --version 2>/dev/null | awk '{print $1, $2}'), node $(node --version)"
