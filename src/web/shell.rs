@@ -9,8 +9,9 @@ use leptos::prelude::*;
 use super::layout::{group_id, tab_id, use_narrow, Group, Tabs};
 use super::panel::{EmptyState, Panel};
 
-/// The groups of regions, in page order (on narrow screens, in tab order).
-const GROUPS: &[Group] = &[
+/// The groups of regions, in page order (on narrow screens, in tab order). An array of the same
+/// length as [`REGIONS`], so that the compiler keeps the two in step.
+const GROUPS: [Group; 3] = [
     Group { label: "Steps", id: "steps" },
     Group { label: "Cluster", id: "cluster" },
     Group { label: "Commands", id: "commands" },
@@ -98,7 +99,7 @@ pub fn Shell() -> impl IntoView {
             </p>
         </header>
         <Show when=move || narrow.get()>
-            <Tabs groups=GROUPS selected=selected />
+            <Tabs groups=&GROUPS selected=selected />
         </Show>
         <main class="layout">
             {GROUPS

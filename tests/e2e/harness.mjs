@@ -41,8 +41,9 @@ function fileFor(root, urlPath) {
 /**
  * Starts the static server on 127.0.0.1 with a free port. Resolves to { origin, close(), requests }
  * where `requests` lists every path asked for (tests check that nothing escapes the sub-path).
+ * Files whose path matches `missing` answer 404, to test how the page copes with a broken host.
  */
-export async function serveDist(root = DIST) {
+export async function serveDist({ root = DIST, missing = null } = {}) {
   await stat(join(root, "index.html")).catch(() => {
     throw new Error(`${root}/index.html is missing: build the site first (make dist)`);
   });
@@ -57,6 +58,7 @@ export async function serveDist(root = DIST) {
     const file = fileFor(root, url.pathname);
     try {
       if (file === null) throw new Error("outside root");
+      if (missing?.test(url.pathname)) throw new Error("hidden by the test");
       const body = await readFile(file);
       res.writeHead(200, { "content-type": TYPES[extname(file)] ?? "application/octet-stream" });
       res.end(req.method === "HEAD" ? undefined : body);
@@ -109,7 +111,18 @@ export async function openPage(browser, url, contextOptions = {}) {
     if (res.status() >= 400) problems.push(`HTTP ${res.status()}: ${res.url()}`);
   });
   await page.goto(url, { waitUntil: "load" });
-  await page.getByRole("heading", { level: 1, name: "Reconcile Lab" }).waitFor();
+  // Either the app mounts (its heading appears) or the page shows its error alert: fail fast then,
+  // with everything the page reported.
+  const heading = page.getByRole("heading", { level: 1, name: "Reconcile Lab" });
+  const alert = page.getByRole("alert");
+  try {
+    await heading.or(alert).first().waitFor({ timeout: 10_000 });
+  } catch (err) {
+    throw new Error(`the app did not mount: ${err.message}\n${problems.join("\n")}`);
+  }
+  if (await alert.isVisible()) {
+    throw new Error(`the page shows an error: ${await alert.innerText()}\n${problems.join("\n")}`);
+  }
   return { context, page, problems };
 }
 
