@@ -476,3 +476,20 @@ fn maps_leave_the_server_with_sorted_keys() {
     assert_eq!(cm["metadata"]["labels"].as_object().unwrap().keys().collect::<Vec<_>>(), ["a", "z"]);
     assert_eq!(cm["data"].as_object().unwrap().keys().collect::<Vec<_>>(), ["b", "y"]);
 }
+
+#[test]
+fn pods_get_the_service_account_token_volume() {
+    let mut s = ApiServer::new(1);
+    let p = s.create(pod("p")).unwrap();
+    let vol = &p["spec"]["volumes"][0];
+    let name = vol["name"].as_str().unwrap();
+    assert!(name.starts_with("kube-api-access-") && name.len() == 21, "{name}");
+    assert_eq!(vol["projected"]["defaultMode"], 420);
+    assert_eq!(
+        p["spec"]["containers"][0]["volumeMounts"],
+        json!([{"name": name, "readOnly": true, "mountPath": "/var/run/secrets/kubernetes.io/serviceaccount"}])
+    );
+    let mut q = pod("q");
+    q["spec"]["automountServiceAccountToken"] = json!(false);
+    assert!(s.create(q).unwrap()["spec"].get("volumes").is_none());
+}
