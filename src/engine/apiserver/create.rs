@@ -109,7 +109,7 @@ impl ApiServer {
         self.admit_quota(kind, obj.name())?;
 
         let key = Self::key(kind, obj.namespace(), obj.name());
-        if self.store.get(&key).is_some() {
+        if self.store.contains(&key) {
             return Err(Status::already_exists(kind, obj.name()));
         }
         if obj
@@ -131,7 +131,7 @@ impl ApiServer {
         let base: String = base.chars().take(58).collect();
         loop {
             let name = format!("{base}{}", self.rng.alphanums(5));
-            if self.store.get(&Self::key(kind, Some(ns), &name)).is_none() {
+            if !self.store.contains(&Self::key(kind, Some(ns), &name)) {
                 return name;
             }
         }

@@ -401,7 +401,7 @@ impl ApiServer {
         }
         let key = Self::key(kind, ns, name);
         debug_assert_eq!(key.0, kind_index(kind));
-        let old = self.store.get(&key).cloned().ok_or_else(|| Status::not_found(kind, name))?;
+        let old = self.store.get(&key).ok_or_else(|| Status::not_found(kind, name))?;
         let mut new = (*old).clone();
         match patch {
             Patch::Merge(p) => {

@@ -75,7 +75,7 @@ impl ApiServer {
     pub fn bind(&mut self, ns: &str, name: &str, node: &str) -> Result<Value, Status> {
         let kind = Kind::by_kind("Pod").ok_or_else(|| Status::new(Reason::InternalError, "no Pod kind"))?;
         let key = Self::key(kind, Some(ns), name);
-        let old = self.store.get(&key).cloned().ok_or_else(|| Status::not_found(kind, name))?;
+        let old = self.store.get(&key).ok_or_else(|| Status::not_found(kind, name))?;
         let conflict = |why: String| Status::conflict_with("pods/binding", "", "pods/binding", name, &why);
         if old.is_deleting() {
             return Err(conflict(format!("pod {name} is being deleted, cannot be assigned to a host")));
@@ -124,7 +124,7 @@ impl ApiServer {
             obj.meta_mut().insert("namespace".into(), Value::from(ns.as_str()));
         }
         let key = Self::key(kind, ns.as_deref(), &name);
-        let old = self.store.get(&key).cloned().ok_or_else(|| Status::not_found(kind, &name))?;
+        let old = self.store.get(&key).ok_or_else(|| Status::not_found(kind, &name))?;
         self.update_existing(kind, key, old, obj, mode, uid_precondition)
     }
 
