@@ -517,3 +517,25 @@ fn namespace_deletion_phases() {
     s.update(u).unwrap();
     assert_eq!(s.get(k("ns"), None, "demo").unwrap_err().code(), 404);
 }
+
+#[test]
+fn rolling_update_parameters_and_number_literals() {
+    let mut s = ApiServer::new(1);
+    let mut d = deployment("web");
+    d["spec"]["strategy"] = json!({"rollingUpdate": {"maxSurge": "abc", "maxUnavailable": "150%"}});
+    let err = s.create(d).unwrap_err();
+    assert_eq!(
+        err.message,
+        "Deployment.apps \"web\" is invalid: [spec.strategy.rollingUpdate.maxSurge: Invalid value: \"abc\": a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%'), spec.strategy.rollingUpdate.maxUnavailable: Invalid value: \"150%\": must not be greater than 100%]"
+    );
+    let mut d = deployment("web");
+    d["spec"]["replicas"] = json!(1.5);
+    assert!(s.create(d).unwrap_err().message.ends_with(
+        "json: cannot unmarshal number 1.5 into Go struct field DeploymentSpec.spec.replicas of type int32"
+    ));
+    let mut d = deployment("web");
+    d["spec"]["replicas"] = json!(10_000_000_000_i64);
+    assert!(s.create(d).unwrap_err().message.ends_with(
+        "cannot unmarshal number 10000000000 into Go struct field DeploymentSpec.spec.replicas of type int32"
+    ));
+}
