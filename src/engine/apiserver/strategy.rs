@@ -351,19 +351,13 @@ fn percent_digits(s: &str) -> Option<&str> {
 /// `ValidatePositiveIntOrPercent` (apps validation).
 fn validate_int_or_percent(v: &Value, path: &str, errs: &mut Vec<FieldError>) {
     match v {
-        Value::String(s) => {
-            if percent_digits(s).is_none() {
-                errs.push(FieldError::invalid(
-                    path,
-                    s,
-                    "a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')",
-                ));
-            }
-        }
-        Value::Number(n) => {
-            if n.as_i64().is_some_and(|i| i < 0) {
-                errs.push(FieldError::invalid_raw(path, n.to_string(), "must be greater than or equal to 0"));
-            }
+        Value::String(s) if percent_digits(s).is_none() => errs.push(FieldError::invalid(
+            path,
+            s,
+            "a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')",
+        )),
+        Value::Number(n) if n.as_i64().is_some_and(|i| i < 0) => {
+            errs.push(FieldError::invalid_raw(path, n.to_string(), "must be greater than or equal to 0"))
         }
         _ => {}
     }
