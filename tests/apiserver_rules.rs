@@ -539,3 +539,20 @@ fn rolling_update_parameters_and_number_literals() {
         "cannot unmarshal number 10000000000 into Go struct field DeploymentSpec.spec.replicas of type int32"
     ));
 }
+
+#[test]
+fn create_and_update_under_warn_and_ignore() {
+    let mut s = ApiServer::new(1);
+    let mut d = deployment("web");
+    d["spec"]["replicass"] = json!(3);
+    let (out, warnings) = s.create_validated(d.clone(), FieldValidation::Warn).unwrap();
+    assert_eq!(warnings, vec!["unknown field \"spec.replicass\""]);
+    assert!(out["spec"].get("replicass").is_none());
+    let mut u = out.clone();
+    u["spec"]["replicass"] = json!(4);
+    let (_, warnings) = s.update_validated(u, FieldValidation::Ignore).unwrap();
+    assert!(warnings.is_empty());
+    d["metadata"]["name"] = json!("w2");
+    d["spec"]["replicas"] = json!("x");
+    assert_eq!(s.create_validated(d, FieldValidation::Ignore).unwrap_err().code(), 400);
+}

@@ -14,6 +14,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::create::{decode, default, kind_of};
+use super::patch::FieldValidation;
 use super::schema;
 use super::store::Key;
 use super::strategy::{self, UpdateMode};
@@ -47,6 +48,18 @@ impl ApiServer {
     /// stored object; `spec.finalizers` of a Namespace too.
     pub fn update(&mut self, obj: Value) -> Result<Value, Status> {
         self.update_with(obj, UpdateMode::Main, true)
+    }
+
+    /// PUT under an explicit `fieldValidation` (kubectl replace's `--validate`); returns the
+    /// object and the warnings.
+    pub fn update_validated(
+        &mut self,
+        mut obj: Value,
+        validation: FieldValidation,
+    ) -> Result<(Value, Vec<String>), Status> {
+        let kind = kind_of(&obj)?;
+        let warnings = super::create::decode_with(kind, &mut obj, validation)?;
+        self.update_with(obj, UpdateMode::Main, true).map(|v| (v, warnings))
     }
 
     /// PUT of `/status`: only status (and, per kind, some metadata) is taken from the request;
