@@ -143,14 +143,14 @@ impl ApiServer {
     /// LIST as shared values (decoded once each), with the list's revision.
     pub fn list_shared(&self, kind: &Kind, ns: Option<&str>, sel: &Selector) -> (Vec<Arc<Value>>, u64) {
         let ns = if kind.namespaced { ns } else { None };
-        let items = self.store.range(kind_index(kind), ns).filter(|o| sel.matches(o.labels())).map(Arc::new).collect();
+        let items = self.store.range(kind_index(kind), ns, sel).map(Arc::new).collect();
         (items, self.store.revision())
     }
 
     /// LIST a kind in one namespace (`Some`) or all (`None`), filtered by a label selector.
     pub fn list(&self, kind: &Kind, ns: Option<&str>, sel: &Selector) -> Result<ObjectList, Status> {
         let ns = if kind.namespaced { ns } else { None };
-        let items = self.store.range(kind_index(kind), ns).filter(|o| sel.matches(o.labels())).collect();
+        let items = self.store.range(kind_index(kind), ns, sel).collect();
         Ok(ObjectList { items, resource_version: self.store.revision() })
     }
 
@@ -165,7 +165,7 @@ impl ApiServer {
     pub fn watch(&mut self, kind: &Kind, ns: Option<&str>, sel: Selector, from: WatchFrom) -> WatchId {
         let ns = if kind.namespaced { ns } else { None };
         let initial = match from {
-            WatchFrom::Now | WatchFrom::Any => self.store.range(kind_index(kind), ns).map(Arc::new).collect(),
+            WatchFrom::Now | WatchFrom::Any => self.store.range(kind_index(kind), ns, &sel).map(Arc::new).collect(),
             WatchFrom::Exact(_) => Vec::new(),
         };
         self.watches.open(kind, ns, sel, from, initial)

@@ -14,9 +14,11 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use crate::engine::kinds::{Kind, KINDS};
+use crate::engine::labels::Selector;
+use crate::engine::object::ObjectExt;
 
 /// Where an object lives: its kind's index in [`KINDS`], its namespace ("" for cluster-scoped
 /// kinds) and its name.
@@ -28,6 +30,20 @@ pub fn kind_index(kind: &Kind) -> usize {
     KINDS.iter().position(|k| k.kind == kind.kind && k.group == kind.group).unwrap_or(0)
 }
 
+/// One stored object: its encoding, and its labels kept decoded so that a LIST with a label
+/// selector decodes only the objects it returns.
+#[derive(Clone, Debug)]
+struct Entry {
+    text: Arc<str>,
+    labels: Option<Arc<Map<String, Value>>>,
+}
+
+impl Entry {
+    fn new(obj: &Value) -> Entry {
+        Entry { text: encode(obj), labels: obj.labels().filter(|l| !l.is_empty()).map(|l| Arc::new(l.clone())) }
+    }
+}
+
 /// The objects and the global revision.
 ///
 /// Invariants: every stored text is the compact JSON of an object whose
@@ -35,7 +51,7 @@ pub fn kind_index(kind: &Kind) -> usize {
 /// `revision`; `counts[k]` is the number of stored objects of kind `k`.
 #[derive(Clone, Debug, Default)]
 pub struct Store {
-    objects: BTreeMap<Key, Arc<str>>,
+    objects: BTreeMap<Key, Entry>,
     counts: Vec<usize>,
     revision: u64,
 }
@@ -59,7 +75,7 @@ impl Store {
 
     /// One object, decoded.
     pub fn get(&self, key: &Key) -> Option<Arc<Value>> {
-        self.objects.get(key).map(|t| Arc::new(decode(t)))
+        self.objects.get(key).map(|e| Arc::new(decode(&e.text)))
     }
 
     /// Whether an object exists (no decoding).
@@ -69,13 +85,13 @@ impl Store {
 
     /// The stored encoding of an object.
     pub fn raw(&self, key: &Key) -> Option<&str> {
-        self.objects.get(key).map(|t| &**t)
+        self.objects.get(key).map(|e| &*e.text)
     }
 
     /// Stores (or replaces) an object.
     pub fn put(&mut self, key: Key, obj: &Value) {
         let k = key.0;
-        if self.objects.insert(key, encode(obj)).is_none() {
+        if self.objects.insert(key, Entry::new(obj)).is_none() {
             self.counts[k] += 1;
         }
     }
@@ -94,23 +110,30 @@ impl Store {
         self.counts.get(kind_idx).copied().unwrap_or(0)
     }
 
-    /// The objects of one kind, in one namespace or all, in key order, decoded.
-    pub fn range<'a>(&'a self, kind_idx: usize, ns: Option<&'a str>) -> impl Iterator<Item = Value> + 'a {
+    /// The objects of one kind, in one namespace or all, whose labels `sel` matches, in key
+    /// order, decoded. Costs the number of objects in the range plus the decoding of the result.
+    pub fn range<'a>(
+        &'a self,
+        kind_idx: usize,
+        ns: Option<&'a str>,
+        sel: &'a Selector,
+    ) -> impl Iterator<Item = Value> + 'a {
         let start: Key = (kind_idx, ns.unwrap_or("").to_string(), String::new());
         self.objects
             .range(start..)
             .take_while(move |((k, n, _), _)| *k == kind_idx && ns.is_none_or(|ns| n == ns))
-            .map(|(_, t)| decode(t))
+            .filter(move |(_, e)| sel.matches(e.labels.as_deref()))
+            .map(|(_, e)| decode(&e.text))
     }
 
     /// The total length of the stored encodings.
     pub fn bytes(&self) -> usize {
-        self.objects.values().map(|t| t.len()).sum()
+        self.objects.values().map(|e| e.text.len()).sum()
     }
 
     /// Every stored object (all kinds), in key order, decoded.
     pub fn all(&self) -> impl Iterator<Item = Value> + '_ {
-        self.objects.values().map(|t| decode(t))
+        self.objects.values().map(|e| decode(&e.text))
     }
 }
 
