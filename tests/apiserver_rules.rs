@@ -602,3 +602,26 @@ fn strategic_merge_patch_set_element_order() {
         .message
         .starts_with("Pod \"p\" is invalid: spec: Forbidden: pod updates may not change fields other than"));
 }
+
+#[test]
+fn field_selectors_on_lists_and_watches() {
+    use reconcile_lab::engine::apiserver::FieldSelector;
+    let mut s = ApiServer::new(1);
+    s.create(pod("a")).unwrap();
+    s.create(pod("b")).unwrap();
+    let running = FieldSelector::parse("status.phase=Running").unwrap();
+    let w = s.watch_filtered(k("po"), None, Selector::everything(), running.clone(), WatchFrom::Now).unwrap();
+    assert!(s.pending_events(w).is_empty());
+    let mut a = s.get(k("po"), Some("default"), "a").unwrap();
+    a["status"]["phase"] = json!("Running");
+    s.update_status(a).unwrap();
+    let ev = s.next_event(w).unwrap();
+    assert_eq!((ev.event_type, ev.object.name()), (EventType::Added, "a"));
+    let list = s.list_filtered(k("po"), Some("default"), &Selector::everything(), &running).unwrap();
+    assert_eq!(list.items.len(), 1);
+    let bad = FieldSelector::parse("spec.containers=x").unwrap();
+    assert_eq!(
+        s.list_filtered(k("po"), None, &Selector::everything(), &bad).unwrap_err().message,
+        "field label not supported: spec.containers"
+    );
+}
