@@ -625,3 +625,37 @@ fn field_selectors_on_lists_and_watches() {
         "field label not supported: spec.containers"
     );
 }
+
+#[test]
+fn events_look_like_core_v1_events() {
+    let mut s = ApiServer::new(1);
+    let e = s
+        .create(json!({"apiVersion": "v1", "kind": "Event", "metadata": {"name": "web.1"},
+            "involvedObject": {"kind": "Deployment", "name": "web"}, "reason": "ScalingReplicaSet",
+            "message": "Scaled up replica set web-abc from 0 to 3", "source": {"component": "deployment-controller"},
+            "firstTimestamp": "2026-01-01T00:00:00Z", "lastTimestamp": "2026-01-01T00:00:00Z", "count": 1, "type": "Normal"}))
+        .unwrap();
+    assert_eq!(e["eventTime"], Value::Null);
+    assert!(e.as_object().unwrap().contains_key("eventTime"));
+    assert_eq!((e["reportingComponent"].clone(), e["reportingInstance"].clone()), (json!(""), json!("")));
+    let keys: Vec<&String> = e.as_object().unwrap().keys().collect();
+    assert_eq!(
+        keys,
+        [
+            "apiVersion",
+            "kind",
+            "metadata",
+            "involvedObject",
+            "reason",
+            "message",
+            "source",
+            "firstTimestamp",
+            "lastTimestamp",
+            "count",
+            "type",
+            "eventTime",
+            "reportingComponent",
+            "reportingInstance"
+        ]
+    );
+}
