@@ -659,3 +659,31 @@ fn events_look_like_core_v1_events() {
         ]
     );
 }
+
+/// `updateForGracefulDeletionAndFinalizers` writes the deletion fields before deleting a pod
+/// whose grace period is 0, so watchers see MODIFIED (Terminating) then DELETED.
+#[test]
+fn zero_grace_pod_deletion_writes_then_deletes() {
+    let mut s = ApiServer::new(1);
+    let p = s.create(pod("p")).unwrap();
+    let w = s.watch(k("po"), None, Selector::everything(), WatchFrom::Exact(p.resource_version()));
+    let Deleted::Gone(last) = s.delete(k("po"), Some("default"), "p", &DeleteOptions::default()).unwrap() else {
+        panic!()
+    };
+    let evs: Vec<EventType> = std::iter::from_fn(|| s.next_event(w)).map(|e| e.event_type).collect();
+    assert_eq!(evs, [EventType::Modified, EventType::Deleted]);
+    assert_eq!(last["metadata"]["deletionGracePeriodSeconds"], 0);
+    assert_eq!(last.generation(), 2);
+    assert_eq!(last.resource_version(), p.resource_version() + 2);
+    // The kubelet's final delete of a terminating pod does the same.
+    s.create(pod("q")).unwrap();
+    s.bind("default", "q", "node-1").unwrap();
+    s.delete(k("po"), Some("default"), "q", &DeleteOptions::default()).unwrap();
+    let w = s.watch(k("po"), None, Selector::everything(), WatchFrom::Exact(s.resource_version()));
+    let zero = DeleteOptions { grace_period_seconds: Some(0), ..Default::default() };
+    assert!(matches!(s.delete(k("po"), Some("default"), "q", &zero).unwrap(), Deleted::Gone(_)));
+    let evs: Vec<(EventType, Value)> = std::iter::from_fn(|| s.next_event(w))
+        .map(|e| (e.event_type, e.object["metadata"]["deletionGracePeriodSeconds"].clone()))
+        .collect();
+    assert_eq!(evs, [(EventType::Modified, json!(0)), (EventType::Deleted, json!(0))]);
+}
