@@ -1,6 +1,12 @@
 //! DELETE (kubernetes-semantics.md §3.5, §4.2, §5): preconditions, propagation policy turned
 //! into the GC finalizers, graceful deletion of pods, finalizers keeping an object alive with a
 //! deletionTimestamp, and the namespace's two-phase deletion.
+//!
+//! Read against apiserver `pkg/registry/generic/registry/store.go` (`Delete`,
+//! `updateForGracefulDeletionAndFinalizers`): a pod deleted with a grace period of 0 (unscheduled,
+//! finished, `--grace-period=0`, or the kubelet's final delete) is first *written* with its
+//! deletion fields and then deleted, so watchers see MODIFIED then DELETED (the reference's TV-23
+//! says "DELETED immediately"; the code writes first, `lastGraceful == 0` → delete).
 
 use std::sync::Arc;
 use std::time::Duration;
