@@ -687,3 +687,17 @@ fn zero_grace_pod_deletion_writes_then_deletes() {
         .collect();
     assert_eq!(evs, [(EventType::Modified, json!(0)), (EventType::Deleted, json!(0))]);
 }
+
+#[test]
+fn creating_over_an_object_being_deleted() {
+    let mut s = ApiServer::new(1);
+    let mut d = deployment("web");
+    d["metadata"]["finalizers"] = json!(["example.com/x"]);
+    s.create(d.clone()).unwrap();
+    s.delete(k("deploy"), Some("default"), "web", &DeleteOptions::default()).unwrap();
+    let err = s.create(d).unwrap_err();
+    assert_eq!(
+        (err.code(), err.message.as_str()),
+        (409, "object is being deleted: deployments.apps \"web\" already exists")
+    );
+}
