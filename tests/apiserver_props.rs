@@ -286,6 +286,42 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 128, ..ProptestConfig::default() })]
+
+    /// Pods with any grace period, bound or not, deleted any number of times with any options:
+    /// never a panic, and a pod is gone once deleted with grace 0 and no finalizers.
+    #[test]
+    fn pod_deletion_never_panics(
+        grace in proptest::option::of(any::<i64>()),
+        bound in any::<bool>(),
+        deletes in proptest::collection::vec((proptest::option::of(any::<i64>()), 0..4u8), 1..5),
+    ) {
+        let mut s = ApiServer::new(3);
+        let mut p = manifest(1, "p", true, false);
+        if let Some(g) = grace {
+            p["spec"]["terminationGracePeriodSeconds"] = json!(g);
+        }
+        if s.create(p).is_ok() {
+            if bound {
+                s.bind("default", "p", "node-1").expect("bind");
+            }
+            for (g, policy) in deletes {
+                let propagation_policy = match policy {
+                    0 => None,
+                    1 => Some(Propagation::Background),
+                    2 => Some(Propagation::Foreground),
+                    _ => Some(Propagation::Orphan),
+                };
+                let _ = s.delete(kind(1), Some("default"), "p", &DeleteOptions { propagation_policy, grace_period_seconds: g, ..Default::default() });
+            }
+            let zero = DeleteOptions { grace_period_seconds: Some(0), propagation_policy: Some(Propagation::Background), ..Default::default() };
+            let _ = s.delete(kind(1), Some("default"), "p", &zero);
+            prop_assert!(s.get(kind(1), Some("default"), "p").is_err());
+        }
+    }
+}
+
 fn arbitrary_json(depth: u32) -> impl Strategy<Value = Value> {
     let leaf = prop_oneof![
         Just(Value::Null),

@@ -701,3 +701,23 @@ fn creating_over_an_object_being_deleted() {
         (409, "object is being deleted: deployments.apps \"web\" already exists")
     );
 }
+
+#[test]
+fn extreme_grace_periods_do_not_panic() {
+    let mut s = ApiServer::new(1);
+    for (i, g) in [i64::MAX, i64::MIN, -1, 0, 1].into_iter().enumerate() {
+        let name = format!("p{i}");
+        let mut p = pod(&name);
+        p["spec"]["terminationGracePeriodSeconds"] = json!(g);
+        if s.create(p).is_err() {
+            continue;
+        }
+        s.bind("default", &name, "n").unwrap();
+        let _ = s.delete(k("po"), Some("default"), &name, &DeleteOptions::default());
+        for opt in [i64::MAX, i64::MIN, 0] {
+            let o = DeleteOptions { grace_period_seconds: Some(opt), ..Default::default() };
+            let _ = s.delete(k("po"), Some("default"), &name, &o);
+        }
+    }
+    assert!(s.list(k("po"), None, &Selector::everything()).unwrap().items.is_empty());
+}
