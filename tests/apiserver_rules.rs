@@ -5,7 +5,8 @@
 #![allow(clippy::result_large_err)]
 
 use reconcile_lab::engine::apiserver::{
-    ApiServer, DeleteOptions, Deleted, EventType, FieldValidation, Patch, Propagation, Subresource, WatchFrom,
+    ApiServer, DeleteOptions, Deleted, EventType, FieldValidation, Patch, Propagation, Subresource, WatchEvent,
+    WatchFrom,
 };
 use reconcile_lab::engine::kinds::Kind;
 use reconcile_lab::engine::labels::Selector;
@@ -733,4 +734,17 @@ fn required_status_fields_appear_as_go_marshals_them() {
     let n = s.create(json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "node-1"}})).unwrap();
     assert_eq!(n["status"]["daemonEndpoints"], json!({"kubeletEndpoint": {"Port": 0}}));
     assert_eq!(n["status"]["nodeInfo"]["kubeletVersion"], "");
+}
+
+#[test]
+fn watch_list_ends_its_initial_events_with_a_bookmark() {
+    let mut s = ApiServer::new(1);
+    s.create(deployment("a")).unwrap();
+    let w = s.watch_list(k("deploy"), None, Selector::everything());
+    let evs: Vec<WatchEvent> = std::iter::from_fn(|| s.next_event(w)).collect();
+    assert_eq!(evs.len(), 2);
+    assert_eq!(evs[0].event_type, EventType::Added);
+    assert_eq!(evs[1].event_type, EventType::Bookmark);
+    assert_eq!(evs[1].object["metadata"]["annotations"]["k8s.io/initial-events-end"], "true");
+    assert_eq!(evs[1].object.resource_version(), s.resource_version());
 }

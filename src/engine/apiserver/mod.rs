@@ -183,6 +183,15 @@ impl ApiServer {
         self.open_watch(kind, ns, sel, FieldSelector::everything(), from)
     }
 
+    /// A streaming list (`sendInitialEvents=true`, the WatchList feature; §3.6): ADDED for every
+    /// current object, then a BOOKMARK at the current revision annotated
+    /// `k8s.io/initial-events-end: "true"`, then changes.
+    pub fn watch_list(&mut self, kind: &Kind, ns: Option<&str>, sel: Selector) -> WatchId {
+        let id = self.open_watch(kind, ns, sel, FieldSelector::everything(), WatchFrom::Now);
+        self.watches.bookmark(id, self.store.revision(), true);
+        id
+    }
+
     /// Opens a watch with a field selector too (objects entering or leaving it arrive as
     /// ADDED/DELETED, as with labels); 400 for a field the kind cannot select on.
     pub fn watch_filtered(
@@ -242,7 +251,7 @@ impl ApiServer {
     /// Queues a BOOKMARK at the current revision on a watch (the watch cache sends these
     /// periodically to clients that allow them; the world decides when).
     pub fn send_bookmark(&mut self, id: WatchId) {
-        self.watches.bookmark(id, self.store.revision());
+        self.watches.bookmark(id, self.store.revision(), false);
     }
 
     /// Sets how many events of each kind the history window keeps (at least 1).
