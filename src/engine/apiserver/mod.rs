@@ -13,7 +13,19 @@
 //! - [`strategy`]: per-kind create/update preparation, generation, per-kind validation;
 //! - [`validation`]: metadata validation and the 422 field errors;
 //! - [`create`], [`update`], [`patch`], [`delete`]: the verbs;
-//! - [`store`]: the objects and the global revision; [`watch`]: history window and queues.
+//! - [`store`]: the objects (compact JSON, ~1.6 KB a pod) and the global revision;
+//! - [`watch`]: history window and per-watch queues; [`fields`]: field selectors.
+//!
+//! The API in one place (all on [`ApiServer`]):
+//! - reads: `get`, `get_shared`, `list`, `list_shared`, `list_filtered` (+ field selector),
+//!   `all_objects`, `count`, `stored_bytes`, `resource_version`;
+//! - writes: `create` / `create_validated`, `update` / `update_validated`, `update_status`,
+//!   `finalize_namespace`, `bind` (pods/binding), `patch` / `patch_with` (fieldValidation),
+//!   `delete` (→ [`Deleted`], whose `response()` is the HTTP body);
+//! - watches: `watch`, `watch_filtered`, `watch_list`, `pending_events`, `next_event`,
+//!   `watch_is_open`, `stop_watch`, `break_watch`, `send_bookmark`, `set_history_limit`,
+//!   `expire_history`;
+//! - the clock and limits: `now`, `set_now`, `set_object_limit`.
 
 // Every verb answers `Result<_, Status>`, the API contract; Status is a plain value on purpose.
 #![allow(clippy::result_large_err)]
