@@ -140,7 +140,9 @@ impl ApiServer {
         (kind_index(kind), ns.to_string(), name.to_string())
     }
 
-    /// GET one object; 404 `deployments.apps "web" not found` when absent.
+    /// GET one object; 404 `deployments.apps "web" not found` when absent. For a namespaced kind
+    /// `ns: None` means `default` (as for every single-object verb); for LIST and WATCH it means
+    /// all namespaces.
     pub fn get(&self, kind: &Kind, ns: Option<&str>, name: &str) -> Result<Value, Status> {
         self.get_arc(kind, ns, name).map(|o| (*o).clone())
     }
