@@ -748,3 +748,24 @@ fn watch_list_ends_its_initial_events_with_a_bookmark() {
     assert_eq!(evs[1].object["metadata"]["annotations"]["k8s.io/initial-events-end"], "true");
     assert_eq!(evs[1].object.resource_version(), s.resource_version());
 }
+
+#[test]
+fn retain_keys_drops_rolling_update_when_switching_to_recreate() {
+    let mut s = ApiServer::new(1);
+    s.create(deployment("web")).unwrap();
+    let patch = json!({"spec": {"strategy": {"$retainKeys": ["type"], "type": "Recreate"}}});
+    let out = s.patch(k("deploy"), Some("default"), "web", &Patch::Strategic(patch), Subresource::Main).unwrap();
+    assert_eq!(out["spec"]["strategy"], json!({"type": "Recreate"}));
+    // Without the directive the old rollingUpdate stays, and validation refuses the mix.
+    let mut s = ApiServer::new(1);
+    s.create(deployment("web")).unwrap();
+    let patch = json!({"spec": {"strategy": {"type": "Recreate"}}});
+    let err = s.patch(k("deploy"), Some("default"), "web", &Patch::Strategic(patch), Subresource::Main).unwrap_err();
+    assert!(
+        err.message.ends_with(
+            "spec.strategy.rollingUpdate: Forbidden: may not be specified when strategy `type` is 'Recreate'"
+        ),
+        "{}",
+        err.message
+    );
+}

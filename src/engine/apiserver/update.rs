@@ -166,7 +166,11 @@ impl ApiServer {
         if !rv_text.is_empty() && rv_text.parse::<u64>().is_err() {
             // The storage versioner cannot parse it (`storage.APIObjectVersioner`).
             let detail = format!("strconv.ParseUint: parsing {}: invalid syntax", go_quote(&rv_text));
-            return Err(Status::invalid(kind, &name, vec![FieldError::invalid("resourceVersion", &rv_text, detail).cause()]));
+            return Err(Status::invalid(
+                kind,
+                &name,
+                vec![FieldError::invalid("resourceVersion", &rv_text, detail).cause()],
+            ));
         }
         if rv_text.is_empty() || rv_text == "0" {
             if !kind.unconditional_update {
