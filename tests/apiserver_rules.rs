@@ -786,3 +786,17 @@ fn owner_reference_rules() {
     assert_eq!(err.causes.len(), 2);
     assert!(err.causes[1].message.ends_with("Found \"true\" in references for A/a and C/c"));
 }
+
+#[test]
+fn finalizer_name_rules_differ_for_custom_resources() {
+    let mut s = ApiServer::new(1);
+    let b =
+        json!({"apiVersion": "example.com/v1", "kind": "Bucket", "metadata": {"name": "b", "finalizers": ["plain"]}});
+    assert!(s.create(b).is_ok(), "custom resources skip the standard-name rule");
+    let err = s
+        .create(json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "finalizers": ["a b"]}}))
+        .unwrap_err();
+    assert_eq!(err.causes.len(), 2);
+    assert_eq!(err.causes[0].field, "metadata.finalizers");
+    assert_eq!(err.causes[1].field, "metadata.finalizers[0]");
+}

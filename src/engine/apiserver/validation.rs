@@ -337,7 +337,7 @@ pub fn validate_object_meta(kind: &Kind, obj: &Value, errs: &mut Vec<FieldError>
         }
     }
     validate_owner_references(obj, errs);
-    validate_finalizers(obj, errs);
+    validate_finalizers(kind, obj, errs);
 }
 
 /// `ValidateLabels`: keys are qualified names, values valid label values.
@@ -436,22 +436,15 @@ fn go_owner_refs(refs: &[Value]) -> String {
 /// name unless defined here").
 pub const STANDARD_FINALIZERS: &[&str] = &["orphan", "foregroundDeletion", "kubernetes"];
 
-/// `ValidateFinalizers`: qualified names, and never both GC finalizers (kubernetes-semantics.md §4.2).
-fn validate_finalizers(obj: &Value, errs: &mut Vec<FieldError>) {
+/// `ValidateFinalizers` (apimachinery): qualified names (path `metadata.finalizers`), never both
+/// GC finalizers (kubernetes-semantics.md §4.2); then, for built-in kinds only, core's
+/// `validateKubeFinalizerName` (path `metadata.finalizers[i]`): a name without a `/` must be a
+/// standard one. Custom resources skip that last rule.
+fn validate_finalizers(kind: &Kind, obj: &Value, errs: &mut Vec<FieldError>) {
     let finalizers = obj.finalizers();
-    for (i, f) in finalizers.iter().enumerate() {
-        let path = format!("metadata.finalizers[{i}]");
-        let qn = qualified_name_errors(f);
-        if !qn.is_empty() {
-            for m in qn {
-                errs.push(FieldError::invalid(path.clone(), f, m));
-            }
-        } else if !STANDARD_FINALIZERS.contains(f) && !f.contains('/') {
-            errs.push(FieldError::invalid(
-                path,
-                f,
-                "name is neither a standard finalizer name nor is it fully qualified",
-            ));
+    for f in &finalizers {
+        for m in qualified_name_errors(f) {
+            errs.push(FieldError::invalid("metadata.finalizers", f, m));
         }
     }
     if finalizers.contains(&"orphan") && finalizers.contains(&"foregroundDeletion") {
@@ -460,6 +453,18 @@ fn validate_finalizers(obj: &Value, errs: &mut Vec<FieldError>) {
             go_string_slice(&finalizers),
             "finalizer orphan and foregroundDeletion cannot be both set",
         ));
+    }
+    if kind.group.ends_with(".com") {
+        return;
+    }
+    for (i, f) in finalizers.iter().enumerate() {
+        if !f.contains('/') && !STANDARD_FINALIZERS.contains(f) {
+            errs.push(FieldError::invalid(
+                format!("metadata.finalizers[{i}]"),
+                f,
+                "name is neither a standard finalizer name nor is it fully qualified",
+            ));
+        }
     }
 }
 
