@@ -178,3 +178,19 @@ proptest! {
         prop_assert_eq!(a, b);
     }
 }
+
+/// Regression cases found by the property test.
+#[test]
+fn regression_failing_leader_and_clock_jump() {
+    let ops = [
+        Op::Steps(23),
+        Op::Scale(0, 0),
+        Op::PauseKubelets,
+        Op::FailApi(0, 9),
+        Op::Steps(53),
+        Op::ClockJump(15),
+        Op::Steps(51),
+    ];
+    let w = run(387, &ops);
+    assert_eq!(leaders(&w), 1);
+}
