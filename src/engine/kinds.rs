@@ -127,6 +127,7 @@ impl Kind {
     }
 }
 
+#[allow(clippy::too_many_arguments)] // one argument per column of the KINDS table
 const fn builtin(
     kind: &'static str,
     group: &'static str,

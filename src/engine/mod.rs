@@ -5,9 +5,11 @@
 //! - [`rand`]: the one seeded random source (uids, generated names).
 //! - [`kinds`]: the resource kinds the miniature serves, with their per-kind rules.
 //! - [`object`]: reading and writing `metadata` on JSON objects.
+//! - [`labels`]: label selectors (parse, print, match).
 //! - [`status`]: `metav1.Status`, the API server's typed errors, with Kubernetes' exact messages.
 
 pub mod kinds;
+pub mod labels;
 pub mod object;
 pub mod rand;
 pub mod status;

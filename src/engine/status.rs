@@ -33,6 +33,11 @@ pub enum Reason {
     ServiceUnavailable,
     /// 429.
     TooManyRequests,
+    /// 500 with an empty reason: an error that is not a typed API error upstream
+    /// (`ErrorToAPIStatus`' fallback), e.g. "resourceVersion should not be set on objects to be created".
+    Unknown,
+    /// 415, e.g. a strategic merge patch of a custom resource.
+    UnsupportedMediaType,
 }
 
 impl Reason {
@@ -51,6 +56,8 @@ impl Reason {
             Reason::InternalError => "InternalError",
             Reason::ServiceUnavailable => "ServiceUnavailable",
             Reason::TooManyRequests => "TooManyRequests",
+            Reason::Unknown => "",
+            Reason::UnsupportedMediaType => "UnsupportedMediaType",
         }
     }
 
@@ -68,6 +75,8 @@ impl Reason {
             Reason::InternalError => 500,
             Reason::ServiceUnavailable => 503,
             Reason::TooManyRequests => 429,
+            Reason::Unknown => 500,
+            Reason::UnsupportedMediaType => 415,
         }
     }
 }
@@ -195,7 +204,11 @@ impl Status {
 
     /// The Status as JSON, as the API server sends it.
     pub fn to_json(&self) -> Value {
-        let mut v = json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure", "message": self.message, "reason": self.reason.as_str()});
+        let mut v =
+            json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure", "message": self.message});
+        if self.reason != Reason::Unknown {
+            v["reason"] = json!(self.reason.as_str());
+        }
         let mut details = serde_json::Map::new();
         if !self.name.is_empty() {
             details.insert("name".into(), json!(self.name));

@@ -1,1 +1,245 @@
 //! The API server: storage with one global resourceVersion, the verbs and their rules, watches.
+//!
+//! A miniature kube-apiserver that behaves like the real one for the kinds in
+//! [`crate::engine::kinds::KINDS`] (kubernetes-semantics.md §3, §4.1-4.2, §5). Every call is one
+//! request: it either fails with a typed [`Status`] carrying Kubernetes' exact code, reason and
+//! message, or succeeds and (if it changed anything) takes exactly one new resourceVersion and
+//! records exactly one watch event. The server never calls into clients: events wait in
+//! per-watch queues until the world delivers them.
+//!
+//! The files follow the request path:
+//! - [`schema`]: strict decoding (400 on unknown fields), defaults, field order;
+//! - [`admission`]: namespace lifecycle (404/403) and the object-count quota;
+//! - [`strategy`]: per-kind create/update preparation, generation, per-kind validation;
+//! - [`validation`]: metadata validation and the 422 field errors;
+//! - [`create`], [`update`], [`patch`], [`delete`]: the verbs;
+//! - [`store`]: the objects and the global revision; [`watch`]: history window and queues.
+
+// Every verb answers `Result<_, Status>`, the API contract; Status is a plain value on purpose.
+#![allow(clippy::result_large_err)]
+
+pub mod admission;
+pub mod create;
+pub mod delete;
+pub mod patch;
+pub mod schema;
+pub mod store;
+pub mod strategy;
+pub mod update;
+pub mod validation;
+pub mod watch;
+
+use std::sync::Arc;
+
+use serde_json::{json, Value};
+
+use crate::engine::kinds::Kind;
+use crate::engine::labels::Selector;
+use crate::engine::object::ObjectExt;
+use crate::engine::rand::Rng;
+use crate::engine::status::Status;
+use crate::engine::time::Time;
+
+pub use delete::{DeleteOptions, Deleted, Propagation};
+pub use patch::{Patch, Subresource};
+pub use watch::{EventType, WatchEvent, WatchFrom, WatchId, DEFAULT_HISTORY_LIMIT};
+
+use store::{kind_index, Key, Store};
+use watch::{Change, Watches};
+
+/// The result of a LIST: the items in key order and the revision the list was served at.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ObjectList {
+    /// The items (namespace, then name order).
+    pub items: Vec<Value>,
+    /// The list's `metadata.resourceVersion`: the current revision, at least every item's RV.
+    pub resource_version: u64,
+}
+
+/// The namespaces every cluster starts with.
+pub const INITIAL_NAMESPACES: &[&str] = &["default", "kube-node-lease", "kube-public", "kube-system"];
+
+/// The default cap on objects of one kind (reported like a quota error).
+pub const DEFAULT_OBJECT_LIMIT: usize = 20_000;
+
+/// The miniature API server. Cheap to clone: objects are shared behind `Arc`.
+#[derive(Clone, Debug)]
+pub struct ApiServer {
+    store: Store,
+    watches: Watches,
+    now: Time,
+    rng: Rng,
+    object_limit: usize,
+}
+
+impl ApiServer {
+    /// A server whose uids and generated names come from `seed`, with the clock at
+    /// [`Time::START`] and the namespaces of [`INITIAL_NAMESPACES`] Active.
+    pub fn new(seed: u64) -> ApiServer {
+        let mut s = ApiServer {
+            store: Store::new(),
+            watches: Watches::new(),
+            now: Time::START,
+            rng: Rng::new(seed),
+            object_limit: DEFAULT_OBJECT_LIMIT,
+        };
+        for ns in INITIAL_NAMESPACES {
+            let created = s.create(json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}}));
+            debug_assert!(created.is_ok(), "initial namespace {ns}");
+        }
+        s
+    }
+
+    /// The virtual clock's current time (pushed in by the world).
+    pub fn now(&self) -> Time {
+        self.now
+    }
+
+    /// Sets the virtual clock.
+    pub fn set_now(&mut self, t: Time) {
+        self.now = t;
+    }
+
+    /// The current global revision.
+    pub fn resource_version(&self) -> u64 {
+        self.store.revision()
+    }
+
+    /// Caps the number of objects of each kind (default [`DEFAULT_OBJECT_LIMIT`]); creates
+    /// beyond it fail with a 403 quota error.
+    pub fn set_object_limit(&mut self, n: usize) {
+        self.object_limit = n;
+    }
+
+    /// How many objects of a kind exist.
+    pub fn count(&self, kind: &Kind) -> usize {
+        self.store.count(kind_index(kind))
+    }
+
+    fn key(kind: &Kind, ns: Option<&str>, name: &str) -> Key {
+        let ns = if kind.namespaced { ns.unwrap_or("default") } else { "" };
+        (kind_index(kind), ns.to_string(), name.to_string())
+    }
+
+    /// GET one object; 404 `deployments.apps "web" not found` when absent.
+    pub fn get(&self, kind: &Kind, ns: Option<&str>, name: &str) -> Result<Value, Status> {
+        self.get_arc(kind, ns, name).map(|o| (*o).clone())
+    }
+
+    fn get_arc(&self, kind: &Kind, ns: Option<&str>, name: &str) -> Result<Arc<Value>, Status> {
+        self.store.get(&Self::key(kind, ns, name)).cloned().ok_or_else(|| Status::not_found(kind, name))
+    }
+
+    /// LIST a kind in one namespace (`Some`) or all (`None`), filtered by a label selector.
+    pub fn list(&self, kind: &Kind, ns: Option<&str>, sel: &Selector) -> Result<ObjectList, Status> {
+        let ns = if kind.namespaced { ns } else { None };
+        let items =
+            self.store.range(kind_index(kind), ns).filter(|o| sel.matches(o.labels())).map(|o| (**o).clone()).collect();
+        Ok(ObjectList { items, resource_version: self.store.revision() })
+    }
+
+    /// Every object of every kind, in storage order (for the page's views and for tests).
+    pub fn all_objects(&self) -> impl Iterator<Item = &Value> {
+        self.store.all().map(|(_, v)| v.as_ref())
+    }
+
+    // ---- watches ----
+
+    /// Opens a watch (kubernetes-semantics.md §3.1, §3.6). Events queue until delivered.
+    pub fn watch(&mut self, kind: &Kind, ns: Option<&str>, sel: Selector, from: WatchFrom) -> WatchId {
+        let ns = if kind.namespaced { ns } else { None };
+        let initial = match from {
+            WatchFrom::Now | WatchFrom::Any => self.store.range(kind_index(kind), ns).cloned().collect(),
+            WatchFrom::Exact(_) => Vec::new(),
+        };
+        self.watches.open(kind, ns, sel, from, initial)
+    }
+
+    /// The events queued on a watch and not yet delivered, oldest first.
+    pub fn pending_events(&self, id: WatchId) -> &[WatchEvent] {
+        self.watches.pending(id)
+    }
+
+    /// Delivers (pops) the oldest queued event of a watch.
+    pub fn next_event(&mut self, id: WatchId) -> Option<WatchEvent> {
+        self.watches.next(id)
+    }
+
+    /// Whether a watch is still open (not stopped, not ended by an ERROR).
+    pub fn watch_is_open(&self, id: WatchId) -> bool {
+        self.watches.is_open(id)
+    }
+
+    /// Closes a watch; undelivered events are lost.
+    pub fn stop_watch(&mut self, id: WatchId) {
+        self.watches.stop(id);
+    }
+
+    /// Breaks a watch stream the way a dropped connection does: no more events are queued
+    /// (those already queued can still be delivered); the client must re-watch or relist.
+    pub fn break_watch(&mut self, id: WatchId) {
+        self.watches.close_with(id, None);
+    }
+
+    /// Sets how many events of each kind the history window keeps (at least 1).
+    pub fn set_history_limit(&mut self, n: usize) {
+        self.watches.set_limit(n);
+    }
+
+    /// Forgets the history: every resourceVersion older than the current one is "too old".
+    pub fn expire_history(&mut self) {
+        self.watches.expire(self.store.revision());
+    }
+
+    // ---- the three ways a write lands ----
+
+    /// Stores a new object at the next revision and records ADDED.
+    fn commit_create(&mut self, key: Key, mut obj: Value) -> Value {
+        let rv = self.store.next_revision();
+        set_resource_version(&mut obj, rv);
+        let arc = Arc::new(obj);
+        self.store.put(key.clone(), arc.clone());
+        self.watches.record(key.0, Change { rv, event_type: EventType::Added, object: arc.clone(), prev: None });
+        (*arc).clone()
+    }
+
+    /// Replaces an object. A write that changes nothing is not written: no new
+    /// resourceVersion, no event (kubernetes-semantics.md §3.1, TV-12).
+    fn commit_update(&mut self, key: Key, old: Arc<Value>, mut new: Value) -> Value {
+        set_resource_version(&mut new, old.resource_version());
+        if new == *old {
+            return new;
+        }
+        let rv = self.store.next_revision();
+        set_resource_version(&mut new, rv);
+        let arc = Arc::new(new);
+        self.store.put(key.clone(), arc.clone());
+        self.watches
+            .record(key.0, Change { rv, event_type: EventType::Modified, object: arc.clone(), prev: Some(old) });
+        (*arc).clone()
+    }
+
+    /// Removes an object and records DELETED carrying its last state stamped with the
+    /// deletion revision (§3.6). Returns that last state.
+    fn commit_delete(&mut self, key: Key, old: Arc<Value>) -> Value {
+        let rv = self.store.next_revision();
+        self.store.remove(&key);
+        let mut last = (*old).clone();
+        set_resource_version(&mut last, rv);
+        let arc = Arc::new(last);
+        self.watches.record(key.0, Change { rv, event_type: EventType::Deleted, object: arc.clone(), prev: Some(old) });
+        (*arc).clone()
+    }
+}
+
+/// Sets `metadata.resourceVersion`, keeping `metadata`'s keys in the apiserver's order.
+pub(crate) fn set_resource_version(obj: &mut Value, rv: u64) {
+    let meta = obj.meta_mut();
+    let fresh = !meta.contains_key("resourceVersion");
+    meta.insert("resourceVersion".into(), Value::from(rv.to_string()));
+    if fresh {
+        if let Some(m) = obj.get_mut("metadata") {
+            schema::normalize(m, &schema::OBJECT_META);
+        }
+    }
+}

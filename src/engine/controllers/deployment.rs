@@ -1049,7 +1049,7 @@ impl Controller for DeploymentController {
         })();
         match (result, s.requeue_after) {
             (Err(e), _) => Outcome::Err(e),
-            (Ok(()), Some(d)) => Outcome::RequeueAfter(d),
+            (Ok(()), Some(d)) => Outcome::CheckAfter(d),
             (Ok(()), None) => Outcome::Done,
         }
     }
@@ -1151,7 +1151,7 @@ mod tests {
         let old = json!({"spec": {"replicas": 3}});
         let new = json!({"spec": {"replicas": 0}});
         assert_eq!(new_rs_new_replicas(&d, &[old.clone(), new.clone()], &new), 1);
-        assert_eq!(new_rs_new_replicas(&d, &[new.clone()], &new), 3);
+        assert_eq!(new_rs_new_replicas(&d, std::slice::from_ref(&new), &new), 3);
     }
 
     #[test]

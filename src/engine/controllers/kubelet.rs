@@ -28,6 +28,10 @@ fn kind(k: &str) -> &'static Kind {
     Kind::by_kind(k).expect("built-in kind")
 }
 
+/// How often a pod in `ImagePullBackOff` tries its image again (the kubelet's back-off grows
+/// from 10 s to 5 min; a fixed period keeps the lab simple).
+pub const IMAGE_PULL_RETRY: Duration = Duration::from_secs(20);
+
 /// How fast the kubelets work, and which images fail.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct KubeletConfig {
@@ -320,7 +324,10 @@ impl Controller for Kubelet {
                 match image {
                     Some((_, image)) => {
                         ctx.event("kubelet", &pod, "Normal", "BackOff", &format!("Back-off pulling image \"{image}\""));
-                        self.write_status(&pod, "backoff", ctx).map(|()| None)
+                        if let Err(e) = self.write_status(&pod, "backoff", ctx) {
+                            return Outcome::Err(e);
+                        }
+                        return Outcome::CheckAfter(self.scaled(IMAGE_PULL_RETRY));
                     }
                     // The image was fixed meanwhile: start.
                     None => self.write_status(&pod, "running", ctx).map(|()| None),
@@ -329,7 +336,8 @@ impl Controller for Kubelet {
             Some(_) => {
                 let fails = containers(&pod).iter().any(|(_, i)| self.config.failing_images.contains(i));
                 if fails {
-                    Ok(None)
+                    // The image pull back-off: try again later (counted as periodic work).
+                    return Outcome::CheckAfter(self.scaled(IMAGE_PULL_RETRY));
                 } else {
                     self.write_status(&pod, "running", ctx).map(|()| None)
                 }

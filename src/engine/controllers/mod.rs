@@ -32,6 +32,9 @@
 //! Adding a controller: write `controllers/<name>.rs`, implement [`Controller`], and register it in
 //! `World::new` (kube-controller-manager's controllers go into each controller-manager replica).
 
+// `Status` is the API's error value, as the API server returns it (see apiserver/mod.rs).
+#![allow(clippy::result_large_err)]
+
 pub mod bucket;
 pub mod deployment;
 pub mod edgetriggered;
@@ -102,6 +105,10 @@ pub enum Outcome {
     RequeueAfter(Duration),
     /// Failure: `queue.AddRateLimited(key)` (per-item exponential back-off).
     Err(String),
+    /// Success, with a deadline check later (like `RequeueAfter`), which the world counts as
+    /// periodic work: "run until idle" may stop before it (e.g. the Deployment controller's
+    /// `requeueStuckDeployment` for the progress deadline).
+    CheckAfter(Duration),
 }
 
 /// A process's informer caches: kind name (`Pod`) → key (`namespace/name`) → object.

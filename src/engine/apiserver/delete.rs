@@ -1,0 +1,301 @@
+//! DELETE (kubernetes-semantics.md §3.5, §4.2, §5): preconditions, propagation policy turned
+//! into the GC finalizers, graceful deletion of pods, finalizers keeping an object alive with a
+//! deletionTimestamp, and the namespace's two-phase deletion.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+use super::admission::IMMORTAL_NAMESPACES;
+use super::schema;
+use super::ApiServer;
+use crate::engine::kinds::{DefaultPropagation, Kind};
+use crate::engine::object::ObjectExt;
+use crate::engine::status::Status;
+
+/// `metav1.DeletionPropagation`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Propagation {
+    /// Delete the owner now; the garbage collector deletes dependents afterwards.
+    Background,
+    /// Keep the owner (finalizer `foregroundDeletion`) until its blocking dependents are gone.
+    Foreground,
+    /// Keep the owner (finalizer `orphan`) until the GC has removed the dependents' references.
+    Orphan,
+}
+
+impl Propagation {
+    /// The wire value.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Propagation::Background => "Background",
+            Propagation::Foreground => "Foreground",
+            Propagation::Orphan => "Orphan",
+        }
+    }
+}
+
+/// `metav1.DeleteOptions`, the parts the lab uses.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DeleteOptions {
+    /// `propagationPolicy`; `None` uses the object's GC finalizers, then the kind's default.
+    pub propagation_policy: Option<Propagation>,
+    /// `gracePeriodSeconds` (pods): `None` uses `spec.terminationGracePeriodSeconds`.
+    pub grace_period_seconds: Option<i64>,
+    /// `preconditions.resourceVersion`.
+    pub preconditions_resource_version: Option<String>,
+    /// `preconditions.uid`.
+    pub preconditions_uid: Option<String>,
+}
+
+/// What a successful DELETE did.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Deleted {
+    /// Removed now; carries its last state (with the deletion's resourceVersion).
+    Gone(Value),
+    /// Still there, with a deletionTimestamp (finalizers or a grace period pending).
+    Pending(Value),
+}
+
+impl Deleted {
+    /// The object (last state, or current state).
+    pub fn object(&self) -> &Value {
+        match self {
+            Deleted::Gone(o) | Deleted::Pending(o) => o,
+        }
+    }
+
+    /// The HTTP 200 body: the object, except for a kind without `ReturnDeletedObject` that is
+    /// gone, which answers a Success Status (`finalizeDelete`; TV-17).
+    pub fn response(&self, kind: &Kind) -> Value {
+        match self {
+            Deleted::Gone(o) if !kind.return_deleted_object => {
+                let mut details = json!({"name": o.name()});
+                if !kind.group.is_empty() {
+                    details["group"] = json!(kind.group);
+                }
+                details["kind"] = json!(kind.resource);
+                details["uid"] = json!(o.uid());
+                json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "details": details})
+            }
+            other => other.object().clone(),
+        }
+    }
+}
+
+const ORPHAN: &str = "orphan";
+const FOREGROUND: &str = "foregroundDeletion";
+
+/// `deletionFinalizersForGarbageCollection` (§4.2): the object's finalizers with the two GC
+/// finalizers recomputed. `None` when the set would not change.
+fn gc_finalizers(kind: &Kind, obj: &Value, policy: Option<Propagation>) -> Option<Vec<String>> {
+    let current: Vec<String> = obj.finalizers().iter().map(|s| s.to_string()).collect();
+    let from_finalizers = if current.iter().any(|f| f == ORPHAN) {
+        Some(Propagation::Orphan)
+    } else if current.iter().any(|f| f == FOREGROUND) {
+        Some(Propagation::Foreground)
+    } else {
+        None
+    };
+    let default = match kind.default_propagation {
+        DefaultPropagation::Orphan => Propagation::Orphan,
+        DefaultPropagation::Background => Propagation::Background,
+    };
+    let effective = policy.or(from_finalizers).unwrap_or(default);
+    let mut new: Vec<String> = current.iter().filter(|f| *f != ORPHAN && *f != FOREGROUND).cloned().collect();
+    match effective {
+        Propagation::Orphan => new.push(ORPHAN.into()),
+        Propagation::Foreground => new.push(FOREGROUND.into()),
+        Propagation::Background => {}
+    }
+    let mut a = current.clone();
+    let mut b = new.clone();
+    a.sort();
+    a.dedup();
+    b.sort();
+    b.dedup();
+    if a == b {
+        None
+    } else {
+        Some(new)
+    }
+}
+
+fn set_finalizers(obj: &mut Value, f: Vec<String>) {
+    if f.is_empty() {
+        obj.meta_mut().shift_remove("finalizers");
+    } else {
+        obj.meta_mut().insert("finalizers".into(), Value::from(f));
+    }
+}
+
+fn grace_of(obj: &Value) -> Option<i64> {
+    obj.meta().and_then(|m| m.get("deletionGracePeriodSeconds")).and_then(Value::as_i64)
+}
+
+impl ApiServer {
+    /// DELETE one object (kubernetes-semantics.md §3.5).
+    ///
+    /// Errors: 404 when absent; 409 on a failed precondition (`Operation cannot be fulfilled on
+    /// Deployment.apps "web": the ResourceVersion in the precondition (X) does not match the
+    /// ResourceVersion in record (Y). The object might have been modified`); 403 for an immortal
+    /// namespace.
+    pub fn delete(
+        &mut self,
+        kind: &Kind,
+        ns: Option<&str>,
+        name: &str,
+        opts: &DeleteOptions,
+    ) -> Result<Deleted, Status> {
+        let key = Self::key(kind, ns, name);
+        let old = self.store.get(&key).cloned().ok_or_else(|| Status::not_found(kind, name))?;
+        if kind.kind == "Namespace" && IMMORTAL_NAMESPACES.contains(&name) {
+            return Err(Status::forbidden(kind, name, "this namespace may not be deleted"));
+        }
+        // rest.BeforeDelete's preconditions: note the GroupResource built from the *kind*.
+        let gr = kind.group_kind();
+        if let Some(uid) = &opts.preconditions_uid {
+            if uid != old.uid() {
+                let cause = format!(
+                    "the UID in the precondition ({uid}) does not match the UID in record ({}). The object might have been deleted and then recreated",
+                    old.uid()
+                );
+                return Err(Status::conflict_with(&gr, kind.group, kind.kind, name, &cause));
+            }
+        }
+        if let Some(rv) = &opts.preconditions_resource_version {
+            let stored = old.resource_version().to_string();
+            if *rv != stored {
+                let cause = format!(
+                    "the ResourceVersion in the precondition ({rv}) does not match the ResourceVersion in record ({stored}). The object might have been modified"
+                );
+                return Err(Status::conflict_with(&gr, kind.group, kind.kind, name, &cause));
+            }
+        }
+        if kind.kind == "Namespace" {
+            return self.delete_namespace(kind, key, old, opts);
+        }
+        let mut new = (*old).clone();
+        let now = self.now;
+        let mut graceful = false;
+        if old.is_deleting() {
+            // Already being deleted: a graceful object may only shorten its grace period.
+            if kind.graceful && grace_of(&old).unwrap_or(0) > 0 {
+                let current = grace_of(&old).unwrap_or(0);
+                match opts.grace_period_seconds {
+                    Some(g) if g.max(0) < current => {
+                        let g = g.max(0);
+                        let ts =
+                            old.deletion_timestamp().and_then(crate::engine::time::Time::parse_rfc3339).unwrap_or(now);
+                        let start = crate::engine::time::Time(ts.millis().saturating_sub(current as u64 * 1000));
+                        let new_ts = start.after(Duration::from_secs(g as u64));
+                        let meta = new.meta_mut();
+                        meta.insert("deletionTimestamp".into(), Value::from(new_ts.rfc3339()));
+                        meta.insert("deletionGracePeriodSeconds".into(), Value::from(g));
+                        graceful = g > 0;
+                    }
+                    // Graceful deletion pending: nothing changes, finalizers included.
+                    _ => return Ok(Deleted::Pending((*old).clone())),
+                }
+            }
+        } else if kind.graceful {
+            // podStrategy.CheckGracefulDelete
+            let mut g = opts
+                .grace_period_seconds
+                .or_else(|| old.pointer("/spec/terminationGracePeriodSeconds").and_then(Value::as_i64))
+                .unwrap_or(0);
+            let node = old.pointer("/spec/nodeName").and_then(Value::as_str).unwrap_or("");
+            let phase = old.pointer("/status/phase").and_then(Value::as_str).unwrap_or("");
+            if node.is_empty() || phase == "Succeeded" || phase == "Failed" {
+                g = 0;
+            }
+            if g < 0 {
+                g = 1;
+            }
+            let meta = new.meta_mut();
+            meta.insert("deletionTimestamp".into(), Value::from(now.after(Duration::from_secs(g as u64)).rfc3339()));
+            meta.insert("deletionGracePeriodSeconds".into(), Value::from(g));
+            if old.generation() > 0 {
+                meta.insert("generation".into(), Value::from(old.generation() + 1));
+            }
+            graceful = g > 0;
+        }
+        if let Some(f) = gc_finalizers(kind, &new, opts.propagation_policy) {
+            set_finalizers(&mut new, f);
+        }
+        if !new.finalizers().is_empty() {
+            if !kind.graceful || !new.is_deleting() {
+                self.mark_as_deleting(&mut new);
+            }
+            schema::normalize(&mut new, schema::root(kind));
+            return Ok(Deleted::Pending(self.commit_update(key, old, new)));
+        }
+        if graceful {
+            schema::normalize(&mut new, schema::root(kind));
+            return Ok(Deleted::Pending(self.commit_update(key, old, new)));
+        }
+        Ok(Deleted::Gone(self.commit_delete(key, old)))
+    }
+
+    /// `markAsDeleting`: generation +1 on the first deletion, deletionTimestamp now (unless set
+    /// earlier), deletionGracePeriodSeconds 0.
+    fn mark_as_deleting(&self, obj: &mut Value) {
+        let first = !obj.is_deleting();
+        let g = obj.generation();
+        let now = self.now;
+        let meta = obj.meta_mut();
+        if first && g > 0 {
+            meta.insert("generation".into(), Value::from(g + 1));
+        }
+        let later = meta
+            .get("deletionTimestamp")
+            .and_then(Value::as_str)
+            .and_then(crate::engine::time::Time::parse_rfc3339)
+            .is_none_or(|t| t > now);
+        if later {
+            meta.insert("deletionTimestamp".into(), Value::from(now.rfc3339()));
+        }
+        meta.insert("deletionGracePeriodSeconds".into(), Value::from(0));
+    }
+
+    /// Namespace DELETE (k/k `pkg/registry/core/namespace/storage/storage.go`): the first call
+    /// sets deletionTimestamp and phase Terminating in one write; later calls return the
+    /// namespace unchanged while `spec.finalizers` is non-empty; then the ordinary deletion.
+    fn delete_namespace(
+        &mut self,
+        kind: &Kind,
+        key: super::store::Key,
+        old: Arc<Value>,
+        opts: &DeleteOptions,
+    ) -> Result<Deleted, Status> {
+        if !old.is_deleting() {
+            let mut new = (*old).clone();
+            let meta = new.meta_mut();
+            meta.insert("deletionTimestamp".into(), Value::from(self.now.rfc3339()));
+            meta.insert("deletionGracePeriodSeconds".into(), Value::from(0));
+            // Only an explicit policy adds a GC finalizer to a namespace.
+            let mut f: Vec<String> =
+                old.finalizers().iter().filter(|f| **f != ORPHAN && **f != FOREGROUND).map(|s| s.to_string()).collect();
+            match opts.propagation_policy {
+                Some(Propagation::Orphan) => f.push(ORPHAN.into()),
+                Some(Propagation::Foreground) => f.push(FOREGROUND.into()),
+                _ => f.extend(
+                    old.finalizers().iter().filter(|x| **x == ORPHAN || **x == FOREGROUND).map(|s| s.to_string()),
+                ),
+            }
+            set_finalizers(&mut new, f);
+            if let Some(status) = new.get_mut("status").and_then(Value::as_object_mut) {
+                status.insert("phase".into(), Value::from("Terminating"));
+            }
+            schema::normalize(&mut new, schema::root(kind));
+            return Ok(Deleted::Pending(self.commit_update(key, old, new)));
+        }
+        if old.pointer("/spec/finalizers").and_then(Value::as_array).is_some_and(|a| !a.is_empty())
+            || !old.finalizers().is_empty()
+        {
+            return Ok(Deleted::Pending((*old).clone()));
+        }
+        Ok(Deleted::Gone(self.commit_delete(key, old)))
+    }
+}

@@ -1,0 +1,1118 @@
+//! The known fields of every served kind, as data: one table per Go struct, fields in the Go
+//! struct's order, each with its type and its default. Three things read it:
+//!
+//! - strict decoding (`fieldValidation=Strict`, which kubectl sends by default): an unknown field
+//!   is a 400 `BadRequest` worded as the apiserver's `transformDecodeError` words it,
+//!   `Deployment in version "v1" cannot be handled as a Deployment: strict decoding error: unknown field "spec.replicass"`
+//!   (apiserver `endpoints/handlers/rest.go`; the field list is `runtime.NewStrictDecodingError`'s,
+//!   joined with ", "; paths as sigs.k8s.io/json writes them, with `[i]` for list items); a value
+//!   of the wrong JSON type is encoding/json's
+//!   `json: cannot unmarshal string into Go struct field DeploymentSpec.spec.replicas of type int32`;
+//! - defaulting (`SetDefaults_*` in `pkg/apis/{apps,core}/v1/defaults.go`; kubernetes-semantics.md §6.1);
+//! - output order: objects leave the server with their keys in Go struct order, as
+//!   `encoding/json` writes a typed object (apiVersion, kind, metadata, spec, status).
+//!
+//! Only the fields learners meet are listed; anything else in a manifest is an unknown field,
+//! as it would be for a misspelled one. Free-form corners (`affinity`, volume sources, container
+//! statuses written by the kubelet) are [`Ty::Any`].
+
+use serde_json::{Map, Value};
+
+use crate::engine::kinds::Kind;
+
+/// A field's type.
+#[derive(Debug)]
+pub enum Ty {
+    /// `string`.
+    Str,
+    /// `int32`.
+    Int32,
+    /// `int64`.
+    Int64,
+    /// `bool`.
+    Bool,
+    /// `intstr.IntOrString` (`maxSurge: 25%` or `1`).
+    IntOrString,
+    /// `resource.Quantity` (`"500m"` or `1`).
+    Quantity,
+    /// `map[string]string` (labels, annotations, data).
+    StrMap,
+    /// `map[ResourceName]Quantity`.
+    QuantityMap,
+    /// `[]string`.
+    StrList,
+    /// Anything: not checked, not defaulted, not reordered.
+    Any,
+    /// A nested struct.
+    Obj(&'static Struct),
+    /// A list of structs.
+    List(&'static Struct),
+}
+
+/// A field's default, applied when the field is absent.
+#[derive(Debug)]
+pub enum Def {
+    /// No default.
+    No,
+    /// An integer.
+    Int(i64),
+    /// A string.
+    Str(&'static str),
+    /// A boolean.
+    Bool(bool),
+    /// An empty object, then the nested struct's own defaults (Go's non-pointer structs).
+    Empty,
+}
+
+/// One field of a struct.
+#[derive(Debug)]
+pub struct Prop {
+    /// The JSON name.
+    pub name: &'static str,
+    /// The type.
+    pub ty: Ty,
+    /// The default.
+    pub def: Def,
+}
+
+/// A Go struct: its name (for decode errors) and its fields in declaration order.
+#[derive(Debug)]
+pub struct Struct {
+    /// The Go type name, e.g. `DeploymentSpec`.
+    pub go_name: &'static str,
+    /// The fields, in Go declaration order (which is the wire order).
+    pub fields: &'static [Prop],
+}
+
+const fn p(name: &'static str, ty: Ty) -> Prop {
+    Prop { name, ty, def: Def::No }
+}
+
+const fn d(name: &'static str, ty: Ty, def: Def) -> Prop {
+    Prop { name, ty, def }
+}
+
+// ---- meta/v1 ----
+
+static OWNER_REFERENCE: Struct = Struct {
+    go_name: "OwnerReference",
+    fields: &[
+        p("apiVersion", Ty::Str),
+        p("kind", Ty::Str),
+        p("name", Ty::Str),
+        p("uid", Ty::Str),
+        p("controller", Ty::Bool),
+        p("blockOwnerDeletion", Ty::Bool),
+    ],
+};
+
+/// `metav1.ObjectMeta`, in the order the brief and the apiserver write it.
+pub static OBJECT_META: Struct = Struct {
+    go_name: "ObjectMeta",
+    fields: &[
+        p("name", Ty::Str),
+        p("generateName", Ty::Str),
+        p("namespace", Ty::Str),
+        p("selfLink", Ty::Str),
+        p("uid", Ty::Str),
+        p("resourceVersion", Ty::Str),
+        p("generation", Ty::Int64),
+        p("creationTimestamp", Ty::Str),
+        p("deletionTimestamp", Ty::Str),
+        p("deletionGracePeriodSeconds", Ty::Int64),
+        p("labels", Ty::StrMap),
+        p("annotations", Ty::StrMap),
+        p("ownerReferences", Ty::List(&OWNER_REFERENCE)),
+        p("finalizers", Ty::StrList),
+        p("managedFields", Ty::Any),
+    ],
+};
+
+static LABEL_SELECTOR_REQUIREMENT: Struct = Struct {
+    go_name: "LabelSelectorRequirement",
+    fields: &[p("key", Ty::Str), p("operator", Ty::Str), p("values", Ty::StrList)],
+};
+
+static LABEL_SELECTOR: Struct = Struct {
+    go_name: "LabelSelector",
+    fields: &[p("matchLabels", Ty::StrMap), p("matchExpressions", Ty::List(&LABEL_SELECTOR_REQUIREMENT))],
+};
+
+static CONDITION: Struct = Struct {
+    go_name: "Condition",
+    fields: &[
+        p("type", Ty::Str),
+        p("status", Ty::Str),
+        p("observedGeneration", Ty::Int64),
+        p("lastTransitionTime", Ty::Str),
+        p("reason", Ty::Str),
+        p("message", Ty::Str),
+    ],
+};
+
+// ---- core/v1: pods ----
+
+static CONTAINER_PORT: Struct = Struct {
+    go_name: "ContainerPort",
+    fields: &[
+        p("name", Ty::Str),
+        p("hostPort", Ty::Int32),
+        p("containerPort", Ty::Int32),
+        d("protocol", Ty::Str, Def::Str("TCP")),
+        p("hostIP", Ty::Str),
+    ],
+};
+
+static ENV_VAR: Struct =
+    Struct { go_name: "EnvVar", fields: &[p("name", Ty::Str), p("value", Ty::Str), p("valueFrom", Ty::Any)] };
+
+static RESOURCES: Struct = Struct {
+    go_name: "ResourceRequirements",
+    fields: &[p("limits", Ty::QuantityMap), p("requests", Ty::QuantityMap), p("claims", Ty::Any)],
+};
+
+static VOLUME_MOUNT: Struct = Struct {
+    go_name: "VolumeMount",
+    fields: &[
+        p("name", Ty::Str),
+        p("readOnly", Ty::Bool),
+        p("recursiveReadOnly", Ty::Str),
+        p("mountPath", Ty::Str),
+        p("subPath", Ty::Str),
+        p("mountPropagation", Ty::Str),
+        p("subPathExpr", Ty::Str),
+    ],
+};
+
+static EXEC_ACTION: Struct = Struct { go_name: "ExecAction", fields: &[p("command", Ty::StrList)] };
+
+static HTTP_GET: Struct = Struct {
+    go_name: "HTTPGetAction",
+    fields: &[
+        p("path", Ty::Str),
+        p("port", Ty::IntOrString),
+        p("host", Ty::Str),
+        d("scheme", Ty::Str, Def::Str("HTTP")),
+        p("httpHeaders", Ty::Any),
+    ],
+};
+
+static TCP_SOCKET: Struct =
+    Struct { go_name: "TCPSocketAction", fields: &[p("port", Ty::IntOrString), p("host", Ty::Str)] };
+
+static PROBE: Struct = Struct {
+    go_name: "Probe",
+    fields: &[
+        p("exec", Ty::Obj(&EXEC_ACTION)),
+        p("httpGet", Ty::Obj(&HTTP_GET)),
+        p("tcpSocket", Ty::Obj(&TCP_SOCKET)),
+        p("grpc", Ty::Any),
+        p("initialDelaySeconds", Ty::Int32),
+        d("timeoutSeconds", Ty::Int32, Def::Int(1)),
+        d("periodSeconds", Ty::Int32, Def::Int(10)),
+        d("successThreshold", Ty::Int32, Def::Int(1)),
+        d("failureThreshold", Ty::Int32, Def::Int(3)),
+        p("terminationGracePeriodSeconds", Ty::Int64),
+    ],
+};
+
+static CONTAINER: Struct = Struct {
+    go_name: "Container",
+    fields: &[
+        p("name", Ty::Str),
+        p("image", Ty::Str),
+        p("command", Ty::StrList),
+        p("args", Ty::StrList),
+        p("workingDir", Ty::Str),
+        p("ports", Ty::List(&CONTAINER_PORT)),
+        p("envFrom", Ty::Any),
+        p("env", Ty::List(&ENV_VAR)),
+        d("resources", Ty::Obj(&RESOURCES), Def::Empty),
+        p("resizePolicy", Ty::Any),
+        p("restartPolicy", Ty::Str),
+        p("volumeMounts", Ty::List(&VOLUME_MOUNT)),
+        p("volumeDevices", Ty::Any),
+        p("livenessProbe", Ty::Obj(&PROBE)),
+        p("readinessProbe", Ty::Obj(&PROBE)),
+        p("startupProbe", Ty::Obj(&PROBE)),
+        p("lifecycle", Ty::Any),
+        d("terminationMessagePath", Ty::Str, Def::Str("/dev/termination-log")),
+        d("terminationMessagePolicy", Ty::Str, Def::Str("File")),
+        p("imagePullPolicy", Ty::Str),
+        p("securityContext", Ty::Any),
+        p("stdin", Ty::Bool),
+        p("stdinOnce", Ty::Bool),
+        p("tty", Ty::Bool),
+    ],
+};
+
+static TOLERATION: Struct = Struct {
+    go_name: "Toleration",
+    fields: &[
+        p("key", Ty::Str),
+        p("operator", Ty::Str),
+        p("value", Ty::Str),
+        p("effect", Ty::Str),
+        p("tolerationSeconds", Ty::Int64),
+    ],
+};
+
+static VOLUME: Struct = Struct {
+    go_name: "Volume",
+    fields: &[
+        p("name", Ty::Str),
+        p("emptyDir", Ty::Any),
+        p("configMap", Ty::Any),
+        p("secret", Ty::Any),
+        p("projected", Ty::Any),
+        p("hostPath", Ty::Any),
+        p("persistentVolumeClaim", Ty::Any),
+    ],
+};
+
+static POD_SPEC: Struct = Struct {
+    go_name: "PodSpec",
+    fields: &[
+        p("volumes", Ty::List(&VOLUME)),
+        p("initContainers", Ty::List(&CONTAINER)),
+        p("containers", Ty::List(&CONTAINER)),
+        d("restartPolicy", Ty::Str, Def::Str("Always")),
+        d("terminationGracePeriodSeconds", Ty::Int64, Def::Int(30)),
+        p("activeDeadlineSeconds", Ty::Int64),
+        d("dnsPolicy", Ty::Str, Def::Str("ClusterFirst")),
+        p("nodeSelector", Ty::StrMap),
+        p("serviceAccountName", Ty::Str),
+        p("serviceAccount", Ty::Str),
+        p("automountServiceAccountToken", Ty::Bool),
+        p("nodeName", Ty::Str),
+        p("hostNetwork", Ty::Bool),
+        p("hostPID", Ty::Bool),
+        p("hostIPC", Ty::Bool),
+        p("shareProcessNamespace", Ty::Bool),
+        d("securityContext", Ty::Any, Def::Empty),
+        p("imagePullSecrets", Ty::Any),
+        p("hostname", Ty::Str),
+        p("subdomain", Ty::Str),
+        p("affinity", Ty::Any),
+        d("schedulerName", Ty::Str, Def::Str("default-scheduler")),
+        p("tolerations", Ty::List(&TOLERATION)),
+        p("hostAliases", Ty::Any),
+        p("priorityClassName", Ty::Str),
+        p("priority", Ty::Int32),
+        p("dnsConfig", Ty::Any),
+        p("readinessGates", Ty::Any),
+        p("runtimeClassName", Ty::Str),
+        p("enableServiceLinks", Ty::Bool),
+        p("preemptionPolicy", Ty::Str),
+        p("overhead", Ty::QuantityMap),
+        p("topologySpreadConstraints", Ty::Any),
+    ],
+};
+
+static POD_CONDITION: Struct = Struct {
+    go_name: "PodCondition",
+    fields: &[
+        p("type", Ty::Str),
+        p("observedGeneration", Ty::Int64),
+        p("status", Ty::Str),
+        p("lastProbeTime", Ty::Any),
+        p("lastTransitionTime", Ty::Str),
+        p("reason", Ty::Str),
+        p("message", Ty::Str),
+    ],
+};
+
+static POD_STATUS: Struct = Struct {
+    go_name: "PodStatus",
+    fields: &[
+        p("observedGeneration", Ty::Int64),
+        p("phase", Ty::Str),
+        p("conditions", Ty::List(&POD_CONDITION)),
+        p("message", Ty::Str),
+        p("reason", Ty::Str),
+        p("nominatedNodeName", Ty::Str),
+        p("hostIP", Ty::Str),
+        p("hostIPs", Ty::Any),
+        p("podIP", Ty::Str),
+        p("podIPs", Ty::Any),
+        p("startTime", Ty::Str),
+        p("initContainerStatuses", Ty::Any),
+        p("containerStatuses", Ty::Any),
+        p("qosClass", Ty::Str),
+        p("ephemeralContainerStatuses", Ty::Any),
+    ],
+};
+
+static POD_TEMPLATE_SPEC: Struct = Struct {
+    go_name: "PodTemplateSpec",
+    fields: &[p("metadata", Ty::Obj(&OBJECT_META)), p("spec", Ty::Obj(&POD_SPEC))],
+};
+
+static POD: Struct = Struct {
+    go_name: "Pod",
+    fields: &[
+        p("apiVersion", Ty::Str),
+        p("kind", Ty::Str),
+        p("metadata", Ty::Obj(&OBJECT_META)),
+        d("spec", Ty::Obj(&POD_SPEC), Def::Empty),
+        p("status", Ty::Obj(&POD_STATUS)),
+    ],
+};
+
+// ---- core/v1: the rest ----
+
+static NAMESPACE_SPEC: Struct = Struct { go_name: "NamespaceSpec", fields: &[p("finalizers", Ty::StrList)] };
+
+static NAMESPACE_CONDITION: Struct = Struct {
+    go_name: "NamespaceCondition",
+    fields: &[
+        p("type", Ty::Str),
+        p("status", Ty::Str),
+        p("lastTransitionTime", Ty::Str),
+        p("reason", Ty::Str),
+        p("message", Ty::Str),
+    ],
+};
+
+static NAMESPACE_STATUS: Struct = Struct {
+    go_name: "NamespaceStatus",
+    fields: &[p("phase", Ty::Str), p("conditions", Ty::List(&NAMESPACE_CONDITION))],
+};
+
+static NAMESPACE: Struct = Struct {
+    go_name: "Namespace",
+    fields: &[
+        p("apiVersion", Ty::Str),
+        p("kind", Ty::Str),
+        p("metadata", Ty::Obj(&OBJECT_META)),
+        d("spec", Ty::Obj(&NAMESPACE_SPEC), Def::Empty),
+        d("status", Ty::Obj(&NAMESPACE_STATUS), Def::Empty),
+    ],
+};
+
+static TAINT: Struct = Struct {
+    go_name: "Taint",
+    fields: &[p("key", Ty::Str), p("value", Ty::Str), p("effect", Ty::Str), p("timeAdded", Ty::Str)],
+};
+
+static NODE_SPEC: Struct = Struct {
+    go_name: "NodeSpec",
+    fields: &[
+        p("podCIDR", Ty::Str),
+        p("podCIDRs", Ty::StrList),
+        p("providerID", Ty::Str),
+        p("unschedulable", Ty::Bool),
+        p("taints", Ty::List(&TAINT)),
+    ],
+};
+
+static NODE_CONDITION: Struct = Struct {
+    go_name: "NodeCondition",
+    fields: &[
+        p("type", Ty::Str),
+        p("status", Ty::Str),
+        p("lastHeartbeatTime", Ty::Str),
+        p("lastTransitionTime", Ty::Str),
+        p("reason", Ty::Str),
+        p("message", Ty::Str),
+    ],
+};
+
+static NODE_ADDRESS: Struct = Struct { go_name: "NodeAddress", fields: &[p("type", Ty::Str), p("address", Ty::Str)] };
+
+static NODE_STATUS: Struct = Struct {
+    go_name: "NodeStatus",
+    fields: &[
+        p("capacity", Ty::QuantityMap),
+        p("allocatable", Ty::QuantityMap),
+        p("phase", Ty::Str),
+        p("conditions", Ty::List(&NODE_CONDITION)),
+        p("addresses", Ty::List(&NODE_ADDRESS)),
+        p("daemonEndpoints", Ty::Any),
+        p("nodeInfo", Ty::Any),
+        p("images", Ty::Any),
+    ],
+};
+
+static NODE: Struct = Struct {
+    go_name: "Node",
+    fields: &[
+        p("apiVersion", Ty::Str),
+        p("kind", Ty::Str),
+        p("metadata", Ty::Obj(&OBJECT_META)),
+        d("spec", Ty::Obj(&NODE_SPEC), Def::Empty),
+        d("status", Ty::Obj(&NODE_STATUS), Def::Empty),
+    ],
+};
+
+static CONFIG_MAP: Struct = Struct {
+    go_name: "ConfigMap",
+    fields: &[
+        p("apiVersion", Ty::Str),
+        p("kind", Ty::Str),
+        p("metadata", Ty::Obj(&OBJECT_META)),
+        p("immutable", Ty::Bool),
+        p("data", Ty::StrMap),
+        p("binaryData", Ty::StrMap),
+    ],
+};
+
+static OBJECT_REFERENCE: Struct = Struct {
+    go_name: "ObjectReference",
+    fields: &[
+        p("kind", Ty::Str),
+        p("namespace", Ty::Str),
+        p("name", Ty::Str),
+        p("uid", Ty::Str),
+        p("apiVersion", Ty::Str),
+        p("resourceVersion", Ty::Str),
+        p("fieldPath", Ty::Str),
+    ],
+};
+
+static EVENT_SOURCE: Struct = Struct { go_name: "EventSource", fields: &[p("component", Ty::Str), p("host", Ty::Str)] };
+
+static EVENT: Struct = Struct {
+    go_name: "Event",
+    fields: &[
+        p("apiVersion", Ty::Str),
+        p("kind", Ty::Str),
+        p("metadata", Ty::Obj(&OBJECT_META)),
+        d("involvedObject", Ty::Obj(&OBJECT_REFERENCE), Def::Empty),
+        p("reason", Ty::Str),
+        p("message", Ty::Str),
+        d("source", Ty::Obj(&EVENT_SOURCE), Def::Empty),
+        p("firstTimestamp", Ty::Str),
+        p("lastTimestamp", Ty::Str),
+        p("count", Ty::Int32),
+        p("type", Ty::Str),
+        p("eventTime", Ty::Any),
+        p("series", Ty::Any),
+        p("action", Ty::Str),
+        p("related", Ty::Obj(&OBJECT_REFERENCE)),
+        p("reportingComponent", Ty::Str),
+        p("reportingInstance", Ty::Str),
+    ],
+};
+
+// ---- apps/v1 ----
+
+static ROLLING_UPDATE_DEPLOYMENT: Struct = Struct {
+    go_name: "RollingUpdateDeployment",
+    fields: &[p("maxUnavailable", Ty::IntOrString), p("maxSurge", Ty::IntOrString)],
+};
+
+static DEPLOYMENT_STRATEGY: Struct = Struct {
+    go_name: "DeploymentStrategy",
+    fields: &[d("type", Ty::Str, Def::Str("RollingUpdate")), p("rollingUpdate", Ty::Obj(&ROLLING_UPDATE_DEPLOYMENT))],
+};
+
+static DEPLOYMENT_SPEC: Struct = Struct {
+    go_name: "DeploymentSpec",
+    fields: &[
+        d("replicas", Ty::Int32, Def::Int(1)),
+        p("selector", Ty::Obj(&LABEL_SELECTOR)),
+        d("template", Ty::Obj(&POD_TEMPLATE_SPEC), Def::Empty),
+        d("strategy", Ty::Obj(&DEPLOYMENT_STRATEGY), Def::Empty),
+        p("minReadySeconds", Ty::Int32),
+        d("revisionHistoryLimit", Ty::Int32, Def::Int(10)),
+        p("paused", Ty::Bool),
+        d("progressDeadlineSeconds", Ty::Int32, Def::Int(600)),
+    ],
+};
+
+static DEPLOYMENT_CONDITION: Struct = Struct {
+    go_name: "DeploymentCondition",
+    fields: &[
+        p("type", Ty::Str),
+        p("status", Ty::Str),
+        p("lastUpdateTime", Ty::Str),
+        p("lastTransitionTime", Ty::Str),
+        p("reason", Ty::Str),
+        p("message", Ty::Str),
+    ],
+};
+
+static DEPLOYMENT_STATUS: Struct = Struct {
+    go_name: "DeploymentStatus",
+    fields: &[
+        p("observedGeneration", Ty::Int64),
+        p("replicas", Ty::Int32),
+        p("updatedReplicas", Ty::Int32),
+        p("readyReplicas", Ty::Int32),
+        p("availableReplicas", Ty::Int32),
+        p("unavailableReplicas", Ty::Int32),
+        p("terminatingReplicas", Ty::Int32),
+        p("conditions", Ty::List(&DEPLOYMENT_CONDITION)),
+        p("collisionCount", Ty::Int32),
+    ],
+};
+
+static DEPLOYMENT: Struct = Struct {
+    go_name: "Deployment",
+    fields: &[
+        p("apiVersion", Ty::Str),
+        p("kind", Ty::Str),
+        p("metadata", Ty::Obj(&OBJECT_META)),
+        d("spec", Ty::Obj(&DEPLOYMENT_SPEC), Def::Empty),
+        d("status", Ty::Obj(&DEPLOYMENT_STATUS), Def::Empty),
+    ],
+};
+
+static REPLICA_SET_SPEC: Struct = Struct {
+    go_name: "ReplicaSetSpec",
+    fields: &[
+        d("replicas", Ty::Int32, Def::Int(1)),
+        p("minReadySeconds", Ty::Int32),
+        p("selector", Ty::Obj(&LABEL_SELECTOR)),
+        d("template", Ty::Obj(&POD_TEMPLATE_SPEC), Def::Empty),
+    ],
+};
+
+static REPLICA_SET_CONDITION: Struct = Struct {
+    go_name: "ReplicaSetCondition",
+    fields: &[
+        p("type", Ty::Str),
+        p("status", Ty::Str),
+        p("lastTransitionTime", Ty::Str),
+        p("reason", Ty::Str),
+        p("message", Ty::Str),
+    ],
+};
+
+static REPLICA_SET_STATUS: Struct = Struct {
+    go_name: "ReplicaSetStatus",
+    fields: &[
+        p("replicas", Ty::Int32),
+        p("fullyLabeledReplicas", Ty::Int32),
+        p("readyReplicas", Ty::Int32),
+        p("availableReplicas", Ty::Int32),
+        p("terminatingReplicas", Ty::Int32),
+        p("observedGeneration", Ty::Int64),
+        p("conditions", Ty::List(&REPLICA_SET_CONDITION)),
+    ],
+};
+
+static REPLICA_SET: Struct = Struct {
+    go_name: "ReplicaSet",
+    fields: &[
+        p("apiVersion", Ty::Str),
+        p("kind", Ty::Str),
+        p("metadata", Ty::Obj(&OBJECT_META)),
+        d("spec", Ty::Obj(&REPLICA_SET_SPEC), Def::Empty),
+        d("status", Ty::Obj(&REPLICA_SET_STATUS), Def::Empty),
+    ],
+};
+
+// ---- coordination.k8s.io/v1 ----
+
+static LEASE_SPEC: Struct = Struct {
+    go_name: "LeaseSpec",
+    fields: &[
+        p("holderIdentity", Ty::Str),
+        p("leaseDurationSeconds", Ty::Int32),
+        p("acquireTime", Ty::Str),
+        p("renewTime", Ty::Str),
+        p("leaseTransitions", Ty::Int32),
+        p("strategy", Ty::Str),
+        p("preferredHolder", Ty::Str),
+    ],
+};
+
+static LEASE: Struct = Struct {
+    go_name: "Lease",
+    fields: &[
+        p("apiVersion", Ty::Str),
+        p("kind", Ty::Str),
+        p("metadata", Ty::Obj(&OBJECT_META)),
+        d("spec", Ty::Obj(&LEASE_SPEC), Def::Empty),
+    ],
+};
+
+// ---- example.com/v1 Bucket (a custom resource: its CRD's structural schema) ----
+
+static BUCKET_SPEC: Struct =
+    Struct { go_name: "BucketSpec", fields: &[p("region", Ty::Str), p("versioning", Ty::Bool)] };
+
+static BUCKET_STATUS: Struct = Struct {
+    go_name: "BucketStatus",
+    fields: &[p("observedGeneration", Ty::Int64), p("url", Ty::Str), p("conditions", Ty::List(&CONDITION))],
+};
+
+static BUCKET: Struct = Struct {
+    go_name: "Bucket",
+    fields: &[
+        p("apiVersion", Ty::Str),
+        p("kind", Ty::Str),
+        p("metadata", Ty::Obj(&OBJECT_META)),
+        p("spec", Ty::Obj(&BUCKET_SPEC)),
+        p("status", Ty::Obj(&BUCKET_STATUS)),
+    ],
+};
+
+/// The top-level struct of a kind.
+pub fn root(kind: &Kind) -> &'static Struct {
+    match kind.kind {
+        "Namespace" => &NAMESPACE,
+        "Node" => &NODE,
+        "Pod" => &POD,
+        "ConfigMap" => &CONFIG_MAP,
+        "Event" => &EVENT,
+        "Deployment" => &DEPLOYMENT,
+        "ReplicaSet" => &REPLICA_SET,
+        "Lease" => &LEASE,
+        _ => &BUCKET,
+    }
+}
+
+// ---- strict decoding ----
+
+/// What strict decoding found wrong.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DecodeError {
+    /// A value of the wrong JSON type (the first one, as encoding/json reports it).
+    Type {
+        /// The JSON type found: `string`, `number`, `number 1.5`, `bool`, `array`, `object`.
+        found: String,
+        /// The Go struct holding the field.
+        go_struct: &'static str,
+        /// The dotted field path without list indexes (`spec.template.spec.containers.image`).
+        go_path: String,
+        /// The Go type expected: `int32`, `v1.DeploymentSpec`, `[]v1.Container`.
+        go_type: String,
+        /// The field path with list indexes, for custom-resource (OpenAPI) errors.
+        path: String,
+        /// The OpenAPI type name expected, for custom-resource errors: `string`, `integer`...
+        openapi_type: &'static str,
+        /// The OpenAPI type name found.
+        openapi_found: &'static str,
+    },
+    /// Unknown fields, in document order (`spec.replicass`, `spec.template.spec.containers[0].imagee`).
+    Unknown(Vec<String>),
+}
+
+impl DecodeError {
+    /// The text after `... cannot be handled as a Deployment: `.
+    pub fn message(&self) -> String {
+        match self {
+            DecodeError::Type { found, go_struct, go_path, go_type, .. } => {
+                format!("json: cannot unmarshal {found} into Go struct field {go_struct}.{go_path} of type {go_type}")
+            }
+            DecodeError::Unknown(fields) => {
+                let parts: Vec<String> = fields.iter().map(|f| format!("unknown field \"{f}\"")).collect();
+                format!("strict decoding error: {}", parts.join(", "))
+            }
+        }
+    }
+}
+
+fn json_type(v: &Value) -> String {
+    match v {
+        Value::String(_) => "string".into(),
+        Value::Number(n) if n.is_f64() => format!("number {n}"),
+        Value::Number(_) => "number".into(),
+        Value::Bool(_) => "bool".into(),
+        Value::Array(_) => "array".into(),
+        Value::Object(_) => "object".into(),
+        Value::Null => "null".into(),
+    }
+}
+
+fn openapi_json_type(v: &Value) -> &'static str {
+    match v {
+        Value::String(_) => "string",
+        Value::Number(n) if n.is_f64() => "number",
+        Value::Number(_) => "integer",
+        Value::Bool(_) => "boolean",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+        Value::Null => "null",
+    }
+}
+
+fn go_type(ty: &Ty) -> String {
+    match ty {
+        Ty::Str => "string".into(),
+        Ty::Int32 => "int32".into(),
+        Ty::Int64 => "int64".into(),
+        Ty::Bool => "bool".into(),
+        Ty::IntOrString => "intstr.IntOrString".into(),
+        Ty::Quantity => "resource.Quantity".into(),
+        Ty::StrMap => "map[string]string".into(),
+        Ty::QuantityMap => "v1.ResourceList".into(),
+        Ty::StrList => "[]string".into(),
+        Ty::Any => "interface {}".into(),
+        Ty::Obj(s) => format!("v1.{}", s.go_name),
+        Ty::List(s) => format!("[]v1.{}", s.go_name),
+    }
+}
+
+fn openapi_type(ty: &Ty) -> &'static str {
+    match ty {
+        Ty::Str => "string",
+        Ty::Int32 | Ty::Int64 => "integer",
+        Ty::Bool => "boolean",
+        Ty::StrList | Ty::List(_) => "array",
+        _ => "object",
+    }
+}
+
+fn is_int(v: &Value, bits32: bool) -> bool {
+    match v {
+        Value::Number(n) => match n.as_i64() {
+            Some(i) => !bits32 || i32::try_from(i).is_ok(),
+            None => false,
+        },
+        _ => false,
+    }
+}
+
+struct Walk {
+    unknown: Vec<String>,
+    type_error: Option<DecodeError>,
+}
+
+impl Walk {
+    fn type_err(&mut self, v: &Value, st: &'static Struct, go_path: &str, path: &str, ty: &Ty) {
+        if self.type_error.is_none() {
+            self.type_error = Some(DecodeError::Type {
+                found: json_type(v),
+                go_struct: st.go_name,
+                go_path: go_path.to_string(),
+                go_type: go_type(ty),
+                path: path.to_string(),
+                openapi_type: openapi_type(ty),
+                openapi_found: openapi_json_type(v),
+            });
+        }
+    }
+
+    fn check_struct(&mut self, obj: &Map<String, Value>, st: &'static Struct, go_path: &str, path: &str) {
+        for (k, v) in obj {
+            let child_go = if go_path.is_empty() { k.clone() } else { format!("{go_path}.{k}") };
+            let child = if path.is_empty() { k.clone() } else { format!("{path}.{k}") };
+            match st.fields.iter().find(|f| f.name == k) {
+                None => self.unknown.push(child),
+                Some(f) => self.check_value(v, &f.ty, st, &child_go, &child),
+            }
+        }
+    }
+
+    fn check_value(&mut self, v: &Value, ty: &Ty, st: &'static Struct, go_path: &str, path: &str) {
+        if v.is_null() {
+            return;
+        }
+        let ok = match ty {
+            Ty::Str => v.is_string(),
+            Ty::Int32 => is_int(v, true),
+            Ty::Int64 => is_int(v, false),
+            Ty::Bool => v.is_boolean(),
+            Ty::IntOrString => v.is_string() || is_int(v, true),
+            Ty::Quantity => v.is_string() || v.is_number(),
+            Ty::Any => true,
+            Ty::StrMap => match v.as_object() {
+                Some(m) => {
+                    for val in m.values() {
+                        if !val.is_string() && !val.is_null() {
+                            self.type_err(val, st, go_path, path, &Ty::Str);
+                        }
+                    }
+                    true
+                }
+                None => false,
+            },
+            Ty::QuantityMap => match v.as_object() {
+                Some(m) => {
+                    for val in m.values() {
+                        if !val.is_string() && !val.is_number() {
+                            self.type_err(val, st, go_path, path, &Ty::Quantity);
+                        }
+                    }
+                    true
+                }
+                None => false,
+            },
+            Ty::StrList => match v.as_array() {
+                Some(a) => {
+                    for val in a {
+                        if !val.is_string() {
+                            self.type_err(val, st, go_path, path, &Ty::Str);
+                        }
+                    }
+                    true
+                }
+                None => false,
+            },
+            Ty::Obj(inner) => match v.as_object() {
+                Some(m) => {
+                    self.check_struct(m, inner, go_path, path);
+                    true
+                }
+                None => false,
+            },
+            Ty::List(inner) => match v.as_array() {
+                Some(a) => {
+                    for (i, item) in a.iter().enumerate() {
+                        let item_path = format!("{path}[{i}]");
+                        match item.as_object() {
+                            Some(m) => self.check_struct(m, inner, go_path, &item_path),
+                            None if item.is_null() => {}
+                            None => self.type_err(item, st, go_path, &item_path, &Ty::Obj(inner)),
+                        }
+                    }
+                    true
+                }
+                None => false,
+            },
+        };
+        if !ok {
+            self.type_err(v, st, go_path, path, ty);
+        }
+    }
+}
+
+/// Strict decoding of a whole object against its kind's schema.
+pub fn strict_decode(kind: &Kind, obj: &Value) -> Result<(), DecodeError> {
+    let st = root(kind);
+    let mut w = Walk { unknown: Vec::new(), type_error: None };
+    match obj.as_object() {
+        Some(m) => w.check_struct(m, st, "", ""),
+        None => {
+            return Err(DecodeError::Type {
+                found: json_type(obj),
+                go_struct: st.go_name,
+                go_path: String::new(),
+                go_type: format!("v1.{}", st.go_name),
+                path: String::new(),
+                openapi_type: "object",
+                openapi_found: openapi_json_type(obj),
+            })
+        }
+    }
+    if let Some(e) = w.type_error {
+        return Err(e);
+    }
+    if !w.unknown.is_empty() {
+        return Err(DecodeError::Unknown(w.unknown));
+    }
+    Ok(())
+}
+
+// ---- defaults and order ----
+
+/// Applies the schema's defaults to absent fields, recursively.
+pub fn apply_defaults(obj: &mut Value, st: &'static Struct) {
+    let Some(m) = obj.as_object_mut() else { return };
+    for f in st.fields {
+        if !m.contains_key(f.name) || m.get(f.name).is_some_and(Value::is_null) {
+            let v = match f.def {
+                Def::No => continue,
+                Def::Int(i) => Value::from(i),
+                Def::Str(s) => Value::from(s),
+                Def::Bool(b) => Value::from(b),
+                Def::Empty => Value::Object(Map::new()),
+            };
+            m.insert(f.name.to_string(), v);
+        }
+        match (&f.ty, m.get_mut(f.name)) {
+            (Ty::Obj(inner), Some(v)) => apply_defaults(v, inner),
+            (Ty::List(inner), Some(Value::Array(items))) => {
+                for item in items {
+                    apply_defaults(item, inner);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Reorders keys into the schema's (Go struct) order and drops `null` fields, as a typed
+/// decode-then-encode round trip would; unknown keys (only under [`Ty::Any`]) keep their place
+/// after the known ones.
+pub fn normalize(obj: &mut Value, st: &'static Struct) {
+    let Some(m) = obj.as_object_mut() else { return };
+    let mut old = std::mem::take(m);
+    for f in st.fields {
+        if let Some(mut v) = old.shift_remove(f.name) {
+            if v.is_null() {
+                continue;
+            }
+            match &f.ty {
+                Ty::Obj(inner) => normalize(&mut v, inner),
+                Ty::List(inner) => {
+                    if let Value::Array(items) = &mut v {
+                        for item in items {
+                            normalize(item, inner);
+                        }
+                    }
+                }
+                _ => {}
+            }
+            m.insert(f.name.to_string(), v);
+        }
+    }
+    for (k, v) in old {
+        if !v.is_null() {
+            m.insert(k, v);
+        }
+    }
+}
+
+/// The kind-specific defaults that are not constants (`SetDefaults_Deployment`'s rolling update
+/// parameters, `SetDefaults_Container`'s image pull policy), after [`apply_defaults`].
+pub fn apply_kind_defaults(kind: &Kind, obj: &mut Value) {
+    match kind.kind {
+        "Deployment" => {
+            if let Some(strategy) = obj.pointer_mut("/spec/strategy").and_then(Value::as_object_mut) {
+                if strategy.get("type").and_then(Value::as_str) == Some("RollingUpdate") {
+                    let ru = strategy.entry("rollingUpdate").or_insert_with(|| Value::Object(Map::new()));
+                    if let Some(ru) = ru.as_object_mut() {
+                        for key in ["maxUnavailable", "maxSurge"] {
+                            if ru.get(key).is_none_or(Value::is_null) {
+                                ru.insert(key.to_string(), Value::from("25%"));
+                            }
+                        }
+                    }
+                }
+            }
+            if let Some(spec) = obj.pointer_mut("/spec/template/spec") {
+                pod_spec_defaults(spec);
+            }
+        }
+        "ReplicaSet" => {
+            if let Some(spec) = obj.pointer_mut("/spec/template/spec") {
+                pod_spec_defaults(spec);
+            }
+        }
+        "Pod" => {
+            if let Some(spec) = obj.get_mut("spec") {
+                pod_spec_defaults(spec);
+                pod_only_defaults(spec);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// `SetDefaults_Container`'s `imagePullPolicy`: `Always` for `:latest` or an untagged image,
+/// else `IfNotPresent` (a digest counts as a tag).
+pub fn image_pull_policy(image: &str) -> &'static str {
+    let last = image.rsplit('/').next().unwrap_or(image);
+    if image.contains('@') {
+        return "IfNotPresent";
+    }
+    match last.rsplit_once(':') {
+        Some((_, "latest")) | None => "Always",
+        Some(_) => "IfNotPresent",
+    }
+}
+
+fn pod_spec_defaults(spec: &mut Value) {
+    for list in ["initContainers", "containers"] {
+        if let Some(Value::Array(cs)) = spec.get_mut(list) {
+            for c in cs {
+                let image = c.get("image").and_then(Value::as_str).unwrap_or("").to_string();
+                if let Some(c) = c.as_object_mut() {
+                    if c.get("imagePullPolicy").is_none_or(Value::is_null) {
+                        c.insert("imagePullPolicy".into(), Value::from(image_pull_policy(&image)));
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Defaults a Pod gets but a pod template does not: `SetDefaults_Pod` (`enableServiceLinks`) and
+/// the admission plugins every cluster runs (ServiceAccount, Priority, DefaultTolerationSeconds).
+fn pod_only_defaults(spec: &mut Value) {
+    let Some(m) = spec.as_object_mut() else { return };
+    let mut set = |k: &str, v: Value| {
+        if m.get(k).is_none_or(Value::is_null) {
+            m.insert(k.to_string(), v);
+        }
+    };
+    set("serviceAccountName", Value::from("default"));
+    set("serviceAccount", Value::from("default"));
+    set("priority", Value::from(0));
+    set("enableServiceLinks", Value::from(true));
+    set("preemptionPolicy", Value::from("PreemptLowerPriority"));
+    let tolerations = m.entry("tolerations").or_insert_with(|| Value::Array(Vec::new()));
+    if let Value::Array(ts) = tolerations {
+        for key in ["node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable"] {
+            let present = ts.iter().any(|t| {
+                t.get("key").and_then(Value::as_str) == Some(key)
+                    && t.get("effect").and_then(Value::as_str).is_none_or(|e| e == "NoExecute")
+            });
+            if !present {
+                ts.push(serde_json::json!({"key": key, "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300}));
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn kind(k: &str) -> &'static Kind {
+        Kind::lookup(k).unwrap()
+    }
+
+    #[test]
+    fn unknown_fields_are_listed_with_paths() {
+        let d = json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web"},
+            "spec": {"replicass": 3, "template": {"spec": {"containers": [{"name": "a", "imagee": "x"}]}}}});
+        assert_eq!(
+            strict_decode(kind("deploy"), &d).unwrap_err().message(),
+            "strict decoding error: unknown field \"spec.replicass\", unknown field \"spec.template.spec.containers[0].imagee\""
+        );
+    }
+
+    #[test]
+    fn wrong_types_use_encoding_json_wording() {
+        let d = json!({"apiVersion": "apps/v1", "kind": "Deployment", "spec": {"replicas": "3"}});
+        assert_eq!(
+            strict_decode(kind("deploy"), &d).unwrap_err().message(),
+            "json: cannot unmarshal string into Go struct field DeploymentSpec.spec.replicas of type int32"
+        );
+        let p = json!({"spec": {"containers": [{"name": "a", "image": 5}]}});
+        assert_eq!(
+            strict_decode(kind("po"), &p).unwrap_err().message(),
+            "json: cannot unmarshal number into Go struct field Container.spec.containers.image of type string"
+        );
+    }
+
+    #[test]
+    fn defaults_and_order() {
+        let mut d = json!({"spec": {"template": {"spec": {"containers": [{"image": "nginx", "name": "c"}]}}},
+            "metadata": {"name": "web"}, "kind": "Deployment", "apiVersion": "apps/v1"});
+        apply_defaults(&mut d, root(kind("deploy")));
+        apply_kind_defaults(kind("deploy"), &mut d);
+        normalize(&mut d, root(kind("deploy")));
+        let keys: Vec<&String> = d.as_object().unwrap().keys().collect();
+        assert_eq!(keys, ["apiVersion", "kind", "metadata", "spec", "status"]);
+        assert_eq!(d["spec"]["replicas"], 1);
+        assert_eq!(
+            d["spec"]["strategy"],
+            json!({"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": "25%", "maxSurge": "25%"}})
+        );
+        let c = &d["spec"]["template"]["spec"]["containers"][0];
+        let ckeys: Vec<&String> = c.as_object().unwrap().keys().collect();
+        assert_eq!(
+            ckeys,
+            ["name", "image", "resources", "terminationMessagePath", "terminationMessagePolicy", "imagePullPolicy"]
+        );
+        assert_eq!(c["imagePullPolicy"], "Always");
+        assert_eq!(d["spec"]["template"]["spec"]["terminationGracePeriodSeconds"], 30);
+    }
+
+    #[test]
+    fn pull_policy() {
+        assert_eq!(image_pull_policy("nginx"), "Always");
+        assert_eq!(image_pull_policy("nginx:latest"), "Always");
+        assert_eq!(image_pull_policy("nginx:1.27"), "IfNotPresent");
+        assert_eq!(image_pull_policy("localhost:5000/app"), "Always");
+        assert_eq!(image_pull_policy("nginx@sha256:abc"), "IfNotPresent");
+    }
+}

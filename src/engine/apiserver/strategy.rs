@@ -1,0 +1,358 @@
+//! Per-kind strategies: what create and update do to an object before it is stored
+//! (`PrepareForCreate`, `PrepareForUpdate`, the status and finalize strategies), the
+//! `metadata.generation` rules, and each kind's own validation
+//! (kubernetes-semantics.md §3.2-§3.4, §5; k/k `pkg/registry/*/strategy.go`).
+
+use serde_json::{Map, Value};
+
+use super::validation::{go_quote, validate_labels, FieldError};
+use crate::engine::kinds::{Generation, Kind};
+use crate::engine::labels::Selector;
+use crate::engine::object::ObjectExt;
+
+/// Which endpoint an update came through.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UpdateMode {
+    /// PUT/PATCH of the main resource: status is kept from the stored object.
+    Main,
+    /// PUT/PATCH of `/status`: spec (and for some kinds more) is kept from the stored object.
+    Status,
+    /// PUT `namespaces/x/finalize`: only `spec.finalizers` may change.
+    Finalize,
+}
+
+fn take(obj: &Value, key: &str) -> Option<Value> {
+    obj.get(key).cloned()
+}
+
+fn set(obj: &mut Value, key: &str, v: Option<Value>) {
+    if let Some(m) = obj.as_object_mut() {
+        match v {
+            Some(v) => {
+                m.insert(key.to_string(), v);
+            }
+            None => {
+                m.shift_remove(key);
+            }
+        }
+    }
+}
+
+/// `PrepareForCreate`: status reset, generation 1, namespace phase and finalizer.
+pub fn prepare_for_create(kind: &Kind, obj: &mut Value) {
+    if kind.has_generation() {
+        obj.meta_mut().insert("generation".into(), Value::from(1));
+    } else {
+        obj.meta_mut().shift_remove("generation");
+    }
+    match kind.kind {
+        "Deployment" | "ReplicaSet" => set(obj, "status", Some(Value::Object(Map::new()))),
+        "Bucket" => set(obj, "status", None),
+        "Pod" => {
+            let qos = qos_class(obj);
+            set(obj, "status", Some(serde_json::json!({"phase": "Pending", "qosClass": qos})));
+        }
+        "Namespace" => {
+            set(obj, "status", Some(serde_json::json!({"phase": "Active"})));
+            let spec = obj.as_object_mut().map(|m| m.entry("spec").or_insert_with(|| Value::Object(Map::new())));
+            if let Some(Value::Object(spec)) = spec {
+                let f = spec.entry("finalizers").or_insert_with(|| Value::Array(Vec::new()));
+                if let Value::Array(list) = f {
+                    if !list.iter().any(|v| v.as_str() == Some("kubernetes")) {
+                        list.push(Value::from("kubernetes"));
+                    }
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// `qos.GetPodQOS`, simplified to the three answers: no requests or limits anywhere is
+/// BestEffort; limits equal to requests for cpu and memory in every container is Guaranteed.
+fn qos_class(pod: &Value) -> &'static str {
+    let containers = pod.pointer("/spec/containers").and_then(Value::as_array).cloned().unwrap_or_default();
+    let mut any = false;
+    let mut guaranteed = !containers.is_empty();
+    for c in &containers {
+        let limits = c.pointer("/resources/limits").and_then(Value::as_object);
+        let requests = c.pointer("/resources/requests").and_then(Value::as_object);
+        if limits.is_some_and(|l| !l.is_empty()) || requests.is_some_and(|r| !r.is_empty()) {
+            any = true;
+        }
+        for res in ["cpu", "memory"] {
+            let l = limits.and_then(|l| l.get(res));
+            let r = requests.and_then(|r| r.get(res)).or(l);
+            if l.is_none() || l != r {
+                guaranteed = false;
+            }
+        }
+    }
+    if !any {
+        "BestEffort"
+    } else if guaranteed {
+        "Guaranteed"
+    } else {
+        "Burstable"
+    }
+}
+
+/// `PrepareForUpdate` of the endpoint's strategy: copies from `old` what this endpoint may not
+/// change, then bumps generation per the kind's rule (kubernetes-semantics.md §3.4).
+/// `new`'s generation has already been reset to the stored one (`BeforeUpdate`).
+pub fn prepare_for_update(kind: &Kind, mode: UpdateMode, new: &mut Value, old: &Value) {
+    match mode {
+        UpdateMode::Main => {
+            if kind.status_subresource {
+                set(new, "status", take(old, "status"));
+            }
+            if kind.kind == "Namespace" {
+                let old_finalizers = old.pointer("/spec/finalizers").cloned();
+                if let Some(Value::Object(spec)) = new.get_mut("spec") {
+                    match old_finalizers {
+                        Some(f) => spec.insert("finalizers".into(), f),
+                        None => spec.shift_remove("finalizers"),
+                    };
+                }
+            }
+        }
+        UpdateMode::Status => match kind.kind {
+            // Custom resources: only status comes from the request (status_strategy.go).
+            "Bucket" => {
+                let status = take(new, "status");
+                *new = old.clone();
+                set(new, "status", status);
+            }
+            // Deployment: spec and labels are kept; annotations may change (§3.4).
+            "Deployment" => {
+                set(new, "spec", take(old, "spec"));
+                let labels = old.meta().and_then(|m| m.get("labels")).cloned();
+                match labels {
+                    Some(l) => new.meta_mut().insert("labels".into(), l),
+                    None => new.meta_mut().shift_remove("labels"),
+                };
+            }
+            _ => set(new, "spec", take(old, "spec")),
+        },
+        UpdateMode::Finalize => {
+            set(new, "status", take(old, "status"));
+        }
+    }
+    if mode == UpdateMode::Main && generation_changes(kind, new, old) {
+        let g = old.generation() + 1;
+        new.meta_mut().insert("generation".into(), Value::from(g));
+    }
+}
+
+fn generation_changes(kind: &Kind, new: &Value, old: &Value) -> bool {
+    let field = |o: &Value, k: &str| o.get(k).cloned();
+    let annotations = |o: &Value| o.meta().and_then(|m| m.get("annotations")).cloned();
+    match kind.generation {
+        Generation::None => false,
+        Generation::Spec => field(new, "spec") != field(old, "spec"),
+        Generation::SpecAndAnnotations => {
+            field(new, "spec") != field(old, "spec") || annotations(new) != annotations(old)
+        }
+        Generation::NonMetadata => {
+            let strip = |o: &Value| {
+                let mut m = o.as_object().cloned().unwrap_or_default();
+                for k in ["metadata", "apiVersion", "kind"] {
+                    m.shift_remove(k);
+                }
+                m
+            };
+            strip(new) != strip(old)
+        }
+    }
+}
+
+/// Go's `%#v` of a `map[string]string` (keys sorted, as fmt prints maps).
+fn go_string_map(m: Option<&Map<String, Value>>) -> String {
+    let Some(m) = m else { return "map[string]string(nil)".to_string() };
+    let mut pairs: Vec<(&String, &str)> = m.iter().map(|(k, v)| (k, v.as_str().unwrap_or(""))).collect();
+    pairs.sort();
+    let inner: Vec<String> = pairs.iter().map(|(k, v)| format!("{}:{}", go_quote(k), go_quote(v))).collect();
+    format!("map[string]string{{{}}}", inner.join(", "))
+}
+
+fn int_at(obj: &Value, ptr: &str) -> Option<i64> {
+    obj.pointer(ptr).and_then(Value::as_i64)
+}
+
+/// `ValidatePodSpec` for the fields the lab uses: containers required, each with a unique
+/// name and an image; restartPolicy one of the three.
+fn validate_pod_spec(spec: Option<&Value>, path: &str, errs: &mut Vec<FieldError>) {
+    let containers = spec.and_then(|s| s.get("containers")).and_then(Value::as_array);
+    match containers {
+        None => errs.push(FieldError::required(format!("{path}.containers"), "")),
+        Some(cs) if cs.is_empty() => errs.push(FieldError::required(format!("{path}.containers"), "")),
+        Some(cs) => {
+            let mut seen: Vec<&str> = Vec::new();
+            for (i, c) in cs.iter().enumerate() {
+                let name = c.get("name").and_then(Value::as_str).unwrap_or("");
+                let cpath = format!("{path}.containers[{i}]");
+                if name.is_empty() {
+                    errs.push(FieldError::required(format!("{cpath}.name"), ""));
+                } else if seen.contains(&name) {
+                    errs.push(FieldError::duplicate(format!("{cpath}.name"), name));
+                } else {
+                    for m in super::validation::dns1123_label_errors(name) {
+                        errs.push(FieldError::invalid(format!("{cpath}.name"), name, m));
+                    }
+                }
+                seen.push(name);
+                if c.get("image").and_then(Value::as_str).unwrap_or("").trim().is_empty() {
+                    errs.push(FieldError::required(format!("{cpath}.image"), ""));
+                }
+            }
+        }
+    }
+    if let Some(rp) = spec.and_then(|s| s.get("restartPolicy")).and_then(Value::as_str) {
+        if !["Always", "OnFailure", "Never"].contains(&rp) {
+            errs.push(FieldError::not_supported(
+                format!("{path}.restartPolicy"),
+                rp,
+                &["Always", "OnFailure", "Never"],
+            ));
+        }
+    }
+    if let Some(g) = spec.and_then(|s| s.get("terminationGracePeriodSeconds")).and_then(Value::as_i64) {
+        if g < 0 {
+            errs.push(FieldError::invalid_raw(
+                format!("{path}.terminationGracePeriodSeconds"),
+                g.to_string(),
+                "must be greater than or equal to 0",
+            ));
+        }
+    }
+}
+
+/// The selector/template/replicas checks shared by Deployments and ReplicaSets
+/// (`ValidateDeploymentSpec`, `ValidateReplicaSetSpec`).
+fn validate_workload_spec(obj: &Value, errs: &mut Vec<FieldError>) {
+    if let Some(r) = int_at(obj, "/spec/replicas") {
+        if r < 0 {
+            errs.push(FieldError::invalid_raw("spec.replicas", r.to_string(), "must be greater than or equal to 0"));
+        }
+    }
+    if let Some(r) = int_at(obj, "/spec/minReadySeconds") {
+        if r < 0 {
+            errs.push(FieldError::invalid_raw(
+                "spec.minReadySeconds",
+                r.to_string(),
+                "must be greater than or equal to 0",
+            ));
+        }
+    }
+    match obj.pointer("/spec/selector") {
+        None | Some(Value::Null) => errs.push(FieldError::required("spec.selector", "")),
+        Some(sel) => match Selector::from_label_selector(sel) {
+            Err(e) => errs.push(FieldError::invalid_raw("spec.selector", "{}".into(), e)),
+            Ok(s) if s.is_everything() => errs.push(FieldError::invalid_raw(
+                "spec.selector",
+                format!(
+                    "v1.LabelSelector{{MatchLabels:{}, MatchExpressions:[]v1.LabelSelectorRequirement(nil)}}",
+                    go_string_map(sel.get("matchLabels").and_then(Value::as_object))
+                ),
+                "empty selector is invalid for deployment",
+            )),
+            Ok(s) => {
+                let labels = obj.pointer("/spec/template/metadata/labels").and_then(Value::as_object);
+                if !s.matches(labels) {
+                    errs.push(FieldError::invalid_raw(
+                        "spec.template.metadata.labels",
+                        go_string_map(labels),
+                        "`selector` does not match template `labels`",
+                    ));
+                }
+            }
+        },
+    }
+    if let Some(labels) = obj.pointer("/spec/template/metadata/labels").and_then(Value::as_object) {
+        validate_labels(labels, "spec.template.metadata.labels", errs);
+    }
+    validate_pod_spec(obj.pointer("/spec/template/spec"), "spec.template.spec", errs);
+}
+
+/// The kind's own `Validate` (create and update).
+pub fn validate(kind: &Kind, obj: &Value) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    match kind.kind {
+        "Deployment" => {
+            validate_workload_spec(obj, &mut errs);
+            let st = obj.pointer("/spec/strategy/type").and_then(Value::as_str).unwrap_or("");
+            match st {
+                "RollingUpdate" => {
+                    let is_zero = |p: &str| match obj.pointer(p) {
+                        Some(Value::Number(n)) => n.as_i64() == Some(0),
+                        Some(Value::String(s)) => s == "0%" || s == "0",
+                        _ => false,
+                    };
+                    if is_zero("/spec/strategy/rollingUpdate/maxUnavailable")
+                        && is_zero("/spec/strategy/rollingUpdate/maxSurge")
+                    {
+                        errs.push(FieldError::invalid_raw(
+                            "spec.strategy.rollingUpdate.maxUnavailable",
+                            "0".into(),
+                            "may not be 0 when `maxSurge` is 0",
+                        ));
+                    }
+                }
+                "Recreate" => {
+                    if obj.pointer("/spec/strategy/rollingUpdate").is_some_and(|v| !v.is_null()) {
+                        errs.push(FieldError::forbidden(
+                            "spec.strategy.rollingUpdate",
+                            "may not be specified when strategy `type` is 'Recreate'",
+                        ));
+                    }
+                }
+                other => {
+                    errs.push(FieldError::not_supported("spec.strategy.type", other, &["Recreate", "RollingUpdate"]))
+                }
+            }
+            if let Some(r) = int_at(obj, "/spec/revisionHistoryLimit") {
+                if r < 0 {
+                    errs.push(FieldError::invalid_raw(
+                        "spec.revisionHistoryLimit",
+                        r.to_string(),
+                        "must be greater than or equal to 0",
+                    ));
+                }
+            }
+        }
+        "ReplicaSet" => validate_workload_spec(obj, &mut errs),
+        "Pod" => validate_pod_spec(obj.get("spec"), "spec", &mut errs),
+        "Lease" => {
+            if let Some(d) = int_at(obj, "/spec/leaseDurationSeconds") {
+                if d <= 0 {
+                    errs.push(FieldError::invalid_raw(
+                        "spec.leaseDurationSeconds",
+                        d.to_string(),
+                        "must be greater than 0",
+                    ));
+                }
+            }
+        }
+        _ => {}
+    }
+    errs
+}
+
+/// The kind's own `ValidateUpdate` additions: immutable selectors.
+pub fn validate_update(kind: &Kind, new: &Value, old: &Value) -> Vec<FieldError> {
+    let mut errs = validate(kind, new);
+    if matches!(kind.kind, "Deployment" | "ReplicaSet")
+        && new.pointer("/spec/selector") != old.pointer("/spec/selector")
+    {
+        let sel = new.pointer("/spec/selector");
+        errs.push(FieldError::invalid_raw(
+            "spec.selector",
+            format!(
+                "v1.LabelSelector{{MatchLabels:{}, MatchExpressions:[]v1.LabelSelectorRequirement(nil)}}",
+                go_string_map(sel.and_then(|s| s.get("matchLabels")).and_then(Value::as_object))
+            ),
+            "field is immutable",
+        ));
+    }
+    errs
+}
