@@ -50,6 +50,11 @@ fn main() {
                 black_box(s.get(pods, Some("bulk"), &format!("p-{}", i * 7 % n)).expect("get"));
             }
         });
+        per_op("get_shared (no copy)", n, ops, || {
+            for i in 0..ops {
+                black_box(s.get_shared(pods, Some("bulk"), &format!("p-{}", i * 7 % n)).expect("get"));
+            }
+        });
         per_op("update (PUT)", n, ops, || {
             for i in 0..ops {
                 let mut p = s.get(pods, Some("bulk"), &format!("p-{}", i * 7 % n)).expect("get");
@@ -69,6 +74,11 @@ fn main() {
         per_op("list namespace of 10", n, 200, || {
             for _ in 0..200 {
                 black_box(s.list(pods, Some("small"), &Selector::everything()).expect("list"));
+            }
+        });
+        per_op("list_shared namespace of 10", n, 200, || {
+            for _ in 0..200 {
+                black_box(s.list_shared(pods, Some("small"), &Selector::everything()));
             }
         });
         per_op("list all (result = n)", n, 5, || {
