@@ -15,6 +15,7 @@
 //! order is a map's, i.e. random).
 
 use std::collections::BTreeMap;
+use std::sync::OnceLock;
 use std::time::Duration;
 
 use serde_json::{json, Value};
@@ -269,8 +270,8 @@ impl Controller for NamespaceController {
     }
 
     fn watches(&self) -> &'static [&'static Kind] {
-        static WATCHES: [&Kind; 1] = [&KINDS[0]];
-        &WATCHES
+        static WATCHES: OnceLock<[&'static Kind; 1]> = OnceLock::new();
+        WATCHES.get_or_init(|| [Self::ns_kind()])
     }
 
     fn handle(
