@@ -67,7 +67,7 @@ fn summary(evs: &[Seen]) -> Vec<String> {
     evs.iter().map(|e| format!("{} {} {}", e.0, e.1, e.2)).collect()
 }
 
-fn graph_ok(w: &mut World) {
+fn graph_ok(w: &World) {
     let gc = w.garbage_collector().expect("a leader runs the garbage collector");
     gc.graph().check_invariants().unwrap();
 }
@@ -115,7 +115,7 @@ fn tv23_background_cascade() {
     assert!(pod_mods.iter().any(|e| e.3["metadata"]["deletionGracePeriodSeconds"] == 30));
     assert_eq!(evs.iter().filter(|e| e.1 == "Pod" && e.0 == "DELETED").count(), 3);
     assert!(list(&w, "ReplicaSet").is_empty() && list(&w, "Pod").is_empty());
-    graph_ok(&mut w);
+    graph_ok(&w);
 }
 
 /// TV-24: foreground cascade. DELETED order: pods < ReplicaSet < Deployment; both owners wait
@@ -148,7 +148,7 @@ fn tv24_foreground_cascade() {
     assert!(last_pod < rs_deleted && rs_deleted < deploy_deleted, "pods < RS < deploy: {s:?}");
     assert_eq!(evs.iter().filter(|e| e.1 == "Pod" && e.0 == "DELETED").count(), 3);
     assert_eq!(deploy_deleted, evs.len() - 1, "the Deployment goes last: {s:?}");
-    graph_ok(&mut w);
+    graph_ok(&w);
 }
 
 /// TV-25: in foreground deletion every dependent is deleted, but the owner waits only for the
@@ -174,7 +174,7 @@ fn tv25_non_blocking_dependent() {
     let b_now = w.api().get(kind("ConfigMap"), Some("default"), "cm-b").expect("cm-b is held by its finalizer");
     assert!(b_now.is_deleting(), "cm-b was deleted too (it only waits for its finalizer)");
     assert!(!evs.iter().any(|e| e.0 == "DELETED" && e.2 == "cm-b"), "{s:?}");
-    graph_ok(&mut w);
+    graph_ok(&w);
 }
 
 /// TV-26: orphan. The owner waits with `orphan` while the GC removes its reference from the
@@ -200,7 +200,7 @@ fn tv26_orphan() {
     let pods = list(&w, "Pod");
     assert_eq!(pods.len(), 3);
     assert!(pods.iter().all(|p| p.controller_ref().is_some_and(|r| r.uid == rss[0].uid())));
-    graph_ok(&mut w);
+    graph_ok(&w);
 }
 
 /// TV-27: a dangling owner (404 on a live GET) gets its dependent collected; a dependent that also
@@ -228,7 +228,7 @@ fn tv27_dangling_owner() {
     let gets =
         w.history().iter().flat_map(|r| &r.calls).filter(|c| c.verb == "GET" && c.target == "ReplicaSet default/ghost");
     assert!(gets.clone().count() >= 1 && gets.clone().all(|c| c.code == 404));
-    graph_ok(&mut w);
+    graph_ok(&w);
 }
 
 /// TV-28: a reference whose uid does not match the live owner (deleted and recreated under the
@@ -248,7 +248,7 @@ fn tv28_uid_mismatch_is_dangling() {
     assert!(w.api().get(kind("ConfigMap"), Some("default"), "fresh").is_ok(), "solid reference kept");
     // TV-26's last sentence: the recreated Deployment adopts the orphaned ReplicaSet.
     assert_converged(&w, "web", 3);
-    graph_ok(&mut w);
+    graph_ok(&w);
 }
 
 /// A namespaced owner is looked up in the dependent's namespace: a reference across namespaces is
@@ -286,7 +286,7 @@ fn cross_namespace_references() {
         .collect();
     assert!(warnings.is_empty() || warnings.contains(&expected));
     assert_eq!(in_b, vec![expected]);
-    graph_ok(&mut w);
+    graph_ok(&w);
 }
 
 /// The graph mirrors ownership while a Deployment is built: Deployment → ReplicaSet → pods.
@@ -327,7 +327,7 @@ fn foreground_cascade_survives_a_leader_crash() {
     settle(&mut w);
     assert!(w.api().get(kind("Deployment"), Some("default"), "web").is_err());
     assert!(list(&w, "ReplicaSet").is_empty() && list(&w, "Pod").is_empty());
-    graph_ok(&mut w);
+    graph_ok(&w);
     assert_caches_match(&w);
 }
 
@@ -346,7 +346,7 @@ fn background_cascade_survives_broken_watches_and_expired_history() {
     w.expire_history().unwrap();
     settle(&mut w);
     assert!(list(&w, "ReplicaSet").is_empty() && list(&w, "Pod").is_empty());
-    graph_ok(&mut w);
+    graph_ok(&w);
     assert_caches_match(&w);
 }
 
@@ -363,5 +363,5 @@ fn collection_retries_through_failing_api_calls() {
     assert!(list(&w, "ReplicaSet").is_empty() && list(&w, "Pod").is_empty());
     let failed = w.history().iter().flat_map(|r| &r.calls).any(|c| c.code == 500);
     assert!(failed, "some call failed during the fault");
-    graph_ok(&mut w);
+    graph_ok(&w);
 }

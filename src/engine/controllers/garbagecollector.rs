@@ -65,14 +65,19 @@ impl QueueName {
         }
     }
 
-    /// The work-queue key for a node of this queue.
-    pub fn key(self, uid: &str) -> String {
+    /// The graph builder's internal form of a key: `attemptToDelete/<uid>`.
+    fn key(self, uid: &str) -> String {
         format!("{}/{uid}", self.as_str())
     }
 
-    /// Splits a work-queue key into the queue and the uid.
+    /// Splits a work-queue key into the queue and the uid. Accepts the readable form the queue
+    /// holds (`attemptToDelete Pod default/web-5d4f-x2x7k <uid>`: the uid is the last word) and
+    /// the internal form (`attemptToDelete/<uid>`).
     pub fn parse(key: &str) -> Option<(QueueName, &str)> {
-        let (q, uid) = key.split_once('/')?;
+        let (q, uid) = match key.split_once(' ') {
+            Some((q, rest)) => (q, rest.rsplit(' ').next()?),
+            None => key.split_once('/')?,
+        };
         let q = match q {
             "attemptToDelete" => QueueName::AttemptToDelete,
             "attemptToOrphan" => QueueName::AttemptToOrphan,
@@ -276,14 +281,19 @@ impl GarbageCollector {
         &self.graph
     }
 
-    /// A readable description of a queue key: `attemptToDelete ReplicaSet default/web-5d4f`.
-    pub fn describe_key(&self, key: &str) -> String {
+    /// The work-queue key for a key of the graph builder: the queue, the node's kind and
+    /// `namespace/name` as the graph knows them, and its uid, which alone identifies the item:
+    /// `attemptToDelete ReplicaSet default/web-5d4f 2b059c24-...`. Upstream queues node pointers;
+    /// the lab's queues hold strings, so the key names what the page should show.
+    pub fn queue_key(&self, key: &str) -> String {
         match QueueName::parse(key) {
             Some((q, uid)) => match self.graph.node(uid) {
                 Some(n) if n.identity.namespace.is_empty() => {
-                    format!("{} {} {}", q.as_str(), n.identity.kind, n.identity.name)
+                    format!("{} {} {} {uid}", q.as_str(), n.identity.kind, n.identity.name)
                 }
-                Some(n) => format!("{} {} {}/{}", q.as_str(), n.identity.kind, n.identity.namespace, n.identity.name),
+                Some(n) => {
+                    format!("{} {} {}/{} {uid}", q.as_str(), n.identity.kind, n.identity.namespace, n.identity.name)
+                }
                 None => format!("{} {uid}", q.as_str()),
             },
             None => key.to_string(),
@@ -531,7 +541,8 @@ impl GarbageCollector {
     }
 
     fn enqueue_from_worker(&mut self, keys: Vec<String>) {
-        self.enqueued.extend(keys.into_iter().map(Enqueue::Now));
+        let keys: Vec<Enqueue> = keys.into_iter().map(|k| Enqueue::Now(self.queue_key(&k))).collect();
+        self.enqueued.extend(keys);
     }
 
     /// `getObject`: a live GET of the node's object.
@@ -788,7 +799,10 @@ fn delete_object(id: &Identity, latest: &Value, policy: &'static str, ctx: &mut 
         Ok(_) => Ok(()),
         Err(e) if e.code() == 404 => Ok(()),
         Err(e) if e.code() == 409 => {
-            let now = ctx.api.get(kind, ns_of(kind, id), &id.name).map_err(ItemError::api)?;
+            let now = match ctx.api.get(kind, ns_of(kind, id), &id.name) {
+                Err(e) if e.code() == 404 => return Ok(()),
+                r => r.map_err(ItemError::api)?,
+            };
             if now.uid() != id.uid || now.owner_references() != latest.owner_references() {
                 return Err(ItemError::api(e));
             }
@@ -885,7 +899,7 @@ impl Controller for GarbageCollector {
         let mut keys = self.process_graph_change(change);
         let mut seen = BTreeSet::new();
         keys.retain(|k| seen.insert(k.clone()));
-        keys.into_iter().map(Enqueue::Now).collect()
+        keys.into_iter().map(|k| Enqueue::Now(self.queue_key(&k))).collect()
     }
 
     fn reconcile(&mut self, key: &str, ctx: &mut Ctx<'_>) -> Outcome {
@@ -909,6 +923,10 @@ impl Controller for GarbageCollector {
 
     fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
         self
+    }
+
+    fn as_any(&self) -> Option<&dyn std::any::Any> {
+        Some(self)
     }
 
     fn take_enqueues(&mut self) -> Vec<Enqueue> {

@@ -282,6 +282,11 @@ pub trait Controller {
     /// Downcasting, for the world's faults and views that need one controller's own settings
     /// (for example the kubelet's failing images).
     fn as_any_mut(&mut self) -> &mut dyn std::any::Any;
+    /// Read-only downcasting, for views of a controller's own state (the garbage collector's
+    /// owner graph). Controllers with nothing to show answer `None`.
+    fn as_any(&self) -> Option<&dyn std::any::Any> {
+        None
+    }
     /// Keys the last reconcile added to the controller's *own* queue besides its own key (the
     /// garbage collector's `attemptToDelete.Add(dependent)` from inside a worker). The world
     /// calls this after every reconcile and adds them with `queue.Add`. Most controllers never do.

@@ -1471,9 +1471,9 @@ impl World {
 
     /// The garbage collector of the leading controller-manager replica, if one leads (its owner
     /// graph is what the page's "Owner graph" view draws).
-    pub fn garbage_collector(&mut self) -> Option<&mut GarbageCollector> {
-        let p = self.state.processes.iter_mut().find(|p| p.leading())?;
-        p.slots.iter_mut().find_map(|s| s.controller.as_any_mut().downcast_mut::<GarbageCollector>())
+    pub fn garbage_collector(&self) -> Option<&GarbageCollector> {
+        let p = self.state.processes.iter().find(|p| p.leading())?;
+        p.slots.iter().find_map(|s| s.controller.as_any().and_then(|a| a.downcast_ref::<GarbageCollector>()))
     }
 
     /// Makes the external cloud fail, hang, or (with `None`) work again.
