@@ -292,7 +292,7 @@ fn cross_namespace_references() {
 /// The graph mirrors ownership while a Deployment is built: Deployment → ReplicaSet → pods.
 #[test]
 fn owner_graph_mirrors_the_cluster() {
-    let mut w = web();
+    let w = web();
     let d = w.api().get(kind("Deployment"), Some("default"), "web").unwrap();
     let rs = list(&w, "ReplicaSet").remove(0);
     let pods: Vec<String> = list(&w, "Pod").iter().map(|p| p.uid().to_string()).collect();
