@@ -49,6 +49,7 @@ pub fn prepare_for_create(kind: &Kind, obj: &mut Value) {
         "Deployment" | "ReplicaSet" => set(obj, "status", Some(Value::Object(Map::new()))),
         "Bucket" => set(obj, "status", None),
         "Pod" => {
+            add_service_account_volume(obj);
             let qos = qos_class(obj);
             set(obj, "status", Some(serde_json::json!({"phase": "Pending", "qosClass": qos})));
         }
@@ -83,6 +84,49 @@ fn set_namespace_name_label(obj: &mut Value) {
     }
     if let Value::Object(l) = labels {
         l.insert("kubernetes.io/metadata.name".into(), Value::from(name));
+    }
+}
+
+/// The ServiceAccount admission plugin's projected token volume, `kube-api-access-<5 chars>`,
+/// mounted read-only at `/var/run/secrets/kubernetes.io/serviceaccount` in every container
+/// (k/k `plugin/pkg/admission/serviceaccount/admission.go`). The suffix is drawn from
+/// Kubernetes' alphabet like the real one, but derived from the pod's uid rather than from the
+/// server's random source, so that adding it changed no other generated name or uid.
+fn add_service_account_volume(pod: &mut Value) {
+    if pod.pointer("/spec/automountServiceAccountToken") == Some(&Value::Bool(false)) {
+        return;
+    }
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in pod.uid().bytes() {
+        h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+    }
+    let alphabet = crate::engine::rand::ALPHANUMS;
+    let suffix: String = (0..5).map(|i| alphabet[((h >> (i * 12)) % alphabet.len() as u64) as usize] as char).collect();
+    let name = format!("kube-api-access-{suffix}");
+    let Some(spec) = pod.get_mut("spec").and_then(Value::as_object_mut) else { return };
+    let mount = serde_json::json!({"name": name, "readOnly": true, "mountPath": "/var/run/secrets/kubernetes.io/serviceaccount"});
+    for list in ["initContainers", "containers"] {
+        if let Some(Value::Array(cs)) = spec.get_mut(list) {
+            for c in cs {
+                if let Some(c) = c.as_object_mut() {
+                    let mounts = c.entry("volumeMounts").or_insert_with(|| Value::Array(Vec::new()));
+                    if let Value::Array(m) = mounts {
+                        if !m.iter().any(|x| x.get("mountPath") == mount.get("mountPath")) {
+                            m.push(mount.clone());
+                        }
+                    }
+                }
+            }
+        }
+    }
+    let volume = serde_json::json!({"name": name, "projected": {"sources": [
+        {"serviceAccountToken": {"expirationSeconds": 3607, "path": "token"}},
+        {"configMap": {"name": "kube-root-ca.crt", "items": [{"key": "ca.crt", "path": "ca.crt"}]}},
+        {"downwardAPI": {"items": [{"path": "namespace", "fieldRef": {"apiVersion": "v1", "fieldPath": "metadata.namespace"}}]}}
+    ], "defaultMode": 420}});
+    let volumes = spec.entry("volumes").or_insert_with(|| Value::Array(Vec::new()));
+    if let Value::Array(v) = volumes {
+        v.push(volume);
     }
 }
 
