@@ -5,7 +5,8 @@
 #![allow(clippy::result_large_err)]
 
 use reconcile_lab::engine::apiserver::{
-    ApiServer, DeleteOptions, Deleted, EventType, FieldValidation, Patch, Propagation, Subresource, WatchFrom,
+    ApiServer, DeleteOptions, Deleted, EventType, FieldValidation, Patch, Propagation, Subresource, WatchEvent,
+    WatchFrom,
 };
 use reconcile_lab::engine::kinds::Kind;
 use reconcile_lab::engine::labels::Selector;
@@ -516,4 +517,304 @@ fn namespace_deletion_phases() {
     u["metadata"]["finalizers"] = json!([]);
     s.update(u).unwrap();
     assert_eq!(s.get(k("ns"), None, "demo").unwrap_err().code(), 404);
+}
+
+#[test]
+fn rolling_update_parameters_and_number_literals() {
+    let mut s = ApiServer::new(1);
+    let mut d = deployment("web");
+    d["spec"]["strategy"] = json!({"rollingUpdate": {"maxSurge": "abc", "maxUnavailable": "150%"}});
+    let err = s.create(d).unwrap_err();
+    assert_eq!(
+        err.message,
+        "Deployment.apps \"web\" is invalid: [spec.strategy.rollingUpdate.maxSurge: Invalid value: \"abc\": a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%'), spec.strategy.rollingUpdate.maxUnavailable: Invalid value: \"150%\": must not be greater than 100%]"
+    );
+    let mut d = deployment("web");
+    d["spec"]["replicas"] = json!(1.5);
+    assert!(s.create(d).unwrap_err().message.ends_with(
+        "json: cannot unmarshal number 1.5 into Go struct field DeploymentSpec.spec.replicas of type int32"
+    ));
+    let mut d = deployment("web");
+    d["spec"]["replicas"] = json!(10_000_000_000_i64);
+    assert!(s.create(d).unwrap_err().message.ends_with(
+        "cannot unmarshal number 10000000000 into Go struct field DeploymentSpec.spec.replicas of type int32"
+    ));
+}
+
+#[test]
+fn create_and_update_under_warn_and_ignore() {
+    let mut s = ApiServer::new(1);
+    let mut d = deployment("web");
+    d["spec"]["replicass"] = json!(3);
+    let (out, warnings) = s.create_validated(d.clone(), FieldValidation::Warn).unwrap();
+    assert_eq!(warnings, vec!["unknown field \"spec.replicass\""]);
+    assert!(out["spec"].get("replicass").is_none());
+    let mut u = out.clone();
+    u["spec"]["replicass"] = json!(4);
+    let (_, warnings) = s.update_validated(u, FieldValidation::Ignore).unwrap();
+    assert!(warnings.is_empty());
+    d["metadata"]["name"] = json!("w2");
+    d["spec"]["replicas"] = json!("x");
+    assert_eq!(s.create_validated(d, FieldValidation::Ignore).unwrap_err().code(), 400);
+}
+
+#[test]
+fn patch_cannot_change_identity() {
+    let mut s = ApiServer::new(1);
+    let d = s.create(deployment("web")).unwrap();
+    let p = Patch::Merge(json!({"metadata": {"uid": "other"}}));
+    let err = s.patch(k("deploy"), Some("default"), "web", &p, Subresource::Main).unwrap_err();
+    assert_eq!(err.code(), 422);
+    assert_eq!(
+        err.message,
+        "Deployment.apps \"web\" is invalid: metadata.uid: Invalid value: \"other\": field is immutable"
+    );
+    let p = Patch::Merge(json!({"metadata": {"generation": 100, "creationTimestamp": "2020-01-01T00:00:00Z"}}));
+    let out = s.patch(k("deploy"), Some("default"), "web", &p, Subresource::Main).unwrap();
+    assert_eq!(out, d, "system fields are reset, so nothing changed");
+    // Terminating namespace, object with neither name nor generateName: the admission calls it Unknown.
+    s.create(json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "t"}})).unwrap();
+    s.delete(k("ns"), None, "t", &DeleteOptions::default()).unwrap();
+    let err = s.create(json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"namespace": "t"}})).unwrap_err();
+    assert_eq!(err.message, "configmaps \"Unknown\" is forbidden: unable to create new content in namespace t because it is being terminated");
+}
+
+#[test]
+fn strategic_merge_patch_set_element_order() {
+    let mut s = ApiServer::new(1);
+    let mut d = deployment("web");
+    d["spec"]["template"]["spec"]["containers"] = json!([{"name": "a", "image": "x:1"}, {"name": "b", "image": "y:1"}]);
+    s.create(d).unwrap();
+    let patch = json!({"spec": {"template": {"spec": {
+        "$setElementOrder/containers": [{"name": "b"}, {"name": "a"}],
+        "containers": [{"name": "b", "image": "y:2"}]}}}});
+    let out = s.patch(k("deploy"), Some("default"), "web", &Patch::Strategic(patch), Subresource::Main).unwrap();
+    let cs = out["spec"]["template"]["spec"]["containers"].as_array().unwrap();
+    let got: Vec<(&str, &str)> =
+        cs.iter().map(|c| (c["name"].as_str().unwrap(), c["image"].as_str().unwrap())).collect();
+    assert_eq!(got, [("b", "y:2"), ("a", "x:1")]);
+    // The same reordering on a pod is a forbidden spec change.
+    let mut p = pod("p");
+    p["spec"]["containers"] = json!([{"name": "a", "image": "x:1"}, {"name": "b", "image": "y:1"}]);
+    s.create(p).unwrap();
+    let patch = json!({"spec": {"$setElementOrder/containers": [{"name": "b"}, {"name": "a"}]}});
+    let err = s.patch(k("po"), Some("default"), "p", &Patch::Strategic(patch), Subresource::Main).unwrap_err();
+    assert!(err
+        .message
+        .starts_with("Pod \"p\" is invalid: spec: Forbidden: pod updates may not change fields other than"));
+}
+
+#[test]
+fn field_selectors_on_lists_and_watches() {
+    use reconcile_lab::engine::apiserver::FieldSelector;
+    let mut s = ApiServer::new(1);
+    s.create(pod("a")).unwrap();
+    s.create(pod("b")).unwrap();
+    let running = FieldSelector::parse("status.phase=Running").unwrap();
+    let w = s.watch_filtered(k("po"), None, Selector::everything(), running.clone(), WatchFrom::Now).unwrap();
+    assert!(s.pending_events(w).is_empty());
+    let mut a = s.get(k("po"), Some("default"), "a").unwrap();
+    a["status"]["phase"] = json!("Running");
+    s.update_status(a).unwrap();
+    let ev = s.next_event(w).unwrap();
+    assert_eq!((ev.event_type, ev.object.name()), (EventType::Added, "a"));
+    let list = s.list_filtered(k("po"), Some("default"), &Selector::everything(), &running).unwrap();
+    assert_eq!(list.items.len(), 1);
+    let bad = FieldSelector::parse("spec.containers=x").unwrap();
+    assert_eq!(
+        s.list_filtered(k("po"), None, &Selector::everything(), &bad).unwrap_err().message,
+        "field label not supported: spec.containers"
+    );
+}
+
+#[test]
+fn events_look_like_core_v1_events() {
+    let mut s = ApiServer::new(1);
+    let e = s
+        .create(json!({"apiVersion": "v1", "kind": "Event", "metadata": {"name": "web.1"},
+            "involvedObject": {"kind": "Deployment", "name": "web"}, "reason": "ScalingReplicaSet",
+            "message": "Scaled up replica set web-abc from 0 to 3", "source": {"component": "deployment-controller"},
+            "firstTimestamp": "2026-01-01T00:00:00Z", "lastTimestamp": "2026-01-01T00:00:00Z", "count": 1, "type": "Normal"}))
+        .unwrap();
+    assert_eq!(e["eventTime"], Value::Null);
+    assert!(e.as_object().unwrap().contains_key("eventTime"));
+    assert_eq!((e["reportingComponent"].clone(), e["reportingInstance"].clone()), (json!(""), json!("")));
+    let keys: Vec<&String> = e.as_object().unwrap().keys().collect();
+    assert_eq!(
+        keys,
+        [
+            "apiVersion",
+            "kind",
+            "metadata",
+            "involvedObject",
+            "reason",
+            "message",
+            "source",
+            "firstTimestamp",
+            "lastTimestamp",
+            "count",
+            "type",
+            "eventTime",
+            "reportingComponent",
+            "reportingInstance"
+        ]
+    );
+}
+
+/// `updateForGracefulDeletionAndFinalizers` writes the deletion fields before deleting a pod
+/// whose grace period is 0, so watchers see MODIFIED (Terminating) then DELETED.
+#[test]
+fn zero_grace_pod_deletion_writes_then_deletes() {
+    let mut s = ApiServer::new(1);
+    let p = s.create(pod("p")).unwrap();
+    let w = s.watch(k("po"), None, Selector::everything(), WatchFrom::Exact(p.resource_version()));
+    let Deleted::Gone(last) = s.delete(k("po"), Some("default"), "p", &DeleteOptions::default()).unwrap() else {
+        panic!()
+    };
+    let evs: Vec<EventType> = std::iter::from_fn(|| s.next_event(w)).map(|e| e.event_type).collect();
+    assert_eq!(evs, [EventType::Modified, EventType::Deleted]);
+    assert_eq!(last["metadata"]["deletionGracePeriodSeconds"], 0);
+    assert_eq!(last.generation(), 2);
+    assert_eq!(last.resource_version(), p.resource_version() + 2);
+    // The kubelet's final delete of a terminating pod does the same.
+    s.create(pod("q")).unwrap();
+    s.bind("default", "q", "node-1").unwrap();
+    s.delete(k("po"), Some("default"), "q", &DeleteOptions::default()).unwrap();
+    let w = s.watch(k("po"), None, Selector::everything(), WatchFrom::Exact(s.resource_version()));
+    let zero = DeleteOptions { grace_period_seconds: Some(0), ..Default::default() };
+    assert!(matches!(s.delete(k("po"), Some("default"), "q", &zero).unwrap(), Deleted::Gone(_)));
+    let evs: Vec<(EventType, Value)> = std::iter::from_fn(|| s.next_event(w))
+        .map(|e| (e.event_type, e.object["metadata"]["deletionGracePeriodSeconds"].clone()))
+        .collect();
+    assert_eq!(evs, [(EventType::Modified, json!(0)), (EventType::Deleted, json!(0))]);
+}
+
+#[test]
+fn creating_over_an_object_being_deleted() {
+    let mut s = ApiServer::new(1);
+    let mut d = deployment("web");
+    d["metadata"]["finalizers"] = json!(["example.com/x"]);
+    s.create(d.clone()).unwrap();
+    s.delete(k("deploy"), Some("default"), "web", &DeleteOptions::default()).unwrap();
+    let err = s.create(d).unwrap_err();
+    assert_eq!(
+        (err.code(), err.message.as_str()),
+        (409, "object is being deleted: deployments.apps \"web\" already exists")
+    );
+}
+
+#[test]
+fn extreme_grace_periods_do_not_panic() {
+    let mut s = ApiServer::new(1);
+    for (i, g) in [i64::MAX, i64::MIN, -1, 0, 1].into_iter().enumerate() {
+        let name = format!("p{i}");
+        let mut p = pod(&name);
+        p["spec"]["terminationGracePeriodSeconds"] = json!(g);
+        if s.create(p).is_err() {
+            continue;
+        }
+        s.bind("default", &name, "n").unwrap();
+        let _ = s.delete(k("po"), Some("default"), &name, &DeleteOptions::default());
+        for opt in [i64::MAX, i64::MIN, 0] {
+            let o = DeleteOptions { grace_period_seconds: Some(opt), ..Default::default() };
+            let _ = s.delete(k("po"), Some("default"), &name, &o);
+        }
+    }
+    assert!(s.list(k("po"), None, &Selector::everything()).unwrap().items.is_empty());
+}
+
+#[test]
+fn required_status_fields_appear_as_go_marshals_them() {
+    let mut s = ApiServer::new(1);
+    let rs = s
+        .create(json!({"apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": {"name": "r"},
+            "spec": {"selector": {"matchLabels": {"a": "b"}}, "template": {"metadata": {"labels": {"a": "b"}}, "spec": {"containers": [{"name": "c", "image": "i"}]}}}}))
+        .unwrap();
+    assert_eq!(rs["status"], json!({"replicas": 0}));
+    let n = s.create(json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "node-1"}})).unwrap();
+    assert_eq!(n["status"]["daemonEndpoints"], json!({"kubeletEndpoint": {"Port": 0}}));
+    assert_eq!(n["status"]["nodeInfo"]["kubeletVersion"], "");
+}
+
+#[test]
+fn watch_list_ends_its_initial_events_with_a_bookmark() {
+    let mut s = ApiServer::new(1);
+    s.create(deployment("a")).unwrap();
+    let w = s.watch_list(k("deploy"), None, Selector::everything());
+    let evs: Vec<WatchEvent> = std::iter::from_fn(|| s.next_event(w)).collect();
+    assert_eq!(evs.len(), 2);
+    assert_eq!(evs[0].event_type, EventType::Added);
+    assert_eq!(evs[1].event_type, EventType::Bookmark);
+    assert_eq!(evs[1].object["metadata"]["annotations"]["k8s.io/initial-events-end"], "true");
+    assert_eq!(evs[1].object.resource_version(), s.resource_version());
+}
+
+#[test]
+fn retain_keys_drops_rolling_update_when_switching_to_recreate() {
+    let mut s = ApiServer::new(1);
+    s.create(deployment("web")).unwrap();
+    let patch = json!({"spec": {"strategy": {"$retainKeys": ["type"], "type": "Recreate"}}});
+    let out = s.patch(k("deploy"), Some("default"), "web", &Patch::Strategic(patch), Subresource::Main).unwrap();
+    assert_eq!(out["spec"]["strategy"], json!({"type": "Recreate"}));
+    // Without the directive the old rollingUpdate stays, and validation refuses the mix.
+    let mut s = ApiServer::new(1);
+    s.create(deployment("web")).unwrap();
+    let patch = json!({"spec": {"strategy": {"type": "Recreate"}}});
+    let err = s.patch(k("deploy"), Some("default"), "web", &Patch::Strategic(patch), Subresource::Main).unwrap_err();
+    assert!(
+        err.message.ends_with(
+            "spec.strategy.rollingUpdate: Forbidden: may not be specified when strategy `type` is 'Recreate'"
+        ),
+        "{}",
+        err.message
+    );
+}
+
+#[test]
+fn owner_reference_rules() {
+    let mut s = ApiServer::new(1);
+    let cm = |refs: Value| json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "ownerReferences": refs}});
+    let err = s.create(cm(json!([{"apiVersion": "v1", "kind": "Event", "name": "e", "uid": "u"}]))).unwrap_err();
+    assert_eq!(err.message, "ConfigMap \"c\" is invalid: metadata.ownerReferences: Invalid value: v1.OwnerReference{APIVersion:\"v1\", Kind:\"Event\", Name:\"e\", UID:\"u\", Controller:(*bool)(nil), BlockOwnerDeletion:(*bool)(nil)}: /v1, Kind=Event is disallowed from being an owner");
+    let err = s.create(cm(json!([{"apiVersion": "", "kind": "ReplicaSet", "name": "", "uid": "u"}]))).unwrap_err();
+    assert_eq!(err.message, "ConfigMap \"c\" is invalid: [metadata.ownerReferences.apiVersion: Invalid value: \"\": version must not be empty, metadata.ownerReferences.name: Invalid value: \"\": must not be empty]");
+    let three = json!([
+        {"apiVersion": "v1", "kind": "A", "name": "a", "uid": "1", "controller": true},
+        {"apiVersion": "v1", "kind": "B", "name": "b", "uid": "2", "controller": true},
+        {"apiVersion": "v1", "kind": "C", "name": "c", "uid": "3", "controller": true}]);
+    let err = s.create(cm(three)).unwrap_err();
+    assert_eq!(err.causes.len(), 2);
+    assert!(err.causes[1].message.ends_with("Found \"true\" in references for A/a and C/c"));
+}
+
+#[test]
+fn finalizer_name_rules_differ_for_custom_resources() {
+    let mut s = ApiServer::new(1);
+    let b =
+        json!({"apiVersion": "example.com/v1", "kind": "Bucket", "metadata": {"name": "b", "finalizers": ["plain"]}});
+    assert!(s.create(b).is_ok(), "custom resources skip the standard-name rule");
+    let err = s
+        .create(json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "finalizers": ["a b"]}}))
+        .unwrap_err();
+    assert_eq!(err.causes.len(), 2);
+    assert_eq!(err.causes[0].field, "metadata.finalizers");
+    assert_eq!(err.causes[1].field, "metadata.finalizers[0]");
+}
+
+#[test]
+fn pod_status_updates_keep_spec_owners_and_qos() {
+    let mut s = ApiServer::new(1);
+    let mut p = pod("p");
+    p["metadata"]["ownerReferences"] =
+        json!([{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "rs", "uid": "u", "controller": true}]);
+    let p = s.create(p).unwrap();
+    let mut u = p.clone();
+    u["metadata"]["ownerReferences"] = json!([]);
+    u["spec"]["containers"][0]["image"] = json!("other");
+    u["status"] = json!({"phase": "Running"});
+    let out = s.update_status(u).unwrap();
+    assert_eq!(out["status"], json!({"phase": "Running", "qosClass": "BestEffort"}));
+    assert_eq!(out["spec"], p["spec"]);
+    assert_eq!(out.owner_references().len(), 1);
+    assert_eq!(out.generation(), p.generation());
 }

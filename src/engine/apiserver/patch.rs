@@ -14,7 +14,9 @@
 //!   by `name`; `ownerReferences` by `uid`; `ports` by `containerPort`; `conditions` by `type`;
 //!   `volumeMounts` by `mountPath`), `finalizers` merges as a set, `$patch: delete` removes a list
 //!   element or a map, `$patch: replace` replaces, and `$deleteFromPrimitiveList/<field>` removes
-//!   values from a set-like list. Other lists replace. `$retainKeys` is not supported (400).
+//!   values from a set-like list, `$setElementOrder/<field>` orders a merged list, and
+//!   `$retainKeys` clears the keys of a map it does not list (kubectl apply sends it when a
+//!   Deployment's `strategy` changes to Recreate, so `rollingUpdate` goes). Other lists replace.
 
 use serde_json::{Map, Value};
 
@@ -254,9 +256,11 @@ fn strategic_merge(target: &mut Value, patch: &Value) -> Result<(), String> {
         Some(other) => return Err(format!("Unknown patch type: {other} in map: {patch}")),
         None => {}
     }
-    if p.contains_key("$retainKeys") {
-        return Err("the lab does not support the $retainKeys directive".into());
-    }
+    let retain: Option<Vec<String>> = match p.get("$retainKeys") {
+        None => None,
+        Some(Value::Array(keys)) => Some(keys.iter().filter_map(|k| k.as_str().map(str::to_string)).collect()),
+        Some(other) => return Err(format!("invalid retainKeys directive: {other}")),
+    };
     if !target.is_object() {
         *target = Value::Object(Map::new());
     }
@@ -269,7 +273,7 @@ fn strategic_merge(target: &mut Value, patch: &Value) -> Result<(), String> {
             }
             continue;
         }
-        if k.starts_with(SET_ELEMENT_ORDER) {
+        if k.starts_with(SET_ELEMENT_ORDER) || k == "$retainKeys" {
             continue;
         }
         if v.is_null() {
@@ -297,6 +301,25 @@ fn strategic_merge(target: &mut Value, patch: &Value) -> Result<(), String> {
                 t.insert(k.clone(), v.clone());
             }
         }
+    }
+    // `$setElementOrder/<field>` (sent by kubectl apply): the listed elements first, in that
+    // order; elements it does not list keep their relative order after them.
+    for (k, order) in p {
+        let Some(field) = k.strip_prefix(SET_ELEMENT_ORDER) else { continue };
+        let (Some(Value::Array(order)), Some(Value::Array(list))) = (Some(order), t.get_mut(field)) else { continue };
+        let key = merge_key(field).unwrap_or("");
+        let id = |x: &Value| if key.is_empty() { Some(x.clone()) } else { x.get(key).cloned() };
+        let mut rest = std::mem::take(list);
+        for o in order {
+            let want = id(o);
+            if let Some(i) = rest.iter().position(|x| want.is_some() && id(x) == want) {
+                list.push(rest.remove(i));
+            }
+        }
+        list.extend(rest);
+    }
+    if let Some(keep) = retain {
+        t.retain(|k, _| keep.iter().any(|x| x == k));
     }
     Ok(())
 }
@@ -401,7 +424,7 @@ impl ApiServer {
         }
         let key = Self::key(kind, ns, name);
         debug_assert_eq!(key.0, kind_index(kind));
-        let old = self.store.get(&key).cloned().ok_or_else(|| Status::not_found(kind, name))?;
+        let old = self.store.get(&key).ok_or_else(|| Status::not_found(kind, name))?;
         let mut new = (*old).clone();
         match patch {
             Patch::Merge(p) => {

@@ -423,6 +423,30 @@ static NODE_CONDITION: Struct = Struct {
 
 static NODE_ADDRESS: Struct = Struct { go_name: "NodeAddress", fields: &[p("type", Ty::Str), p("address", Ty::Str)] };
 
+static DAEMON_ENDPOINT: Struct = Struct { go_name: "DaemonEndpoint", fields: &[d("Port", Ty::Int32, Def::Int(0))] };
+
+static DAEMON_ENDPOINTS: Struct =
+    Struct { go_name: "NodeDaemonEndpoints", fields: &[d("kubeletEndpoint", Ty::Obj(&DAEMON_ENDPOINT), Def::Empty)] };
+
+/// `NodeSystemInfo`: its string fields have no omitempty, so a node always shows them.
+static NODE_SYSTEM_INFO: Struct = Struct {
+    go_name: "NodeSystemInfo",
+    fields: &[
+        d("machineID", Ty::Str, Def::Str("")),
+        d("systemUUID", Ty::Str, Def::Str("")),
+        d("bootID", Ty::Str, Def::Str("")),
+        d("kernelVersion", Ty::Str, Def::Str("")),
+        d("osImage", Ty::Str, Def::Str("")),
+        d("containerRuntimeVersion", Ty::Str, Def::Str("")),
+        d("kubeletVersion", Ty::Str, Def::Str("")),
+        d("kubeProxyVersion", Ty::Str, Def::Str("")),
+        d("operatingSystem", Ty::Str, Def::Str("")),
+        d("architecture", Ty::Str, Def::Str("")),
+        p("swap", Ty::Any),
+        p("features", Ty::Any),
+    ],
+};
+
 static NODE_STATUS: Struct = Struct {
     go_name: "NodeStatus",
     fields: &[
@@ -431,8 +455,8 @@ static NODE_STATUS: Struct = Struct {
         p("phase", Ty::Str),
         p("conditions", Ty::List(&NODE_CONDITION)),
         p("addresses", Ty::List(&NODE_ADDRESS)),
-        p("daemonEndpoints", Ty::Any),
-        p("nodeInfo", Ty::Any),
+        d("daemonEndpoints", Ty::Obj(&DAEMON_ENDPOINTS), Def::Empty),
+        d("nodeInfo", Ty::Obj(&NODE_SYSTEM_INFO), Def::Empty),
         p("images", Ty::Any),
     ],
 };
@@ -485,16 +509,17 @@ static EVENT: Struct = Struct {
         p("reason", Ty::Str),
         p("message", Ty::Str),
         d("source", Ty::Obj(&EVENT_SOURCE), Def::Empty),
-        p("firstTimestamp", Ty::Str),
-        p("lastTimestamp", Ty::Str),
+        // Zero metav1.Time/MicroTime marshal as null; the reporting fields have no omitempty.
+        d("firstTimestamp", Ty::Any, Def::Null),
+        d("lastTimestamp", Ty::Any, Def::Null),
         p("count", Ty::Int32),
         p("type", Ty::Str),
-        p("eventTime", Ty::Any),
+        d("eventTime", Ty::Any, Def::Null),
         p("series", Ty::Any),
         p("action", Ty::Str),
         p("related", Ty::Obj(&OBJECT_REFERENCE)),
-        p("reportingComponent", Ty::Str),
-        p("reportingInstance", Ty::Str),
+        d("reportingComponent", Ty::Str, Def::Str("")),
+        d("reportingInstance", Ty::Str, Def::Str("")),
     ],
 };
 
@@ -586,7 +611,8 @@ static REPLICA_SET_CONDITION: Struct = Struct {
 static REPLICA_SET_STATUS: Struct = Struct {
     go_name: "ReplicaSetStatus",
     fields: &[
-        p("replicas", Ty::Int32),
+        // `replicas` has no omitempty: a new ReplicaSet reads `status: {replicas: 0}`.
+        d("replicas", Ty::Int32, Def::Int(0)),
         p("fullyLabeledReplicas", Ty::Int32),
         p("readyReplicas", Ty::Int32),
         p("availableReplicas", Ty::Int32),
@@ -712,7 +738,6 @@ impl DecodeError {
 fn json_type(v: &Value) -> String {
     match v {
         Value::String(_) => "string".into(),
-        Value::Number(n) if n.is_f64() => format!("number {n}"),
         Value::Number(_) => "number".into(),
         Value::Bool(_) => "bool".into(),
         Value::Array(_) => "array".into(),
@@ -778,8 +803,13 @@ struct Walk {
 impl Walk {
     fn type_err(&mut self, v: &Value, st: &'static Struct, go_path: &str, path: &str, ty: &Ty) {
         if self.type_error.is_none() {
+            // encoding/json names the literal only when a number does not fit a numeric field.
+            let found = match (v, ty) {
+                (Value::Number(n), Ty::Int32 | Ty::Int64 | Ty::IntOrString) => format!("number {n}"),
+                _ => json_type(v),
+            };
             self.type_error = Some(DecodeError::Type {
-                found: json_type(v),
+                found,
                 go_struct: st.go_name,
                 go_path: go_path.to_string(),
                 go_type: go_type(ty),
