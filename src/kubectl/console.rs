@@ -503,7 +503,7 @@ impl Console {
                     self.open_edit = Some(session);
                 }
             }
-            "rollout" => out.fail(CmdError::Raw(help::command_help(command))),
+            "rollout" | "set" => out.fail(CmdError::Raw(help::command_help(command))),
             "api-resources" => get::api_resources(&p, out),
             "config" => self.config(&p, out),
             _ => out.fail(CmdError::Raw(help::unknown_command(verb))),
@@ -526,6 +526,7 @@ impl Console {
             ("create", "namespace") => mutate::create_namespace(api, &ctx, p, out),
             ("create", "deployment") => mutate::create_deployment(api, &ctx, p, out),
             ("create", "configmap") => mutate::create_configmap(api, &ctx, p, out),
+            ("set", "image") => mutate::set_image(api, &ctx, p, out),
             ("rollout", "status") => {
                 if let Some(c) = rollout::status(api, &ctx, p, out) {
                     self.pending.push(c);
