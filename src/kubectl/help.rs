@@ -256,11 +256,13 @@ fn levenshtein(a: &str, b: &str) -> usize {
 /// cobra's unknown-command error, with suggestions.
 pub fn unknown_command(verb: &str) -> String {
     let mut s = format!("error: unknown command \"{verb}\" for \"kubectl\"");
-    let suggestions: Vec<&str> = COMMANDS
+    let mut suggestions: Vec<&str> = COMMANDS
         .iter()
         .map(|c| c.name)
         .filter(|n| levenshtein(&verb.to_lowercase(), n) <= 2 || n.starts_with(&verb.to_lowercase()))
         .collect();
+    // cobra sorts commands by name.
+    suggestions.sort_unstable();
     if !suggestions.is_empty() {
         s.push_str("\n\nDid you mean this?\n");
         for n in suggestions {
@@ -278,7 +280,7 @@ mod tests {
     fn suggestions_like_cobra() {
         assert_eq!(
             unknown_command("gett"),
-            "error: unknown command \"gett\" for \"kubectl\"\n\nDid you mean this?\n\tget\n"
+            "error: unknown command \"gett\" for \"kubectl\"\n\nDid you mean this?\n\tget\n\tset\n"
         );
         assert_eq!(unknown_command("frobnicate"), "error: unknown command \"frobnicate\" for \"kubectl\"");
     }
