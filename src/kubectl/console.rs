@@ -17,7 +17,7 @@ use super::help;
 use super::shell;
 use super::table::TabWriter;
 use super::{get, mutate, rollout};
-use crate::engine::apiserver::{EventType, WatchId};
+use crate::engine::apiserver::WatchId;
 use crate::engine::kinds::Kind;
 use crate::engine::object::ObjectExt;
 use crate::engine::status::{Reason, Status};
@@ -597,9 +597,4 @@ impl Ctx<'_> {
         }
         Ok(out)
     }
-}
-
-/// Event type names as the watch printers show them.
-pub fn event_name(t: EventType) -> &'static str {
-    t.as_str()
 }

@@ -13,7 +13,7 @@ use crate::engine::apiserver::{DeleteOptions, Deleted, Patch, Propagation, Subre
 use crate::engine::kinds::Kind;
 use crate::engine::labels::Selector;
 use crate::engine::object::ObjectExt;
-use crate::engine::status::{Reason, Status};
+use crate::engine::status::Reason;
 use serde_json::{json, Map, Value};
 
 /// The annotation client-side apply keeps the last applied manifest in.
@@ -800,11 +800,6 @@ pub fn save_edit(api: &mut dyn Cluster, session: &EditSession, text: &str, out: 
         Ok(o) => out.out(format!("{} edited\n", printers::name_of(session.kind, &o))),
         Err(e) => out.fail(CmdError::Raw(server_error(&e))),
     }
-}
-
-/// Makes a `Status` for errors the console raises itself in the API's words.
-pub fn status(reason: Reason, message: String) -> Status {
-    Status::new(reason, message)
 }
 
 /// `kubectl set image` flags.
