@@ -336,6 +336,7 @@ impl Console {
         let Some((program, args)) = cmd.words.split_first() else { return out };
         match program.as_str() {
             "kubectl" | "k" => self.kubectl(api, args, cmd.stdin.as_deref(), &mut out),
+            "cat" => self.cat(api, args, cmd.stdin.as_deref(), &mut out),
             "^C" => self.interrupt(api),
             "lab" => self.lab(api, args, cmd.stdin.as_deref(), &mut out),
             other => {
@@ -346,6 +347,51 @@ impl Console {
         let more = self.resume(api);
         out.extend(more);
         out
+    }
+
+    /// The little shell around kubectl that documentation uses: `cat FILE` prints an editor
+    /// buffer, `cat > FILE <<EOF` (or `cat <<EOF > FILE`) writes one, and
+    /// `cat <<EOF | kubectl apply -f -` (or `cat FILE | kubectl ...`) pipes into kubectl.
+    fn cat(&mut self, api: &mut dyn Cluster, args: &[String], stdin: Option<&str>, out: &mut Output) {
+        if let Some(pipe) = args.iter().position(|a| a == "|") {
+            let input = match args[..pipe].first() {
+                Some(name) => match self.files.get(name) {
+                    Some(t) => t.clone(),
+                    None => {
+                        out.err(format!("cat: {name}: No such file or directory\n"));
+                        out.exit_code = 1;
+                        return;
+                    }
+                },
+                None => stdin.unwrap_or("").to_string(),
+            };
+            match args[pipe + 1..].split_first() {
+                Some((p, rest)) if p == "kubectl" || p == "k" => self.kubectl(api, rest, Some(&input), out),
+                Some((p, _)) => {
+                    out.err(format!("{p}: command not found (this console runs kubectl and lab commands)\n"));
+                    out.exit_code = 127;
+                }
+                None => out.fail(CmdError::Plain("syntax error: nothing after `|'".into())),
+            }
+            return;
+        }
+        if let Some(gt) = args.iter().position(|a| a == ">") {
+            let Some(name) = args.get(gt + 1) else {
+                return out.fail(CmdError::Plain("syntax error near unexpected token `newline'".into()));
+            };
+            self.files.insert(name.clone(), stdin.unwrap_or("").to_string());
+            return;
+        }
+        match args.first() {
+            None => out.out(stdin.unwrap_or("")),
+            Some(name) => match self.files.get(name) {
+                Some(t) => out.out(t.clone()),
+                None => {
+                    out.err(format!("cat: {name}: No such file or directory\n"));
+                    out.exit_code = 1;
+                }
+            },
+        }
     }
 
     /// Stops every watch and wait (Ctrl-C).
