@@ -27,6 +27,7 @@
 
 pub mod apply_patch;
 pub mod cluster;
+pub mod complete;
 pub mod console;
 pub mod describe;
 pub mod flags;
