@@ -493,3 +493,27 @@ fn pods_get_the_service_account_token_volume() {
     q["spec"]["automountServiceAccountToken"] = json!(false);
     assert!(s.create(q).unwrap()["spec"].get("volumes").is_none());
 }
+
+#[test]
+fn namespace_deletion_phases() {
+    let mut s = ApiServer::new(1);
+    let ns = s.create(json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "demo"}})).unwrap();
+    let bad = DeleteOptions { preconditions_uid: Some("x".into()), ..Default::default() };
+    assert_eq!(
+        s.delete(k("ns"), None, "demo", &bad).unwrap_err().message,
+        format!("Operation cannot be fulfilled on namespaces \"demo\": StorageError: invalid object, Code: 4, Key: /registry/namespaces/demo, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: x, UID in object meta: {}", ns.uid())
+    );
+    let orphan = DeleteOptions { propagation_policy: Some(Propagation::Orphan), ..Default::default() };
+    let Deleted::Pending(t) = s.delete(k("ns"), None, "demo", &orphan).unwrap() else { panic!() };
+    assert_eq!(t.finalizers(), vec!["orphan"]);
+    assert!(t["metadata"].get("deletionGracePeriodSeconds").is_none());
+    // /finalize empties spec.finalizers, but the orphan finalizer still holds the namespace.
+    let mut f = t.clone();
+    f["spec"]["finalizers"] = json!([]);
+    let f = s.finalize_namespace(f).unwrap();
+    assert!(s.get(k("ns"), None, "demo").is_ok());
+    let mut u = f.clone();
+    u["metadata"]["finalizers"] = json!([]);
+    s.update(u).unwrap();
+    assert_eq!(s.get(k("ns"), None, "demo").unwrap_err().code(), 404);
+}

@@ -205,13 +205,13 @@ impl ApiServer {
         check(kind, &name, errs)?;
         schema::normalize(&mut new, schema::root(kind));
 
-        let should_delete = if kind.kind == "Namespace" {
-            new.is_deleting()
-                && new.finalizers().is_empty()
-                && new.pointer("/spec/finalizers").and_then(Value::as_array).is_none_or(Vec::is_empty)
-        } else {
-            new.is_deleting() && new.finalizers().is_empty() && !old.finalizers().is_empty() && grace_is_zero(&new)
-        };
+        // `ShouldDeleteDuringUpdate`: no finalizers left, and the stored object is being deleted
+        // with no grace period pending; namespaces also need an empty `spec.finalizers`
+        // (`ShouldDeleteNamespaceDuringUpdate`).
+        let spec_finalizers_done = kind.kind != "Namespace"
+            || new.pointer("/spec/finalizers").and_then(Value::as_array).is_none_or(Vec::is_empty);
+        let should_delete =
+            spec_finalizers_done && new.finalizers().is_empty() && old.is_deleting() && grace_is_zero(&old);
         if should_delete {
             let last = self.commit_delete(key, old);
             super::set_resource_version(&mut new, last.resource_version());
