@@ -644,3 +644,129 @@ impl Ctx<'_> {
         Ok(out)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::apiserver::ApiServer;
+    use proptest::prelude::*;
+
+    const WORDS: &[&str] = &[
+        "kubectl",
+        "get",
+        "describe",
+        "apply",
+        "create",
+        "delete",
+        "scale",
+        "patch",
+        "label",
+        "annotate",
+        "edit",
+        "rollout",
+        "status",
+        "undo",
+        "history",
+        "restart",
+        "set",
+        "image",
+        "deploy",
+        "pods",
+        "po",
+        "ns",
+        "cm",
+        "rs",
+        "lease",
+        "buckets",
+        "all",
+        "web",
+        "web=x",
+        "x-",
+        "deploy/web",
+        "-o",
+        "json",
+        "yaml",
+        "name",
+        "wide",
+        "jsonpath={.items[*].metadata.name}",
+        "jsonpath={.items[",
+        "jsonpath={..x}",
+        "custom-columns=A:.a",
+        "-n",
+        "kube-system",
+        "-A",
+        "-l",
+        "app=web",
+        "app in (",
+        "-w",
+        "--output-watch-events",
+        "--replicas=3",
+        "--replicas",
+        "-p",
+        "{\"spec\":{}}",
+        "[{\"op\":\"remove\",\"path\":\"/x\"}]",
+        "--type=json",
+        "--type",
+        "-f",
+        "-",
+        "web.yaml",
+        "--cascade=orphan",
+        "--cascade",
+        "--image=nginx",
+        "namespace",
+        "deployment",
+        "'",
+        "\"",
+        "\\",
+        "<<EOF",
+        "|",
+        ">",
+        "lab",
+        "save-edit",
+        "^C",
+        "cat",
+        "--",
+        "-",
+        "--help",
+        "-h",
+        "help",
+        "{",
+        "}",
+        "[",
+        "]",
+        "?(@.x==1)",
+        "🙂",
+        "",
+    ];
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+        /// Never panic on input: any sequence of (mostly plausible) words, any here-document.
+        #[test]
+        fn any_line_is_answered(lines in prop::collection::vec(prop::collection::vec(0..WORDS.len(), 0..8), 1..6),
+                                body in "[ -~\n]{0,60}") {
+            let mut api = ApiServer::new(1);
+            let mut console = Console::new();
+            console.set_file("web.yaml", &body);
+            console.execute(&mut api, "kubectl create deployment web --image=nginx");
+            for words in lines {
+                let line: Vec<&str> = words.iter().map(|&i| WORDS[i]).collect();
+                let text = format!("{}\n{body}\nEOF\n", line.join(" "));
+                let out = console.execute(&mut api, &text);
+                prop_assert!(out.exit_code == 0 || !out.stderr().is_empty(), "failed silently: {text:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn output_keeps_terminal_order() {
+        let mut o = Output::default();
+        o.out("a\n");
+        o.err("b\n");
+        o.out("c\n");
+        assert_eq!(o.terminal(), "a\nb\nc\n");
+        assert_eq!((o.stdout(), o.stderr()), ("a\nc\n".to_string(), "b\n".to_string()));
+        assert_eq!(o.chunks.len(), 3);
+    }
+}
