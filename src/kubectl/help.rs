@@ -148,6 +148,22 @@ pub static COMMANDS: &[Command] = &[
         examples: "  # Add an annotation; 'note-' removes it\n  kubectl annotate deploy web note=hello\n",
     },
     Command {
+        name: "wait",
+        short: "Experimental: Wait for a specific condition on one or many resources",
+        usage: "wait ([-f FILENAME] | resource.group/resource.name | resource.group [(-l label | --all)]) [--for=delete|--for condition=available|--for=jsonpath='{}'[=value]]",
+        flags: super::wait::FLAGS,
+        subcommands: &[],
+        examples: "  # Wait for the deployment 'web' to become available (virtual time)\n  kubectl wait --for=condition=Available deploy/web\n\n  # Wait for a pod to be deleted\n  kubectl wait --for=delete pod/busybox1 --timeout=60s\n",
+    },
+    Command {
+        name: "version",
+        short: "Print the client and server version information",
+        usage: "version",
+        flags: &[],
+        subcommands: &[],
+        examples: "  # Print the client and server versions\n  kubectl version\n",
+    },
+    Command {
         name: "api-resources",
         short: "Print the supported API resources on the server",
         usage: "api-resources [flags]",
@@ -196,9 +212,9 @@ pub fn root() -> String {
     s.push_str(&group("Basic Commands (Intermediate)", &["get", "edit", "delete"]));
     s.push_str(&group("Deploy Commands", &["rollout", "scale"]));
     s.push_str(&group("Troubleshooting and Debugging Commands", &["describe"]));
-    s.push_str(&group("Advanced Commands", &["apply", "patch"]));
+    s.push_str(&group("Advanced Commands", &["apply", "patch", "wait"]));
     s.push_str(&group("Settings Commands", &["label", "annotate"]));
-    s.push_str(&group("Other Commands", &["api-resources", "config"]));
+    s.push_str(&group("Other Commands", &["api-resources", "config", "version"]));
     s.push_str(&root_usage());
     s
 }
