@@ -544,6 +544,7 @@ impl Console {
                 }
             }
             "scale" => mutate::scale(api, &ctx, &p, out),
+            "run" => mutate::run_pod(api, &ctx, &p, out),
             "wait" => {
                 if let Some(c) = super::wait::run(api, &ctx, &p, out) {
                     self.pending.push(c);

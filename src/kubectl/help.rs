@@ -49,6 +49,14 @@ pub static COMMANDS: &[Command] = &[
         examples: "  # Create a deployment using the data in web.yaml\n  kubectl create -f web.yaml\n\n  # Create a namespace\n  kubectl create namespace demo\n",
     },
     Command {
+        name: "run",
+        short: "Run a particular image on the cluster",
+        usage: "run NAME --image=image [--port=port] [--labels=key=value] [--restart=Always|OnFailure|Never] [--dry-run=client]",
+        flags: mutate::RUN_FLAGS,
+        subcommands: &[],
+        examples: "  # Start a nginx pod\n  kubectl run nginx --image=nginx\n\n  # Print the pod's manifest without creating it\n  kubectl run nginx --image=nginx --dry-run=client -o yaml\n",
+    },
+    Command {
         name: "get",
         short: "Display one or many resources",
         usage: "get [(-o|--output=)json|yaml|name|wide|custom-columns=...|jsonpath=...] (TYPE[.VERSION][.GROUP] [NAME | -l label] | TYPE[.VERSION][.GROUP]/NAME ...) [flags]",
@@ -208,7 +216,7 @@ pub fn root() -> String {
     let mut s = String::from(
         "kubectl controls the Kubernetes cluster manager.\n\n Find more information at: https://kubernetes.io/docs/reference/kubectl/\n\n",
     );
-    s.push_str(&group("Basic Commands (Beginner)", &["create", "set"]));
+    s.push_str(&group("Basic Commands (Beginner)", &["create", "run", "set"]));
     s.push_str(&group("Basic Commands (Intermediate)", &["get", "edit", "delete"]));
     s.push_str(&group("Deploy Commands", &["rollout", "scale"]));
     s.push_str(&group("Troubleshooting and Debugging Commands", &["describe"]));
