@@ -294,6 +294,10 @@ pub fn run(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) -
         });
         return None;
     }
+    if all_ns && targets.iter().any(|t| matches!(t, Target::Named(..))) {
+        out.fail(CmdError::Plain("a resource cannot be retrieved by name across all namespaces".into()));
+        return None;
+    }
     if p.has("selector") && targets.iter().any(|t| matches!(t, Target::Named(..))) {
         out.fail(CmdError::Plain("name cannot be provided when a selector is specified".into()));
         return None;
