@@ -602,3 +602,122 @@ fn strategic_merge_patch_set_element_order() {
         .message
         .starts_with("Pod \"p\" is invalid: spec: Forbidden: pod updates may not change fields other than"));
 }
+
+#[test]
+fn field_selectors_on_lists_and_watches() {
+    use reconcile_lab::engine::apiserver::FieldSelector;
+    let mut s = ApiServer::new(1);
+    s.create(pod("a")).unwrap();
+    s.create(pod("b")).unwrap();
+    let running = FieldSelector::parse("status.phase=Running").unwrap();
+    let w = s.watch_filtered(k("po"), None, Selector::everything(), running.clone(), WatchFrom::Now).unwrap();
+    assert!(s.pending_events(w).is_empty());
+    let mut a = s.get(k("po"), Some("default"), "a").unwrap();
+    a["status"]["phase"] = json!("Running");
+    s.update_status(a).unwrap();
+    let ev = s.next_event(w).unwrap();
+    assert_eq!((ev.event_type, ev.object.name()), (EventType::Added, "a"));
+    let list = s.list_filtered(k("po"), Some("default"), &Selector::everything(), &running).unwrap();
+    assert_eq!(list.items.len(), 1);
+    let bad = FieldSelector::parse("spec.containers=x").unwrap();
+    assert_eq!(
+        s.list_filtered(k("po"), None, &Selector::everything(), &bad).unwrap_err().message,
+        "field label not supported: spec.containers"
+    );
+}
+
+#[test]
+fn events_look_like_core_v1_events() {
+    let mut s = ApiServer::new(1);
+    let e = s
+        .create(json!({"apiVersion": "v1", "kind": "Event", "metadata": {"name": "web.1"},
+            "involvedObject": {"kind": "Deployment", "name": "web"}, "reason": "ScalingReplicaSet",
+            "message": "Scaled up replica set web-abc from 0 to 3", "source": {"component": "deployment-controller"},
+            "firstTimestamp": "2026-01-01T00:00:00Z", "lastTimestamp": "2026-01-01T00:00:00Z", "count": 1, "type": "Normal"}))
+        .unwrap();
+    assert_eq!(e["eventTime"], Value::Null);
+    assert!(e.as_object().unwrap().contains_key("eventTime"));
+    assert_eq!((e["reportingComponent"].clone(), e["reportingInstance"].clone()), (json!(""), json!("")));
+    let keys: Vec<&String> = e.as_object().unwrap().keys().collect();
+    assert_eq!(
+        keys,
+        [
+            "apiVersion",
+            "kind",
+            "metadata",
+            "involvedObject",
+            "reason",
+            "message",
+            "source",
+            "firstTimestamp",
+            "lastTimestamp",
+            "count",
+            "type",
+            "eventTime",
+            "reportingComponent",
+            "reportingInstance"
+        ]
+    );
+}
+
+/// `updateForGracefulDeletionAndFinalizers` writes the deletion fields before deleting a pod
+/// whose grace period is 0, so watchers see MODIFIED (Terminating) then DELETED.
+#[test]
+fn zero_grace_pod_deletion_writes_then_deletes() {
+    let mut s = ApiServer::new(1);
+    let p = s.create(pod("p")).unwrap();
+    let w = s.watch(k("po"), None, Selector::everything(), WatchFrom::Exact(p.resource_version()));
+    let Deleted::Gone(last) = s.delete(k("po"), Some("default"), "p", &DeleteOptions::default()).unwrap() else {
+        panic!()
+    };
+    let evs: Vec<EventType> = std::iter::from_fn(|| s.next_event(w)).map(|e| e.event_type).collect();
+    assert_eq!(evs, [EventType::Modified, EventType::Deleted]);
+    assert_eq!(last["metadata"]["deletionGracePeriodSeconds"], 0);
+    assert_eq!(last.generation(), 2);
+    assert_eq!(last.resource_version(), p.resource_version() + 2);
+    // The kubelet's final delete of a terminating pod does the same.
+    s.create(pod("q")).unwrap();
+    s.bind("default", "q", "node-1").unwrap();
+    s.delete(k("po"), Some("default"), "q", &DeleteOptions::default()).unwrap();
+    let w = s.watch(k("po"), None, Selector::everything(), WatchFrom::Exact(s.resource_version()));
+    let zero = DeleteOptions { grace_period_seconds: Some(0), ..Default::default() };
+    assert!(matches!(s.delete(k("po"), Some("default"), "q", &zero).unwrap(), Deleted::Gone(_)));
+    let evs: Vec<(EventType, Value)> = std::iter::from_fn(|| s.next_event(w))
+        .map(|e| (e.event_type, e.object["metadata"]["deletionGracePeriodSeconds"].clone()))
+        .collect();
+    assert_eq!(evs, [(EventType::Modified, json!(0)), (EventType::Deleted, json!(0))]);
+}
+
+#[test]
+fn creating_over_an_object_being_deleted() {
+    let mut s = ApiServer::new(1);
+    let mut d = deployment("web");
+    d["metadata"]["finalizers"] = json!(["example.com/x"]);
+    s.create(d.clone()).unwrap();
+    s.delete(k("deploy"), Some("default"), "web", &DeleteOptions::default()).unwrap();
+    let err = s.create(d).unwrap_err();
+    assert_eq!(
+        (err.code(), err.message.as_str()),
+        (409, "object is being deleted: deployments.apps \"web\" already exists")
+    );
+}
+
+#[test]
+fn extreme_grace_periods_do_not_panic() {
+    let mut s = ApiServer::new(1);
+    for (i, g) in [i64::MAX, i64::MIN, -1, 0, 1].into_iter().enumerate() {
+        let name = format!("p{i}");
+        let mut p = pod(&name);
+        p["spec"]["terminationGracePeriodSeconds"] = json!(g);
+        if s.create(p).is_err() {
+            continue;
+        }
+        s.bind("default", &name, "n").unwrap();
+        let _ = s.delete(k("po"), Some("default"), &name, &DeleteOptions::default());
+        for opt in [i64::MAX, i64::MIN, 0] {
+            let o = DeleteOptions { grace_period_seconds: Some(opt), ..Default::default() };
+            let _ = s.delete(k("po"), Some("default"), &name, &o);
+        }
+    }
+    assert!(s.list(k("po"), None, &Selector::everything()).unwrap().items.is_empty());
+}

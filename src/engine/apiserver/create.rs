@@ -138,8 +138,13 @@ impl ApiServer {
         self.admit_quota(kind, obj.name())?;
 
         let key = Self::key(kind, obj.namespace(), obj.name());
-        if self.store.contains(&key) {
-            return Err(Status::already_exists(kind, obj.name()));
+        if let Some(existing) = self.store.get(&key) {
+            let mut err = Status::already_exists(kind, obj.name());
+            // store.go Create: a name held by an object that is being deleted says so.
+            if existing.is_deleting() {
+                err.message = format!("object is being deleted: {}", err.message);
+            }
+            return Err(err);
         }
         if obj
             .meta()
