@@ -721,3 +721,16 @@ fn extreme_grace_periods_do_not_panic() {
     }
     assert!(s.list(k("po"), None, &Selector::everything()).unwrap().items.is_empty());
 }
+
+#[test]
+fn required_status_fields_appear_as_go_marshals_them() {
+    let mut s = ApiServer::new(1);
+    let rs = s
+        .create(json!({"apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": {"name": "r"},
+            "spec": {"selector": {"matchLabels": {"a": "b"}}, "template": {"metadata": {"labels": {"a": "b"}}, "spec": {"containers": [{"name": "c", "image": "i"}]}}}}))
+        .unwrap();
+    assert_eq!(rs["status"], json!({"replicas": 0}));
+    let n = s.create(json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "node-1"}})).unwrap();
+    assert_eq!(n["status"]["daemonEndpoints"], json!({"kubeletEndpoint": {"Port": 0}}));
+    assert_eq!(n["status"]["nodeInfo"]["kubeletVersion"], "");
+}
