@@ -276,7 +276,10 @@ fn event_cells(ev: &Value, now: Time, wide: bool) -> Vec<String> {
         if source.is_empty() {
             source = s(ev, &["reportingComponent"]).to_string();
         }
-        let host = s(ev, &["source", "host"]);
+        let mut host = s(ev, &["source", "host"]);
+        if host.is_empty() {
+            host = s(ev, &["reportingInstance"]);
+        }
         if !host.is_empty() {
             source = format!("{source}, {host}");
         }
