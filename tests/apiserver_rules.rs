@@ -5,7 +5,8 @@
 #![allow(clippy::result_large_err)]
 
 use reconcile_lab::engine::apiserver::{
-    ApiServer, DeleteOptions, Deleted, EventType, FieldValidation, Patch, Propagation, Subresource, WatchFrom,
+    ApiServer, DeleteOptions, Deleted, EventType, FieldValidation, Patch, Propagation, Subresource, WatchEvent,
+    WatchFrom,
 };
 use reconcile_lab::engine::kinds::Kind;
 use reconcile_lab::engine::labels::Selector;
@@ -733,4 +734,38 @@ fn required_status_fields_appear_as_go_marshals_them() {
     let n = s.create(json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "node-1"}})).unwrap();
     assert_eq!(n["status"]["daemonEndpoints"], json!({"kubeletEndpoint": {"Port": 0}}));
     assert_eq!(n["status"]["nodeInfo"]["kubeletVersion"], "");
+}
+
+#[test]
+fn watch_list_ends_its_initial_events_with_a_bookmark() {
+    let mut s = ApiServer::new(1);
+    s.create(deployment("a")).unwrap();
+    let w = s.watch_list(k("deploy"), None, Selector::everything());
+    let evs: Vec<WatchEvent> = std::iter::from_fn(|| s.next_event(w)).collect();
+    assert_eq!(evs.len(), 2);
+    assert_eq!(evs[0].event_type, EventType::Added);
+    assert_eq!(evs[1].event_type, EventType::Bookmark);
+    assert_eq!(evs[1].object["metadata"]["annotations"]["k8s.io/initial-events-end"], "true");
+    assert_eq!(evs[1].object.resource_version(), s.resource_version());
+}
+
+#[test]
+fn retain_keys_drops_rolling_update_when_switching_to_recreate() {
+    let mut s = ApiServer::new(1);
+    s.create(deployment("web")).unwrap();
+    let patch = json!({"spec": {"strategy": {"$retainKeys": ["type"], "type": "Recreate"}}});
+    let out = s.patch(k("deploy"), Some("default"), "web", &Patch::Strategic(patch), Subresource::Main).unwrap();
+    assert_eq!(out["spec"]["strategy"], json!({"type": "Recreate"}));
+    // Without the directive the old rollingUpdate stays, and validation refuses the mix.
+    let mut s = ApiServer::new(1);
+    s.create(deployment("web")).unwrap();
+    let patch = json!({"spec": {"strategy": {"type": "Recreate"}}});
+    let err = s.patch(k("deploy"), Some("default"), "web", &Patch::Strategic(patch), Subresource::Main).unwrap_err();
+    assert!(
+        err.message.ends_with(
+            "spec.strategy.rollingUpdate: Forbidden: may not be specified when strategy `type` is 'Recreate'"
+        ),
+        "{}",
+        err.message
+    );
 }

@@ -13,7 +13,19 @@
 //! - [`strategy`]: per-kind create/update preparation, generation, per-kind validation;
 //! - [`validation`]: metadata validation and the 422 field errors;
 //! - [`create`], [`update`], [`patch`], [`delete`]: the verbs;
-//! - [`store`]: the objects and the global revision; [`watch`]: history window and queues.
+//! - [`store`]: the objects (compact JSON, ~1.6 KB a pod) and the global revision;
+//! - [`watch`]: history window and per-watch queues; [`fields`]: field selectors.
+//!
+//! The API in one place (all on [`ApiServer`]):
+//! - reads: `get`, `get_shared`, `list`, `list_shared`, `list_filtered` (+ field selector),
+//!   `all_objects`, `count`, `stored_bytes`, `resource_version`;
+//! - writes: `create` / `create_validated`, `update` / `update_validated`, `update_status`,
+//!   `finalize_namespace`, `bind` (pods/binding), `patch` / `patch_with` (fieldValidation),
+//!   `delete` (→ [`Deleted`], whose `response()` is the HTTP body);
+//! - watches: `watch`, `watch_filtered`, `watch_list`, `pending_events`, `next_event`,
+//!   `watch_is_open`, `stop_watch`, `break_watch`, `send_bookmark`, `set_history_limit`,
+//!   `expire_history`;
+//! - the clock and limits: `now`, `set_now`, `set_object_limit`.
 
 // Every verb answers `Result<_, Status>`, the API contract; Status is a plain value on purpose.
 #![allow(clippy::result_large_err)]
@@ -128,7 +140,9 @@ impl ApiServer {
         (kind_index(kind), ns.to_string(), name.to_string())
     }
 
-    /// GET one object; 404 `deployments.apps "web" not found` when absent.
+    /// GET one object; 404 `deployments.apps "web" not found` when absent. For a namespaced kind
+    /// `ns: None` means `default` (as for every single-object verb); for LIST and WATCH it means
+    /// all namespaces.
     pub fn get(&self, kind: &Kind, ns: Option<&str>, name: &str) -> Result<Value, Status> {
         self.get_arc(kind, ns, name).map(|o| (*o).clone())
     }
@@ -181,6 +195,15 @@ impl ApiServer {
     /// Opens a watch (kubernetes-semantics.md §3.1, §3.6). Events queue until delivered.
     pub fn watch(&mut self, kind: &Kind, ns: Option<&str>, sel: Selector, from: WatchFrom) -> WatchId {
         self.open_watch(kind, ns, sel, FieldSelector::everything(), from)
+    }
+
+    /// A streaming list (`sendInitialEvents=true`, the WatchList feature; §3.6): ADDED for every
+    /// current object, then a BOOKMARK at the current revision annotated
+    /// `k8s.io/initial-events-end: "true"`, then changes.
+    pub fn watch_list(&mut self, kind: &Kind, ns: Option<&str>, sel: Selector) -> WatchId {
+        let id = self.open_watch(kind, ns, sel, FieldSelector::everything(), WatchFrom::Now);
+        self.watches.bookmark(id, self.store.revision(), true);
+        id
     }
 
     /// Opens a watch with a field selector too (objects entering or leaving it arrive as
@@ -242,7 +265,7 @@ impl ApiServer {
     /// Queues a BOOKMARK at the current revision on a watch (the watch cache sends these
     /// periodically to clients that allow them; the world decides when).
     pub fn send_bookmark(&mut self, id: WatchId) {
-        self.watches.bookmark(id, self.store.revision());
+        self.watches.bookmark(id, self.store.revision(), false);
     }
 
     /// Sets how many events of each kind the history window keeps (at least 1).
