@@ -68,6 +68,12 @@ pub const FLAGS: &[FlagSpec] = &[
         FlagKind::Str,
         "If non-empty, sort list types using this field specification (a JSONPath expression).",
     ),
+    flag(
+        "label-columns",
+        Some('L'),
+        FlagKind::List,
+        "Accepts a comma separated list of labels that are going to be presented as columns.",
+    ),
 ];
 
 /// A parsed `-o` value.
@@ -390,7 +396,7 @@ pub fn run(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) -
     let events = p.bool("output-watch-events");
     let opts = table_options(&format, p, all_ns, false, events);
     let mut printer = match &format {
-        Format::Table | Format::Wide => WatchPrinter::Table(TabWriter::new(), opts),
+        Format::Table | Format::Wide => WatchPrinter::Table(TabWriter::new(), opts.clone()),
         Format::Name => WatchPrinter::Name,
         Format::Json => WatchPrinter::Json,
         Format::Yaml => WatchPrinter::Yaml,
@@ -435,6 +441,13 @@ fn table_options(format: &Format, p: &Parsed, all_ns: bool, with_kind: bool, eve
         wide: matches!(format, Format::Wide),
         with_namespace: all_ns,
         show_labels: p.bool("show-labels"),
+        label_columns: p
+            .list("label-columns")
+            .iter()
+            .flat_map(|l| l.split(','))
+            .filter(|l| !l.is_empty())
+            .map(String::from)
+            .collect(),
         watch_events: events,
         with_kind,
     }
@@ -467,7 +480,7 @@ fn print_found(
                     f.kind,
                     &f.objects,
                     now,
-                    opts,
+                    &opts,
                     !p.bool("no-headers"),
                     None,
                 ));
@@ -511,7 +524,7 @@ fn print_event(
 ) {
     match printer {
         WatchPrinter::Table(tw, opts) => {
-            out.out(printers::print_table(tw, kind, std::slice::from_ref(obj), now, *opts, !*header_done, Some(event)));
+            out.out(printers::print_table(tw, kind, std::slice::from_ref(obj), now, opts, !*header_done, Some(event)));
             *header_done = true;
         }
         WatchPrinter::Name => out.out(format!("{}\n", printers::name_of(kind, obj))),
