@@ -769,3 +769,34 @@ fn retain_keys_drops_rolling_update_when_switching_to_recreate() {
         err.message
     );
 }
+
+#[test]
+fn owner_reference_rules() {
+    let mut s = ApiServer::new(1);
+    let cm = |refs: Value| json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "ownerReferences": refs}});
+    let err = s.create(cm(json!([{"apiVersion": "v1", "kind": "Event", "name": "e", "uid": "u"}]))).unwrap_err();
+    assert_eq!(err.message, "ConfigMap \"c\" is invalid: metadata.ownerReferences: Invalid value: v1.OwnerReference{APIVersion:\"v1\", Kind:\"Event\", Name:\"e\", UID:\"u\", Controller:(*bool)(nil), BlockOwnerDeletion:(*bool)(nil)}: /v1, Kind=Event is disallowed from being an owner");
+    let err = s.create(cm(json!([{"apiVersion": "", "kind": "ReplicaSet", "name": "", "uid": "u"}]))).unwrap_err();
+    assert_eq!(err.message, "ConfigMap \"c\" is invalid: [metadata.ownerReferences.apiVersion: Invalid value: \"\": version must not be empty, metadata.ownerReferences.name: Invalid value: \"\": must not be empty]");
+    let three = json!([
+        {"apiVersion": "v1", "kind": "A", "name": "a", "uid": "1", "controller": true},
+        {"apiVersion": "v1", "kind": "B", "name": "b", "uid": "2", "controller": true},
+        {"apiVersion": "v1", "kind": "C", "name": "c", "uid": "3", "controller": true}]);
+    let err = s.create(cm(three)).unwrap_err();
+    assert_eq!(err.causes.len(), 2);
+    assert!(err.causes[1].message.ends_with("Found \"true\" in references for A/a and C/c"));
+}
+
+#[test]
+fn finalizer_name_rules_differ_for_custom_resources() {
+    let mut s = ApiServer::new(1);
+    let b =
+        json!({"apiVersion": "example.com/v1", "kind": "Bucket", "metadata": {"name": "b", "finalizers": ["plain"]}});
+    assert!(s.create(b).is_ok(), "custom resources skip the standard-name rule");
+    let err = s
+        .create(json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "finalizers": ["a b"]}}))
+        .unwrap_err();
+    assert_eq!(err.causes.len(), 2);
+    assert_eq!(err.causes[0].field, "metadata.finalizers");
+    assert_eq!(err.causes[1].field, "metadata.finalizers[0]");
+}

@@ -144,7 +144,7 @@ impl ApiServer {
     /// `ns: None` means `default` (as for every single-object verb); for LIST and WATCH it means
     /// all namespaces.
     pub fn get(&self, kind: &Kind, ns: Option<&str>, name: &str) -> Result<Value, Status> {
-        self.get_arc(kind, ns, name).map(|o| (*o).clone())
+        self.store.get_value(&Self::key(kind, ns, name)).ok_or_else(|| Status::not_found(kind, name))
     }
 
     /// GET as a shared value (one decode, then cheap to pass around and clone).
