@@ -9,10 +9,11 @@ use super::printers::{self, TableOptions};
 use super::resources::{self, Target};
 use super::table::TabWriter;
 use super::{gojson, manifest};
-use crate::engine::apiserver::{EventType, WatchFrom};
+use crate::engine::apiserver::{EventType, FieldSelector, WatchFrom};
 use crate::engine::kinds::{Kind, KINDS};
 use crate::engine::labels::Selector;
 use crate::engine::object::ObjectExt;
+use crate::engine::status::Reason;
 use serde_json::{json, Value};
 
 /// The flags of `kubectl get`.
@@ -73,6 +74,12 @@ pub const FLAGS: &[FlagSpec] = &[
         Some('L'),
         FlagKind::List,
         "Accepts a comma separated list of labels that are going to be presented as columns.",
+    ),
+    flag(
+        "field-selector",
+        None,
+        FlagKind::Str,
+        "Selector (field query) to filter on, e.g. --field-selector status.phase=Running.",
     ),
 ];
 
@@ -274,6 +281,13 @@ pub fn run(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) -
             return None;
         }
     };
+    let fields = match p.str("field-selector").map(FieldSelector::parse).transpose() {
+        Ok(f) => f.unwrap_or_else(FieldSelector::everything),
+        Err(e) => {
+            out.fail(CmdError::Plain(e));
+            return None;
+        }
+    };
     let mut targets = match resources::resolve(&p.args, true) {
         Ok(t) => t,
         Err(e) => {
@@ -318,12 +332,25 @@ pub fn run(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) -
     for t in &targets {
         let kind = t.kind();
         let objs = match t {
-            Target::All(k) => match api.list(k, ns_for(k).as_deref(), &selector) {
+            Target::All(k) => match api.server().list_filtered(k, ns_for(k).as_deref(), &selector, &fields) {
                 Ok(l) => {
                     list_rv = l.resource_version;
                     l.items
                 }
-                Err(e) => {
+                Err(mut e) => {
+                    // cli-runtime selector.go names the list it could not make.
+                    if matches!(e.reason, Reason::BadRequest | Reason::NotFound) {
+                        let gvr = format!("{}/{}, Resource={}", k.group, k.version, k.resource);
+                        let (ls, fs) = (p.str("selector").unwrap_or(""), p.str("field-selector").unwrap_or(""));
+                        e.message = if ls.is_empty() && fs.is_empty() {
+                            format!("Unable to list {gvr:?}: {}", e.message)
+                        } else {
+                            format!(
+                                "Unable to find {gvr:?} that match label selector {ls:?}, field selector {fs:?}: {}",
+                                e.message
+                            )
+                        };
+                    }
                     errors.push(e.into());
                     continue;
                 }
@@ -414,7 +441,13 @@ pub fn run(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) -
         Some(_) => (WatchFrom::Any, api.resource_version()),
         None => (WatchFrom::Exact(list_rv), 0),
     };
-    let id = api.watch(kind, ns.as_deref(), selector, from);
+    let id = match api.server_mut().watch_filtered(kind, ns.as_deref(), selector, fields, from) {
+        Ok(id) => id,
+        Err(e) => {
+            out.fail(e.into());
+            return None;
+        }
+    };
     let where_ = match &ns {
         Some(n) => format!(" in {n}"),
         None => String::new(),
