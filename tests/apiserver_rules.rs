@@ -800,3 +800,21 @@ fn finalizer_name_rules_differ_for_custom_resources() {
     assert_eq!(err.causes[0].field, "metadata.finalizers");
     assert_eq!(err.causes[1].field, "metadata.finalizers[0]");
 }
+
+#[test]
+fn pod_status_updates_keep_spec_owners_and_qos() {
+    let mut s = ApiServer::new(1);
+    let mut p = pod("p");
+    p["metadata"]["ownerReferences"] =
+        json!([{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "rs", "uid": "u", "controller": true}]);
+    let p = s.create(p).unwrap();
+    let mut u = p.clone();
+    u["metadata"]["ownerReferences"] = json!([]);
+    u["spec"]["containers"][0]["image"] = json!("other");
+    u["status"] = json!({"phase": "Running"});
+    let out = s.update_status(u).unwrap();
+    assert_eq!(out["status"], json!({"phase": "Running", "qosClass": "BestEffort"}));
+    assert_eq!(out["spec"], p["spec"]);
+    assert_eq!(out.owner_references().len(), 1);
+    assert_eq!(out.generation(), p.generation());
+}

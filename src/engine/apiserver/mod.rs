@@ -27,6 +27,20 @@
 //!   `expire_history`;
 //! - the clock and limits: `now`, `set_now`, `set_object_limit`.
 
+//! Known differences from kube-apiserver 1.34 (each a deliberate simplification):
+//! - one history window per kind stands in for the watch cache (default
+//!   [`DEFAULT_HISTORY_LIMIT`] events); no LIST/GET resourceVersion semantics, no pagination;
+//! - setting `spec.nodeName` on an unbound pod by update is allowed (the real server requires
+//!   `pods/binding`, [`ApiServer::bind`]); the `ValidatePodUpdate` message stops before its
+//!   `cmp.Diff` of the internal PodSpec;
+//! - `%#v` renderings of `*bool` in owner-reference errors show the value, not an address;
+//! - a strict-decoding 422 of a JSON/merge patch shows the patched object with sorted top-level
+//!   keys only; `Ty::Any` corners of the schema (affinity, volume sources, probes' grpc, container
+//!   statuses) are not checked for unknown fields;
+//! - a generated name that collides is drawn again instead of answering a retryable error;
+//! - the object cap counts objects per kind across namespaces (not a ResourceQuota object);
+//! - no admission webhooks, RBAC, managedFields, server-side apply, dry run, Event TTL.
+
 // Every verb answers `Result<_, Status>`, the API contract; Status is a plain value on purpose.
 #![allow(clippy::result_large_err)]
 
