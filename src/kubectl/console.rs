@@ -11,12 +11,13 @@
 //! `kubectl patch` that lets a waiting delete finish, or a change seen by a running watch,
 //! shows at once.
 
+use super::cluster::Cluster;
 use super::flags::{self, FlagKind, FlagSpec, Parsed};
 use super::help;
 use super::shell;
 use super::table::TabWriter;
 use super::{get, mutate, rollout};
-use crate::engine::apiserver::{ApiServer, EventType, WatchId};
+use crate::engine::apiserver::WatchId;
 use crate::engine::kinds::Kind;
 use crate::engine::object::ObjectExt;
 use crate::engine::status::{Reason, Status};
@@ -80,6 +81,13 @@ impl Output {
         self.err(e.render());
         self.exit_code = 1;
     }
+    /// Appends the output of the next command of a script: its exit status replaces this one.
+    pub fn extend_with_status(&mut self, other: Output) {
+        let code = other.exit_code;
+        self.extend(other);
+        self.exit_code = code;
+    }
+
     /// Appends another output (a continuation's) after this one.
     pub fn extend(&mut self, other: Output) {
         for (s, t) in other.chunks {
@@ -196,6 +204,8 @@ pub enum Continuation {
     WaitForDeletion(Vec<DeletionTarget>),
     /// `kubectl get --watch`, printing one row per event until interrupted.
     Watch(Box<WatchState>),
+    /// `kubectl wait --for=...`.
+    Wait(Box<super::wait::WaitState>),
     /// `kubectl rollout status` waiting for the rollout to finish.
     RolloutStatus {
         /// Namespace of the deployment.
@@ -268,6 +278,7 @@ impl Continuation {
                 format!("waiting for {} to be deleted", names.join(", "))
             }
             Continuation::Watch(w) => w.description.clone(),
+            Continuation::Wait(w) => super::wait::describe(w),
             Continuation::RolloutStatus { name, .. } => format!("waiting for deployment \"{name}\" rollout to finish"),
         }
     }
@@ -317,24 +328,45 @@ impl Console {
         self.files.insert(name.to_string(), text.to_string());
     }
 
-    /// Runs one command line (with its here-document, if any) and then resumes whatever is
-    /// pending, so the output shows everything the terminal would.
-    pub fn execute(&mut self, api: &mut ApiServer, line: &str) -> Output {
+    /// Runs the command line (with its here-document, if any) and then resumes whatever is
+    /// pending, so the output shows everything the terminal would. Pasted text holding several
+    /// commands runs them one after the other (the exit status is the last one's, as in a shell).
+    pub fn execute(&mut self, api: &mut dyn Cluster, line: &str) -> Output {
         let mut out = Output::default();
         if !line.trim().is_empty() {
             self.history.push(line.to_string());
         }
-        let cmd = match shell::parse(line) {
-            Ok((cmd, _)) => cmd,
-            Err(e) => {
-                out.fail(CmdError::Plain(e.to_string()));
-                out.exit_code = 2;
-                return out;
+        let mut rest = line;
+        loop {
+            let (cmd, used) = match shell::parse(rest) {
+                Ok(parsed) => parsed,
+                Err(e) => {
+                    out.fail(CmdError::Plain(e.to_string()));
+                    out.exit_code = 2;
+                    return out;
+                }
+            };
+            let one = self.run_one(api, &cmd);
+            out.extend_with_status(one);
+            // Skip the lines this command used.
+            let mut consumed = 0;
+            for l in rest.split_inclusive('\n').take(used) {
+                consumed += l.len();
             }
-        };
+            rest = &rest[consumed.min(rest.len())..];
+            if rest.trim().is_empty() {
+                break;
+            }
+        }
+        out
+    }
+
+    fn run_one(&mut self, api: &mut dyn Cluster, cmd: &shell::CommandLine) -> Output {
+        let mut out = Output::default();
         let Some((program, args)) = cmd.words.split_first() else { return out };
         match program.as_str() {
             "kubectl" | "k" => self.kubectl(api, args, cmd.stdin.as_deref(), &mut out),
+            "cat" => self.cat(api, args, cmd.stdin.as_deref(), &mut out),
             "^C" => self.interrupt(api),
             "lab" => self.lab(api, args, cmd.stdin.as_deref(), &mut out),
             other => {
@@ -347,8 +379,53 @@ impl Console {
         out
     }
 
+    /// The little shell around kubectl that documentation uses: `cat FILE` prints an editor
+    /// buffer, `cat > FILE <<EOF` (or `cat <<EOF > FILE`) writes one, and
+    /// `cat <<EOF | kubectl apply -f -` (or `cat FILE | kubectl ...`) pipes into kubectl.
+    fn cat(&mut self, api: &mut dyn Cluster, args: &[String], stdin: Option<&str>, out: &mut Output) {
+        if let Some(pipe) = args.iter().position(|a| a == "|") {
+            let input = match args[..pipe].first() {
+                Some(name) => match self.files.get(name) {
+                    Some(t) => t.clone(),
+                    None => {
+                        out.err(format!("cat: {name}: No such file or directory\n"));
+                        out.exit_code = 1;
+                        return;
+                    }
+                },
+                None => stdin.unwrap_or("").to_string(),
+            };
+            match args[pipe + 1..].split_first() {
+                Some((p, rest)) if p == "kubectl" || p == "k" => self.kubectl(api, rest, Some(&input), out),
+                Some((p, _)) => {
+                    out.err(format!("{p}: command not found (this console runs kubectl and lab commands)\n"));
+                    out.exit_code = 127;
+                }
+                None => out.fail(CmdError::Plain("syntax error: nothing after `|'".into())),
+            }
+            return;
+        }
+        if let Some(gt) = args.iter().position(|a| a == ">") {
+            let Some(name) = args.get(gt + 1) else {
+                return out.fail(CmdError::Plain("syntax error near unexpected token `newline'".into()));
+            };
+            self.files.insert(name.clone(), stdin.unwrap_or("").to_string());
+            return;
+        }
+        match args.first() {
+            None => out.out(stdin.unwrap_or("")),
+            Some(name) => match self.files.get(name) {
+                Some(t) => out.out(t.clone()),
+                None => {
+                    out.err(format!("cat: {name}: No such file or directory\n"));
+                    out.exit_code = 1;
+                }
+            },
+        }
+    }
+
     /// Stops every watch and wait (Ctrl-C).
-    pub fn interrupt(&mut self, api: &mut ApiServer) {
+    pub fn interrupt(&mut self, api: &mut dyn Cluster) {
         for c in self.pending.drain(..) {
             if let Continuation::Watch(w) = c {
                 api.stop_watch(w.id);
@@ -364,7 +441,7 @@ impl Console {
     /// Lets every pending continuation print what happened since it last ran: watch rows for
     /// queued events, nothing (but completion) for a delete whose objects are gone, new
     /// `rollout status` lines. Finished continuations are dropped.
-    pub fn resume(&mut self, api: &mut ApiServer) -> Output {
+    pub fn resume(&mut self, api: &mut dyn Cluster) -> Output {
         let mut out = Output::default();
         let pending = std::mem::take(&mut self.pending);
         for mut c in pending {
@@ -377,6 +454,7 @@ impl Console {
                     targets.is_empty()
                 }
                 Continuation::Watch(w) => get::resume_watch(api, w, &mut out),
+                Continuation::Wait(w) => super::wait::resume(api, w, &mut out),
                 Continuation::RolloutStatus { namespace, name, last } => {
                     rollout::resume_status(api, namespace, name, last, &mut out)
                 }
@@ -391,7 +469,7 @@ impl Console {
     /// Saves the open edit: the edited YAML is sent as an update (PUT) that carries the
     /// resourceVersion the edit loaded, unless the text sets another. Prints `<name> edited`,
     /// `Edit cancelled, no changes made.` or the server's error (409 for a stale edit).
-    pub fn save_edit(&mut self, api: &mut ApiServer, text: &str) -> Output {
+    pub fn save_edit(&mut self, api: &mut dyn Cluster, text: &str) -> Output {
         let mut out = Output::default();
         match self.open_edit.take() {
             None => out.fail(CmdError::Plain("no edit in progress: run kubectl edit first".into())),
@@ -402,7 +480,7 @@ impl Console {
         out
     }
 
-    fn kubectl(&mut self, api: &mut ApiServer, args: &[String], stdin: Option<&str>, out: &mut Output) {
+    fn kubectl(&mut self, api: &mut dyn Cluster, args: &[String], stdin: Option<&str>, out: &mut Output) {
         let Some(verb) = args.first() else {
             out.out(help::root());
             return;
@@ -493,6 +571,13 @@ impl Console {
                 }
             }
             "scale" => mutate::scale(api, &ctx, &p, out),
+            "run" => mutate::run_pod(api, &ctx, &p, out),
+            "wait" => {
+                if let Some(c) = super::wait::run(api, &ctx, &p, out) {
+                    self.pending.push(c);
+                }
+            }
+            "version" => out.out("Client Version: v1.34.0\nKustomize Version: v5.7.1\nServer Version: v1.34.0\n"),
             "patch" => mutate::patch(api, &ctx, &p, out),
             "label" => mutate::label_or_annotate(api, &ctx, &p, out, mutate::MetaField::Labels),
             "annotate" => mutate::label_or_annotate(api, &ctx, &p, out, mutate::MetaField::Annotations),
@@ -502,7 +587,7 @@ impl Console {
                     self.open_edit = Some(session);
                 }
             }
-            "rollout" => out.fail(CmdError::Raw(help::command_help(command))),
+            "rollout" | "set" => out.fail(CmdError::Raw(help::command_help(command))),
             "api-resources" => get::api_resources(&p, out),
             "config" => self.config(&p, out),
             _ => out.fail(CmdError::Raw(help::unknown_command(verb))),
@@ -512,7 +597,7 @@ impl Console {
     #[allow(clippy::too_many_arguments)]
     fn run_sub(
         &mut self,
-        api: &mut ApiServer,
+        api: &mut dyn Cluster,
         verb: &str,
         sub: &str,
         p: &Parsed,
@@ -525,6 +610,7 @@ impl Console {
             ("create", "namespace") => mutate::create_namespace(api, &ctx, p, out),
             ("create", "deployment") => mutate::create_deployment(api, &ctx, p, out),
             ("create", "configmap") => mutate::create_configmap(api, &ctx, p, out),
+            ("set", "image") => mutate::set_image(api, &ctx, p, out),
             ("rollout", "status") => {
                 if let Some(c) = rollout::status(api, &ctx, p, out) {
                     self.pending.push(c);
@@ -555,45 +641,6 @@ impl Console {
 
     fn ns(&self, p: &Parsed) -> String {
         p.str("namespace").map(String::from).unwrap_or_else(|| self.namespace.clone())
-    }
-
-    fn lab(&mut self, api: &mut ApiServer, args: &[String], stdin: Option<&str>, out: &mut Output) {
-        match args.first().map(String::as_str) {
-            Some("save-edit") => {
-                let text = match (stdin, args.get(1).map(String::as_str), args.get(2)) {
-                    (Some(t), _, _) => t.to_string(),
-                    (None, Some("-f"), Some(name)) => match self.files.get(name) {
-                        Some(t) => t.clone(),
-                        None => return out.fail(CmdError::Plain(format!("the path \"{name}\" does not exist"))),
-                    },
-                    _ => {
-                        return out
-                            .fail(CmdError::Plain("lab save-edit needs the edited object: <<EOF or -f FILE".into()))
-                    }
-                };
-                let o = self.save_edit(api, &text);
-                out.extend(o);
-            }
-            Some("cancel-edit") => {
-                if self.open_edit.take().is_some() {
-                    out.out("Edit cancelled, no changes made.\n");
-                }
-            }
-            Some("files") => {
-                for name in self.files.keys() {
-                    out.out(format!("{name}\n"));
-                }
-            }
-            Some("waiting") => {
-                for w in self.waiting() {
-                    out.out(format!("{w}\n"));
-                }
-            }
-            Some("help") | None => out.out(help::lab()),
-            Some(other) => out.fail(CmdError::Plain(format!(
-                "unknown lab command \"{other}\" (the world's commands come with the simulation; see \"lab help\")"
-            ))),
-        }
     }
 }
 
@@ -636,7 +683,143 @@ impl Ctx<'_> {
     }
 }
 
-/// Event type names as the watch printers show them.
-pub fn event_name(t: EventType) -> &'static str {
-    t.as_str()
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::apiserver::ApiServer;
+    use proptest::prelude::*;
+
+    const WORDS: &[&str] = &[
+        "kubectl",
+        "get",
+        "describe",
+        "apply",
+        "create",
+        "delete",
+        "scale",
+        "patch",
+        "label",
+        "annotate",
+        "edit",
+        "rollout",
+        "status",
+        "undo",
+        "history",
+        "restart",
+        "set",
+        "image",
+        "deploy",
+        "pods",
+        "po",
+        "ns",
+        "cm",
+        "rs",
+        "lease",
+        "buckets",
+        "all",
+        "web",
+        "web=x",
+        "x-",
+        "deploy/web",
+        "-o",
+        "json",
+        "yaml",
+        "name",
+        "wide",
+        "jsonpath={.items[*].metadata.name}",
+        "jsonpath={.items[",
+        "jsonpath={..x}",
+        "custom-columns=A:.a",
+        "-n",
+        "kube-system",
+        "-A",
+        "-l",
+        "app=web",
+        "app in (",
+        "-w",
+        "--output-watch-events",
+        "--replicas=3",
+        "--replicas",
+        "-p",
+        "{\"spec\":{}}",
+        "[{\"op\":\"remove\",\"path\":\"/x\"}]",
+        "--type=json",
+        "--type",
+        "-f",
+        "-",
+        "web.yaml",
+        "--cascade=orphan",
+        "--cascade",
+        "--image=nginx",
+        "namespace",
+        "deployment",
+        "'",
+        "\"",
+        "\\",
+        "<<EOF",
+        "|",
+        ">",
+        "lab",
+        "save-edit",
+        "^C",
+        "cat",
+        "--",
+        "-",
+        "--help",
+        "-h",
+        "help",
+        "{",
+        "}",
+        "[",
+        "]",
+        "?(@.x==1)",
+        "🙂",
+        "",
+    ];
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+        /// Never panic on input: any sequence of (mostly plausible) words, any here-document.
+        #[test]
+        fn any_line_is_answered(lines in prop::collection::vec(prop::collection::vec(0..WORDS.len(), 0..8), 1..6),
+                                body in "[ -~\n]{0,60}") {
+            let mut api = ApiServer::new(1);
+            let mut console = Console::new();
+            console.set_file("web.yaml", &body);
+            console.execute(&mut api, "kubectl create deployment web --image=nginx");
+            for words in lines {
+                let line: Vec<&str> = words.iter().map(|&i| WORDS[i]).collect();
+                let text = format!("{}\n{body}\nEOF\n", line.join(" "));
+                let out = console.execute(&mut api, &text);
+                prop_assert!(out.exit_code == 0 || !out.stderr().is_empty(), "failed silently: {text:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn pasted_scripts_run_every_command() {
+        let mut api = ApiServer::new(1);
+        let mut c = Console::new();
+        let out = c.execute(
+            &mut api,
+            "kubectl create ns a\n\nkubectl apply -f - <<EOF\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\nEOF\nkubectl get cm x -o name\n",
+        );
+        assert_eq!(out.stdout(), "namespace/a created\nconfigmap/x created\nconfigmap/x\n");
+        assert_eq!(out.exit_code, 0);
+        let out = c.execute(&mut api, "kubectl get nope\nkubectl get ns a -o name");
+        assert_eq!(out.terminal(), "error: the server doesn't have a resource type \"nope\"\nnamespace/a\n");
+        assert_eq!(out.exit_code, 0);
+    }
+
+    #[test]
+    fn output_keeps_terminal_order() {
+        let mut o = Output::default();
+        o.out("a\n");
+        o.err("b\n");
+        o.out("c\n");
+        assert_eq!(o.terminal(), "a\nb\nc\n");
+        assert_eq!((o.stdout(), o.stderr()), ("a\nc\n".to_string(), "b\n".to_string()));
+        assert_eq!(o.chunks.len(), 3);
+    }
 }

@@ -1,6 +1,7 @@
 //! `kubectl get`: tables, `-o wide|name|json|yaml|jsonpath=|custom-columns=`, `--watch`
 //! (kubernetes-semantics.md §8; kubectl pkg/cmd/get/get.go).
 
+use super::cluster::Cluster;
 use super::console::{CmdError, Continuation, Ctx, Output, WatchPrinter, WatchState};
 use super::flags::{flag, FlagKind, FlagSpec, Parsed};
 use super::jsonpath::JsonPath;
@@ -8,10 +9,11 @@ use super::printers::{self, TableOptions};
 use super::resources::{self, Target};
 use super::table::TabWriter;
 use super::{gojson, manifest};
-use crate::engine::apiserver::{ApiServer, EventType, WatchFrom};
+use crate::engine::apiserver::{EventType, FieldSelector, WatchFrom};
 use crate::engine::kinds::{Kind, KINDS};
 use crate::engine::labels::Selector;
 use crate::engine::object::ObjectExt;
+use crate::engine::status::Reason;
 use serde_json::{json, Value};
 
 /// The flags of `kubectl get`.
@@ -60,6 +62,24 @@ pub const FLAGS: &[FlagSpec] = &[
         Some('f'),
         FlagKind::List,
         "Filename or '-' (the here-document) identifying the resources to get.",
+    ),
+    flag(
+        "sort-by",
+        None,
+        FlagKind::Str,
+        "If non-empty, sort list types using this field specification (a JSONPath expression).",
+    ),
+    flag(
+        "label-columns",
+        Some('L'),
+        FlagKind::List,
+        "Accepts a comma separated list of labels that are going to be presented as columns.",
+    ),
+    flag(
+        "field-selector",
+        None,
+        FlagKind::Str,
+        "Selector (field query) to filter on, e.g. --field-selector status.phase=Running.",
     ),
 ];
 
@@ -161,6 +181,78 @@ fn custom_column_rows(cols: &[(String, JsonPath)], objs: &[Value], header: bool)
     Ok(rows)
 }
 
+/// `--sort-by`: orders objects by a relaxed JSONPath (kubectl pkg/cmd/get/sorter.go): numbers
+/// numerically, strings in natural order (digit runs compare as numbers); objects without the
+/// field come first. A field no object has is an error.
+fn sort_by(objs: &mut [Value], field: &str) -> Result<(), CmdError> {
+    let inner = field.trim_start_matches('{').trim_end_matches('}');
+    let relaxed = if inner.starts_with('.') { format!("{{{inner}}}") } else { format!("{{.{inner}}}") };
+    let jp =
+        JsonPath::parse(&relaxed).map_err(|e| CmdError::Plain(format!("error parsing jsonpath {relaxed}, {e}")))?;
+    let mut keyed: Vec<(Option<Value>, Value)> = Vec::new();
+    for o in objs.iter() {
+        let v = jp.find(o).map_err(CmdError::Plain)?;
+        keyed.push((v.into_iter().next(), o.clone()));
+    }
+    if !keyed.is_empty() && keyed.iter().all(|(k, _)| k.is_none()) {
+        return Err(CmdError::Plain(format!("couldn't find any field with path \"{relaxed}\" in the list of objects")));
+    }
+    keyed.sort_by(|(a, _), (b, _)| compare_keys(a.as_ref(), b.as_ref()));
+    for (slot, (_, o)) in objs.iter_mut().zip(keyed) {
+        *slot = o;
+    }
+    Ok(())
+}
+
+fn compare_keys(a: Option<&Value>, b: Option<&Value>) -> std::cmp::Ordering {
+    use std::cmp::Ordering;
+    match (a, b) {
+        (None, None) => Ordering::Equal,
+        (None, Some(_)) => Ordering::Less,
+        (Some(_), None) => Ordering::Greater,
+        (Some(Value::Number(x)), Some(Value::Number(y))) => {
+            x.as_f64().partial_cmp(&y.as_f64()).unwrap_or(Ordering::Equal)
+        }
+        (Some(Value::String(x)), Some(Value::String(y))) => natural_cmp(x, y),
+        (Some(x), Some(y)) => gojson::compact(x).cmp(&gojson::compact(y)),
+    }
+}
+
+/// Natural order: runs of digits compare by value, everything else by character.
+fn natural_cmp(a: &str, b: &str) -> std::cmp::Ordering {
+    let (mut x, mut y) = (a.chars().peekable(), b.chars().peekable());
+    loop {
+        match (x.peek().copied(), y.peek().copied()) {
+            (None, None) => return std::cmp::Ordering::Equal,
+            (None, Some(_)) => return std::cmp::Ordering::Less,
+            (Some(_), None) => return std::cmp::Ordering::Greater,
+            (Some(c), Some(d)) if c.is_ascii_digit() && d.is_ascii_digit() => {
+                let take = |it: &mut std::iter::Peekable<std::str::Chars<'_>>| {
+                    let mut s = String::new();
+                    while let Some(c) = it.peek().copied().filter(char::is_ascii_digit) {
+                        s.push(c);
+                        it.next();
+                    }
+                    s
+                };
+                let (m, n) = (take(&mut x), take(&mut y));
+                let (mt, nt) = (m.trim_start_matches('0'), n.trim_start_matches('0'));
+                let ord = mt.len().cmp(&nt.len()).then_with(|| mt.cmp(nt));
+                if ord != std::cmp::Ordering::Equal {
+                    return ord;
+                }
+            }
+            (Some(c), Some(d)) => {
+                if c != d {
+                    return c.cmp(&d);
+                }
+                x.next();
+                y.next();
+            }
+        }
+    }
+}
+
 /// The `List` kubectl prints for several objects in `-o json|yaml|jsonpath`.
 pub fn list_of(items: Vec<Value>) -> Value {
     json!({"apiVersion": "v1", "items": items, "kind": "List", "metadata": {"resourceVersion": ""}})
@@ -173,7 +265,7 @@ struct Found {
 }
 
 /// Runs `kubectl get`; returns the watch to keep running for `--watch`.
-pub fn run(api: &mut ApiServer, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) -> Option<Continuation> {
+pub fn run(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) -> Option<Continuation> {
     let format = match parse_format(p.str("output")) {
         Ok(f) => f,
         Err(e) => {
@@ -184,6 +276,13 @@ pub fn run(api: &mut ApiServer, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) -> 
     let all_ns = p.bool("all-namespaces");
     let selector = match p.str("selector").map(Selector::parse).transpose() {
         Ok(s) => s.unwrap_or_else(Selector::everything),
+        Err(e) => {
+            out.fail(CmdError::Plain(e));
+            return None;
+        }
+    };
+    let fields = match p.str("field-selector").map(FieldSelector::parse).transpose() {
+        Ok(f) => f.unwrap_or_else(FieldSelector::everything),
         Err(e) => {
             out.fail(CmdError::Plain(e));
             return None;
@@ -215,6 +314,14 @@ pub fn run(api: &mut ApiServer, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) -> 
         });
         return None;
     }
+    if all_ns && targets.iter().any(|t| matches!(t, Target::Named(..))) {
+        out.fail(CmdError::Plain("a resource cannot be retrieved by name across all namespaces".into()));
+        return None;
+    }
+    if p.has("selector") && targets.iter().any(|t| matches!(t, Target::Named(..))) {
+        out.fail(CmdError::Plain("name cannot be provided when a selector is specified".into()));
+        return None;
+    }
     let single_named = targets.len() == 1 && matches!(targets[0], Target::Named(..));
     let ns_for = |k: &Kind| -> Option<String> { (k.namespaced && !all_ns).then(|| ctx.ns.to_string()) };
 
@@ -225,12 +332,25 @@ pub fn run(api: &mut ApiServer, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) -> 
     for t in &targets {
         let kind = t.kind();
         let objs = match t {
-            Target::All(k) => match api.list(k, ns_for(k).as_deref(), &selector) {
+            Target::All(k) => match api.server().list_filtered(k, ns_for(k).as_deref(), &selector, &fields) {
                 Ok(l) => {
                     list_rv = l.resource_version;
                     l.items
                 }
-                Err(e) => {
+                Err(mut e) => {
+                    // cli-runtime selector.go names the list it could not make.
+                    if matches!(e.reason, Reason::BadRequest | Reason::NotFound) {
+                        let gvr = format!("{}/{}, Resource={}", k.group, k.version, k.resource);
+                        let (ls, fs) = (p.str("selector").unwrap_or(""), p.str("field-selector").unwrap_or(""));
+                        e.message = if ls.is_empty() && fs.is_empty() {
+                            format!("Unable to list {gvr:?}: {}", e.message)
+                        } else {
+                            format!(
+                                "Unable to find {gvr:?} that match label selector {ls:?}, field selector {fs:?}: {}",
+                                e.message
+                            )
+                        };
+                    }
                     errors.push(e.into());
                     continue;
                 }
@@ -254,25 +374,34 @@ pub fn run(api: &mut ApiServer, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) -> 
         }
     }
     found.retain(|f| !f.objects.is_empty() || p.bool("watch") || p.bool("watch-only"));
-    let total: usize = found.iter().map(|f| f.objects.len()).sum();
+    if let Some(field) = p.str("sort-by") {
+        for f in &mut found {
+            if let Err(e) = sort_by(&mut f.objects, field) {
+                out.fail(e);
+                return None;
+            }
+        }
+    }
     let now = api.now();
 
     let watching = p.bool("watch") || p.bool("watch-only");
     if !watching {
+        // kubectl's trackingWriter: "No resources found" only when the table printer printed
+        // nothing; the other printers (printGeneric) print the empty List or nothing at all.
+        let before = out.stdout().len();
         print_found(&found, &format, p, all_ns, single_named, now, out);
+        let human = matches!(format, Format::Table | Format::Wide);
+        let written = !human || out.stdout().len() > before;
         for e in errors {
             out.fail(e);
         }
-        if total == 0 && out.exit_code == 0 && !matches!(format, Format::Json | Format::Yaml) {
-            let namespaced = targets.iter().any(|t| t.kind().namespaced);
+        if !written && out.exit_code == 0 && !p.bool("ignore-not-found") {
+            let namespaced = targets.iter().all(|t| t.kind().namespaced);
             if namespaced && !all_ns {
                 out.err(format!("No resources found in {} namespace.\n", ctx.ns));
             } else {
                 out.err("No resources found\n");
             }
-        }
-        if total == 0 && matches!(format, Format::Json | Format::Yaml) && !single_named && out.exit_code == 0 {
-            print_found(&[], &format, p, all_ns, false, now, out);
         }
         return None;
     }
@@ -294,7 +423,7 @@ pub fn run(api: &mut ApiServer, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) -> 
     let events = p.bool("output-watch-events");
     let opts = table_options(&format, p, all_ns, false, events);
     let mut printer = match &format {
-        Format::Table | Format::Wide => WatchPrinter::Table(TabWriter::new(), opts),
+        Format::Table | Format::Wide => WatchPrinter::Table(TabWriter::new(), opts.clone()),
         Format::Name => WatchPrinter::Name,
         Format::Json => WatchPrinter::Json,
         Format::Yaml => WatchPrinter::Yaml,
@@ -312,7 +441,13 @@ pub fn run(api: &mut ApiServer, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) -> 
         Some(_) => (WatchFrom::Any, api.resource_version()),
         None => (WatchFrom::Exact(list_rv), 0),
     };
-    let id = api.watch(kind, ns.as_deref(), selector, from);
+    let id = match api.server_mut().watch_filtered(kind, ns.as_deref(), selector, fields, from) {
+        Ok(id) => id,
+        Err(e) => {
+            out.fail(e.into());
+            return None;
+        }
+    };
     let where_ = match &ns {
         Some(n) => format!(" in {n}"),
         None => String::new(),
@@ -339,6 +474,13 @@ fn table_options(format: &Format, p: &Parsed, all_ns: bool, with_kind: bool, eve
         wide: matches!(format, Format::Wide),
         with_namespace: all_ns,
         show_labels: p.bool("show-labels"),
+        label_columns: p
+            .list("label-columns")
+            .iter()
+            .flat_map(|l| l.split(','))
+            .filter(|l| !l.is_empty())
+            .map(String::from)
+            .collect(),
         watch_events: events,
         with_kind,
     }
@@ -371,7 +513,7 @@ fn print_found(
                     f.kind,
                     &f.objects,
                     now,
-                    opts,
+                    &opts,
                     !p.bool("no-headers"),
                     None,
                 ));
@@ -395,8 +537,8 @@ fn print_found(
             Err(e) => out.fail(CmdError::Plain(e)),
         },
         Format::CustomColumns(cols) => match custom_column_rows(cols, &all, !p.bool("no-headers")) {
-            Ok(rows) if !all.is_empty() => out.out(TabWriter::new().format(&rows)),
-            Ok(_) => {}
+            // The header is printed even for an empty list (CustomColumnsPrinter).
+            Ok(rows) => out.out(TabWriter::new().format(&rows)),
             Err(e) => out.fail(e),
         },
     }
@@ -415,7 +557,7 @@ fn print_event(
 ) {
     match printer {
         WatchPrinter::Table(tw, opts) => {
-            out.out(printers::print_table(tw, kind, std::slice::from_ref(obj), now, *opts, !*header_done, Some(event)));
+            out.out(printers::print_table(tw, kind, std::slice::from_ref(obj), now, opts, !*header_done, Some(event)));
             *header_done = true;
         }
         WatchPrinter::Name => out.out(format!("{}\n", printers::name_of(kind, obj))),
@@ -442,7 +584,7 @@ fn print_event(
 
 /// Prints the rows for every event queued on a running watch. Returns true when the watch
 /// has ended (an ERROR event).
-pub fn resume_watch(api: &mut ApiServer, w: &mut WatchState, out: &mut Output) -> bool {
+pub fn resume_watch(api: &mut dyn Cluster, w: &mut WatchState, out: &mut Output) -> bool {
     while let Some(ev) = api.next_event(w.id) {
         if ev.event_type == EventType::Error {
             let reason = ev.object.get("reason").and_then(Value::as_str).unwrap_or("");
@@ -489,4 +631,20 @@ pub fn api_resources(p: &Parsed, out: &mut Output) {
         ]);
     }
     out.out(TabWriter::new().format(&rows));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn natural_order_and_sort_by() {
+        assert_eq!(natural_cmp("web-2", "web-10"), std::cmp::Ordering::Less);
+        assert_eq!(natural_cmp("a", "a"), std::cmp::Ordering::Equal);
+        let mut objs = vec![json!({"n": "b", "x": 10}), json!({"n": "a", "x": 9}), json!({"n": "c"})];
+        sort_by(&mut objs, ".x").unwrap();
+        let names: Vec<&str> = objs.iter().map(|o| o["n"].as_str().unwrap()).collect();
+        assert_eq!(names, ["c", "a", "b"]);
+        assert!(sort_by(&mut objs, "{.nope}").is_err());
+    }
 }

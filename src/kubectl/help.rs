@@ -49,6 +49,14 @@ pub static COMMANDS: &[Command] = &[
         examples: "  # Create a deployment using the data in web.yaml\n  kubectl create -f web.yaml\n\n  # Create a namespace\n  kubectl create namespace demo\n",
     },
     Command {
+        name: "run",
+        short: "Run a particular image on the cluster",
+        usage: "run NAME --image=image [--port=port] [--labels=key=value] [--restart=Always|OnFailure|Never] [--dry-run=client]",
+        flags: mutate::RUN_FLAGS,
+        subcommands: &[],
+        examples: "  # Start a nginx pod\n  kubectl run nginx --image=nginx\n\n  # Print the pod's manifest without creating it\n  kubectl run nginx --image=nginx --dry-run=client -o yaml\n",
+    },
+    Command {
         name: "get",
         short: "Display one or many resources",
         usage: "get [(-o|--output=)json|yaml|name|wide|custom-columns=...|jsonpath=...] (TYPE[.VERSION][.GROUP] [NAME | -l label] | TYPE[.VERSION][.GROUP]/NAME ...) [flags]",
@@ -84,6 +92,20 @@ pub static COMMANDS: &[Command] = &[
             Sub { aliases: &[], name: "undo", short: "Undo a previous rollout", usage: "rollout undo (TYPE NAME | TYPE/NAME) [flags]", flags: rollout::UNDO_FLAGS },
         ],
         examples: "  # Roll back to the previous deployment\n  kubectl rollout undo deployment/web\n\n  # Watch the rollout status of a deployment\n  kubectl rollout status deployment/web\n",
+    },
+    Command {
+        name: "set",
+        short: "Set specific features on objects",
+        usage: "set SUBCOMMAND",
+        flags: &[],
+        subcommands: &[Sub {
+            aliases: &[],
+            name: "image",
+            short: "Update the image of a pod template",
+            usage: "set image (-f FILENAME | TYPE NAME) CONTAINER_NAME_1=CONTAINER_IMAGE_1 ... CONTAINER_NAME_N=CONTAINER_IMAGE_N",
+            flags: mutate::SET_IMAGE_FLAGS,
+        }],
+        examples: "  # Start a rolling update: set the nginx container's image\n  kubectl set image deployment/web nginx=nginx:1.28\n",
     },
     Command {
         name: "scale",
@@ -134,6 +156,22 @@ pub static COMMANDS: &[Command] = &[
         examples: "  # Add an annotation; 'note-' removes it\n  kubectl annotate deploy web note=hello\n",
     },
     Command {
+        name: "wait",
+        short: "Experimental: Wait for a specific condition on one or many resources",
+        usage: "wait ([-f FILENAME] | resource.group/resource.name | resource.group [(-l label | --all)]) [--for=delete|--for condition=available|--for=jsonpath='{}'[=value]]",
+        flags: super::wait::FLAGS,
+        subcommands: &[],
+        examples: "  # Wait for the deployment 'web' to become available (virtual time)\n  kubectl wait --for=condition=Available deploy/web\n\n  # Wait for a pod to be deleted\n  kubectl wait --for=delete pod/busybox1 --timeout=60s\n",
+    },
+    Command {
+        name: "version",
+        short: "Print the client and server version information",
+        usage: "version",
+        flags: &[],
+        subcommands: &[],
+        examples: "  # Print the client and server versions\n  kubectl version\n",
+    },
+    Command {
         name: "api-resources",
         short: "Print the supported API resources on the server",
         usage: "api-resources [flags]",
@@ -178,13 +216,13 @@ pub fn root() -> String {
     let mut s = String::from(
         "kubectl controls the Kubernetes cluster manager.\n\n Find more information at: https://kubernetes.io/docs/reference/kubectl/\n\n",
     );
-    s.push_str(&group("Basic Commands (Beginner)", &["create"]));
+    s.push_str(&group("Basic Commands (Beginner)", &["create", "run", "set"]));
     s.push_str(&group("Basic Commands (Intermediate)", &["get", "edit", "delete"]));
     s.push_str(&group("Deploy Commands", &["rollout", "scale"]));
     s.push_str(&group("Troubleshooting and Debugging Commands", &["describe"]));
-    s.push_str(&group("Advanced Commands", &["apply", "patch"]));
+    s.push_str(&group("Advanced Commands", &["apply", "patch", "wait"]));
     s.push_str(&group("Settings Commands", &["label", "annotate"]));
-    s.push_str(&group("Other Commands", &["api-resources", "config"]));
+    s.push_str(&group("Other Commands", &["api-resources", "config", "version"]));
     s.push_str(&root_usage());
     s
 }
@@ -242,11 +280,13 @@ fn levenshtein(a: &str, b: &str) -> usize {
 /// cobra's unknown-command error, with suggestions.
 pub fn unknown_command(verb: &str) -> String {
     let mut s = format!("error: unknown command \"{verb}\" for \"kubectl\"");
-    let suggestions: Vec<&str> = COMMANDS
+    let mut suggestions: Vec<&str> = COMMANDS
         .iter()
         .map(|c| c.name)
         .filter(|n| levenshtein(&verb.to_lowercase(), n) <= 2 || n.starts_with(&verb.to_lowercase()))
         .collect();
+    // cobra sorts commands by name.
+    suggestions.sort_unstable();
     if !suggestions.is_empty() {
         s.push_str("\n\nDid you mean this?\n");
         for n in suggestions {
@@ -254,19 +294,6 @@ pub fn unknown_command(verb: &str) -> String {
         }
     }
     s
-}
-
-/// `lab help`.
-pub fn lab() -> String {
-    "lab: the simulation's own commands (kubectl cannot express them).\n\n\
-Editor:\n\
-  lab save-edit <<EOF ... EOF   Save the object opened by `kubectl edit` (a PUT with the loaded resourceVersion)\n\
-  lab cancel-edit               Close the open edit without saving\n\
-  lab files                     List the editor buffers that -f NAME can read\n\
-  lab waiting                   Show what kubectl is still waiting for (watches, deletes)\n\n\
-The simulation's stepping commands (lab step, settle, advance, next, faults) come with the world.\n\
-Ctrl-C (^C) stops running watches and waits.\n"
-        .into()
 }
 
 #[cfg(test)]
@@ -277,7 +304,7 @@ mod tests {
     fn suggestions_like_cobra() {
         assert_eq!(
             unknown_command("gett"),
-            "error: unknown command \"gett\" for \"kubectl\"\n\nDid you mean this?\n\tget\n"
+            "error: unknown command \"gett\" for \"kubectl\"\n\nDid you mean this?\n\tget\n\tset\n"
         );
         assert_eq!(unknown_command("frobnicate"), "error: unknown command \"frobnicate\" for \"kubectl\"");
     }

@@ -398,6 +398,10 @@ fn structure(nodes: &[Node]) -> Result<Vec<Item<'_>>, String> {
                         return Ok(items);
                     }
                     Some(Node::Identifier(w)) if w == "range" => {
+                        // Far deeper than any real template; keeps the recursion bounded.
+                        if depth >= 64 {
+                            return Err("too many nested ranges".into());
+                        }
                         let body = block(nodes, i, depth + 1)?;
                         items.push(Item::Range(&list[1..], body));
                     }
@@ -751,5 +755,16 @@ mod tests {
         let p = JsonPath::parse("{.items[5]}").unwrap();
         let e = p.print(&json!({"items": [1]})).unwrap_err();
         assert!(e.starts_with("error executing jsonpath \"{.items[5]}\": Error executing template: array index out of bounds: index 5, length 1. Printing more information for debugging the template:\n\ttemplate was:\n\t\t{.items[5]}\n\tobject given to jsonpath engine was:\n\t\tmap[string]interface {}{\"items\":[]interface {}{1}}\n\n"), "{e}");
+    }
+
+    proptest::proptest! {
+        /// Any template either parses or is refused with a message; executing never panics.
+        #[test]
+        fn never_panics(t in "[{}\\[\\]().@$?*:,'\"=!<>a-z0-9 -]{0,24}") {
+            if let Ok(p) = JsonPath::parse(&t) {
+                let _ = p.execute(&pods());
+                let _ = p.find(&pods());
+            }
+        }
     }
 }

@@ -2,13 +2,14 @@
 //! `edit`, with kubectl's operation messages (kubernetes-semantics.md §8.4, TV-46).
 
 use super::apply_patch;
+use super::cluster::Cluster;
 use super::console::{server_error, with_source, CmdError, Continuation, Ctx, DeletionTarget, EditSession, Output};
 use super::flags::{flag, FlagKind, FlagSpec, Parsed};
 use super::gojson;
 use super::manifest;
 use super::printers;
 use super::resources::{self, Target};
-use crate::engine::apiserver::{ApiServer, DeleteOptions, Deleted, Patch, Propagation, Subresource};
+use crate::engine::apiserver::{DeleteOptions, Deleted, Patch, Propagation, Subresource};
 use crate::engine::kinds::Kind;
 use crate::engine::labels::Selector;
 use crate::engine::object::ObjectExt;
@@ -30,7 +31,15 @@ pub const CREATE_FLAGS: &[FlagSpec] = &[
     ),
 ];
 /// `kubectl create namespace` flags.
-pub const CREATE_NS_FLAGS: &[FlagSpec] = &[flag("output", Some('o'), FlagKind::Str, "Output format: name.")];
+pub const CREATE_NS_FLAGS: &[FlagSpec] = &[
+    flag("output", Some('o'), FlagKind::Str, "Output format: name, yaml or json."),
+    flag(
+        "dry-run",
+        None,
+        FlagKind::Str,
+        "Must be \"none\" or \"client\". If client strategy, only print the object that would be sent.",
+    ),
+];
 /// `kubectl create deployment` flags.
 pub const CREATE_DEPLOY_FLAGS: &[FlagSpec] = &[
     flag(
@@ -41,7 +50,13 @@ pub const CREATE_DEPLOY_FLAGS: &[FlagSpec] = &[
     ),
     flag("replicas", Some('r'), FlagKind::Int, "Number of replicas to create. Default is 1."),
     flag("port", None, FlagKind::Int, "The containerPort that this deployment exposes."),
-    flag("output", Some('o'), FlagKind::Str, "Output format: name."),
+    flag("output", Some('o'), FlagKind::Str, "Output format: name, yaml or json."),
+    flag(
+        "dry-run",
+        None,
+        FlagKind::Str,
+        "Must be \"none\" or \"client\". If client strategy, only print the object that would be sent.",
+    ),
 ];
 /// `kubectl create configmap` flags.
 pub const CREATE_CM_FLAGS: &[FlagSpec] = &[
@@ -52,6 +67,12 @@ pub const CREATE_CM_FLAGS: &[FlagSpec] = &[
         "Specify a key and literal value to insert in configmap (i.e. mykey=somevalue).",
     ),
     flag("output", Some('o'), FlagKind::Str, "Output format: name."),
+    flag(
+        "dry-run",
+        None,
+        FlagKind::Str,
+        "Must be \"none\" or \"client\". If client strategy, only print the object that would be sent.",
+    ),
 ];
 /// `kubectl apply` flags.
 pub const APPLY_FLAGS: &[FlagSpec] = &[
@@ -62,6 +83,12 @@ pub const APPLY_FLAGS: &[FlagSpec] = &[
         "The files that contain the configurations to apply ('-' is the here-document).",
     ),
     flag("output", Some('o'), FlagKind::Str, "Output format: name."),
+    flag(
+        "dry-run",
+        None,
+        FlagKind::Str,
+        "Must be \"none\" or \"client\". If client strategy, only print the object that would be sent.",
+    ),
 ];
 /// `kubectl delete` flags.
 pub const DELETE_FLAGS: &[FlagSpec] = &[
@@ -200,18 +227,49 @@ fn ns_of<'a>(kind: &Kind, obj_or_ctx: Option<&'a str>) -> Option<&'a str> {
     }
 }
 
-/// Prints `<kind.group>/<name> <operation>` (or just the name with `-o name`).
+/// Prints `<kind.group>/<name> <operation>` (with ` (dry run)` under `--dry-run=client`), or
+/// the object with `-o name|yaml|json` (cli-runtime's operation printers).
 fn done(out: &mut Output, p: &Parsed, kind: &Kind, obj: &Value, operation: &str) {
     let name = printers::name_of(kind, obj);
-    if p.str("output") == Some("name") {
-        out.out(format!("{name}\n"));
+    match p.str("output") {
+        Some("name") => out.out(format!("{name}\n")),
+        Some("yaml") => out.out(manifest::to_yaml(obj)),
+        Some("json") => out.out(format!("{}\n", gojson::indented(obj))),
+        _ if dry_run(p) => out.out(format!("{name} {operation} (dry run)\n")),
+        _ => out.out(format!("{name} {operation}\n")),
+    }
+}
+
+/// Whether `--dry-run=client` was asked for (validated by [`check_dry_run`]).
+fn dry_run(p: &Parsed) -> bool {
+    p.str("dry-run") == Some("client")
+}
+
+/// kubectl's `--dry-run` values; the lab has no server-side dry run.
+fn check_dry_run(p: &Parsed) -> Result<(), CmdError> {
+    match p.str("dry-run") {
+        None | Some("none") | Some("client") => Ok(()),
+        Some("server") => {
+            Err(CmdError::Plain("--dry-run=server is not simulated in this lab; use --dry-run=client".into()))
+        }
+        Some(other) => Err(CmdError::Plain(format!(
+            "Invalid dry-run value ({other}). Must be \"none\", \"server\", or \"client\"."
+        ))),
+    }
+}
+
+/// POST, unless `--dry-run=client`: then the object as it would be sent.
+#[allow(clippy::result_large_err)] // the API contract's error type (see engine::apiserver)
+fn create_or_dry(api: &mut dyn Cluster, p: &Parsed, obj: Value) -> Result<Value, Status> {
+    if dry_run(p) {
+        Ok(obj)
     } else {
-        out.out(format!("{name} {operation}\n"));
+        api.create(obj)
     }
 }
 
 /// `kubectl create -f`.
-pub fn create(api: &mut ApiServer, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) {
+pub fn create(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) {
     let names = p.list("filename");
     if names.is_empty() {
         if let Some(sub) = p.args.first() {
@@ -221,6 +279,9 @@ pub fn create(api: &mut ApiServer, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) 
         }
         return out.fail(CmdError::Plain("must specify one of -f and -k".into()));
     }
+    if let Err(e) = check_dry_run(p) {
+        return out.fail(e);
+    }
     let objs = match ctx.read_files(&names).and_then(|f| objects_from_files(ctx, &f)) {
         Ok(o) => o,
         Err(e) => return out.fail(e),
@@ -229,7 +290,7 @@ pub fn create(api: &mut ApiServer, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) 
         if p.bool("save-config") {
             set_last_applied(&mut obj);
         }
-        match api.create(obj) {
+        match create_or_dry(api, p, obj) {
             Ok(created) => done(out, p, kind, &created, "created"),
             Err(e) => out.fail(with_source("creating", &source, e).into()),
         }
@@ -237,16 +298,19 @@ pub fn create(api: &mut ApiServer, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) 
 }
 
 /// `kubectl create namespace NAME`.
-pub fn create_namespace(api: &mut ApiServer, _ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) {
+pub fn create_namespace(api: &mut dyn Cluster, _ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) {
     if p.args.len() != 1 {
         return out.fail(CmdError::Usage {
             cmd: "create namespace".into(),
             msg: format!("exactly one NAME is required, got {}", p.args.len()),
         });
     }
+    if let Err(e) = check_dry_run(p) {
+        return out.fail(e);
+    }
     let obj =
         json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": p.args[0]}, "spec": {}, "status": {}});
-    match api.create(obj) {
+    match create_or_dry(api, p, obj) {
         Ok(o) => done(out, p, resources_kind("namespaces"), &o, "created"),
         Err(e) => out.fail(e.into()),
     }
@@ -260,7 +324,7 @@ fn resources_kind(name: &str) -> &'static Kind {
 /// `kubectl create deployment NAME --image=... [--replicas=N]`
 /// (kubectl pkg/cmd/create/create_deployment.go: labels `app=NAME`, one container per image,
 /// named after the image's last path element without tag or digest).
-pub fn create_deployment(api: &mut ApiServer, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) {
+pub fn create_deployment(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) {
     let images = p.list("image");
     if images.is_empty() {
         return out.fail(CmdError::Plain("required flag(s) \"image\" not set".into()));
@@ -270,6 +334,9 @@ pub fn create_deployment(api: &mut ApiServer, ctx: &Ctx<'_>, p: &Parsed, out: &m
             cmd: "create deployment".into(),
             msg: format!("exactly one NAME is required, got {}", p.args.len()),
         });
+    }
+    if let Err(e) = check_dry_run(p) {
+        return out.fail(e);
     }
     let name = &p.args[0];
     let mut containers = Vec::new();
@@ -285,7 +352,7 @@ pub fn create_deployment(api: &mut ApiServer, ctx: &Ctx<'_>, p: &Parsed, out: &m
     }
     let obj = json!({
         "apiVersion": "apps/v1", "kind": "Deployment",
-        "metadata": {"labels": {"app": name}, "name": name, "namespace": ctx.ns},
+        "metadata": {"labels": {"app": name}, "name": name},
         "spec": {
             "replicas": p.int("replicas").unwrap_or(1),
             "selector": {"matchLabels": {"app": name}},
@@ -294,14 +361,24 @@ pub fn create_deployment(api: &mut ApiServer, ctx: &Ctx<'_>, p: &Parsed, out: &m
         },
         "status": {}
     });
-    match api.create(obj) {
+    match create_or_dry(api, p, with_namespace(obj, ctx, p)) {
         Ok(o) => done(out, p, resources_kind("deployments"), &o, "created"),
         Err(e) => out.fail(e.into()),
     }
 }
 
+/// The generators of `kubectl create <kind>` set `metadata.namespace` only when `-n` was given
+/// (the request path names it otherwise). The lab's API takes the namespace from the object, so
+/// it is added for the real call; a dry run shows the object as kubectl builds it.
+fn with_namespace(mut obj: Value, ctx: &Ctx<'_>, p: &Parsed) -> Value {
+    if ctx.explicit_ns || !dry_run(p) {
+        obj.meta_mut().insert("namespace".into(), json!(ctx.ns));
+    }
+    obj
+}
+
 /// `kubectl create configmap NAME --from-literal=k=v...`.
-pub fn create_configmap(api: &mut ApiServer, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) {
+pub fn create_configmap(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) {
     if p.args.len() != 1 {
         return out.fail(CmdError::Usage {
             cmd: "create configmap".into(),
@@ -315,12 +392,14 @@ pub fn create_configmap(api: &mut ApiServer, ctx: &Ctx<'_>, p: &Parsed, out: &mu
         };
         data.insert(k.to_string(), json!(v));
     }
-    let mut obj =
-        json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": p.args[0], "namespace": ctx.ns}});
+    if let Err(e) = check_dry_run(p) {
+        return out.fail(e);
+    }
+    let mut obj = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": p.args[0]}});
     if !data.is_empty() {
         obj["data"] = Value::Object(data);
     }
-    match api.create(obj) {
+    match create_or_dry(api, p, with_namespace(obj, ctx, p)) {
         Ok(o) => done(out, p, resources_kind("configmaps"), &o, "created"),
         Err(e) => out.fail(e.into()),
     }
@@ -341,10 +420,13 @@ fn set_last_applied(obj: &mut Value) {
 
 /// `kubectl apply -f` (client-side): create with the last-applied annotation, or send the
 /// three-way patch of [`apply_patch`]; prints `created`, `configured` or `unchanged`.
-pub fn apply(api: &mut ApiServer, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) {
+pub fn apply(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) {
     let names = p.list("filename");
     if names.is_empty() {
         return out.fail(CmdError::Usage { cmd: "apply".into(), msg: "must specify one of -f and -k".into() });
+    }
+    if let Err(e) = check_dry_run(p) {
+        return out.fail(e);
     }
     let objs = match ctx.read_files(&names).and_then(|f| objects_from_files(ctx, &f)) {
         Ok(o) => o,
@@ -360,7 +442,7 @@ pub fn apply(api: &mut ApiServer, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) {
         let current = match api.get(kind, ns.as_deref(), &name) {
             Ok(c) => c,
             Err(e) if e.reason == Reason::NotFound => {
-                match api.create(obj) {
+                match create_or_dry(api, p, obj) {
                     Ok(created) => done(out, p, kind, &created, "created"),
                     Err(e) => out.fail(with_source("creating", &source, e).into()),
                 }
@@ -386,9 +468,29 @@ pub fn apply(api: &mut ApiServer, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) {
         if current.is_deleting() {
             out.err(format!("Warning: Detected changes to resource {name} which is currently being deleted.\n"));
         }
+        if dry_run(p) {
+            done(out, p, kind, &current, "configured");
+            continue;
+        }
+        let patch_text = gojson::compact(&patch);
         match api.patch(kind, ns.as_deref(), &name, &Patch::Merge(patch), Subresource::Main) {
             Ok(patched) => done(out, p, kind, &patched, "configured"),
-            Err(e) => out.fail(with_source("patching", &source, e).into()),
+            Err(e) => {
+                // kubectl apply: the patcher's `error when patching`, wrapped with the patch and
+                // the resource.Info it was sent to (`applying patch:\n%s\nto:\n%v\nfor:`).
+                let info = format!(
+                    "Resource: \"{g}/{v}, Resource={r}\", GroupVersionKind: \"{g}/{v}, Kind={k}\"\nName: \"{name}\", Namespace: \"{n}\"",
+                    g = kind.group,
+                    v = kind.version,
+                    r = kind.resource,
+                    k = kind.kind,
+                    n = ns.as_deref().unwrap_or("")
+                );
+                let inner = with_source("patching", &source, e);
+                out.fail(
+                    with_source(&format!("applying patch:\n{patch_text}\nto:\n{info}\nfor:"), &source, inner).into(),
+                );
+            }
         }
     }
 }
@@ -398,7 +500,13 @@ type Selected = (String, &'static Kind, Option<String>, String);
 
 /// Lists the targets of a verb that takes `TYPE NAME`, `TYPE/NAME`, `-l`, `--all` or `-f`.
 /// Returns (source, kind, namespace, name) for each object.
-fn select(api: &ApiServer, ctx: &Ctx<'_>, p: &Parsed, verb: &str, args: &[String]) -> Result<Vec<Selected>, CmdError> {
+fn select(
+    api: &dyn Cluster,
+    ctx: &Ctx<'_>,
+    p: &Parsed,
+    verb: &str,
+    args: &[String],
+) -> Result<Vec<Selected>, CmdError> {
     let mut out = Vec::new();
     let files = p.list("filename");
     if !files.is_empty() {
@@ -447,7 +555,7 @@ fn select(api: &ApiServer, ctx: &Ctx<'_>, p: &Parsed, verb: &str, args: &[String
 /// `kubectl delete`: prints `<kind.group> "<name>" deleted from <ns> namespace` (v1.34; no
 /// namespace part for cluster-scoped objects) after each DELETE, then waits while finalizers
 /// or graceful deletion keep an object (kubernetes-semantics.md §8.4, TV-18, TV-30).
-pub fn delete(api: &mut ApiServer, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) -> Option<Continuation> {
+pub fn delete(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) -> Option<Continuation> {
     let propagation = match p.str("cascade").unwrap_or("background") {
         "background" => Propagation::Background,
         "foreground" => Propagation::Foreground,
@@ -530,7 +638,7 @@ pub fn delete(api: &mut ApiServer, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) 
 }
 
 /// `kubectl scale --replicas=N` (kubectl pkg/cmd/scale): prints `deployment.apps/web scaled`.
-pub fn scale(api: &mut ApiServer, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) {
+pub fn scale(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) {
     let Some(replicas) = p.int("replicas") else {
         return out.fail(CmdError::Plain("required flag(s) \"replicas\" not set".into()));
     };
@@ -578,7 +686,7 @@ pub fn scale(api: &mut ApiServer, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) {
 
 /// `kubectl patch -p ... [--type strategic|merge|json]`: `patched`, or `patched (no change)`
 /// when the object came back identical.
-pub fn patch(api: &mut ApiServer, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) {
+pub fn patch(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) {
     let Some(text) = p.str("patch") else {
         return out
             .fail(CmdError::Plain("must specify --patch or --patch-file containing the contents of the patch".into()));
@@ -648,7 +756,7 @@ pub enum MetaField {
 
 /// `kubectl label` / `kubectl annotate`: `key=value` sets, `key-` removes; an existing key with
 /// another value needs `--overwrite` (kubectl pkg/cmd/label, pkg/cmd/annotate).
-pub fn label_or_annotate(api: &mut ApiServer, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output, field: MetaField) {
+pub fn label_or_annotate(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output, field: MetaField) {
     let (word, key) = match field {
         MetaField::Labels => ("label", "labels"),
         MetaField::Annotations => ("annotation", "annotations"),
@@ -730,7 +838,7 @@ pub fn label_or_annotate(api: &mut ApiServer, ctx: &Ctx<'_>, p: &Parsed, out: &m
 }
 
 /// `kubectl edit TYPE NAME`: opens the object in the page's editor (prints nothing).
-pub fn edit(api: &mut ApiServer, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) -> Option<EditSession> {
+pub fn edit(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) -> Option<EditSession> {
     let targets = match resources::resolve(&p.args, false) {
         Ok(t) => t,
         Err(e) => {
@@ -769,7 +877,7 @@ pub fn edit(api: &mut ApiServer, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) ->
 }
 
 /// Saves an edit as a PUT carrying the loaded resourceVersion (see [`EditSession`]).
-pub fn save_edit(api: &mut ApiServer, session: &EditSession, text: &str, out: &mut Output) {
+pub fn save_edit(api: &mut dyn Cluster, session: &EditSession, text: &str, out: &mut Output) {
     let mut obj = match manifest::parse_objects(text) {
         Ok(mut v) if v.len() == 1 => v.remove(0),
         Ok(_) => return out.fail(CmdError::Plain("the edited file must hold exactly one object".into())),
@@ -795,7 +903,125 @@ pub fn save_edit(api: &mut ApiServer, session: &EditSession, text: &str, out: &m
     }
 }
 
-/// Makes a `Status` for errors the console raises itself in the API's words.
-pub fn status(reason: Reason, message: String) -> Status {
-    Status::new(reason, message)
+/// `kubectl set image` flags.
+pub const SET_IMAGE_FLAGS: &[FlagSpec] = &[
+    flag("all", None, FlagKind::Bool, "Select all resources, in the namespace of the specified resource types."),
+    flag("selector", Some('l'), FlagKind::Str, "Selector (label query) to filter on."),
+    flag("output", Some('o'), FlagKind::Str, "Output format: name."),
+];
+
+/// `kubectl set image TYPE/NAME CONTAINER=IMAGE...` (`*` names every container): prints
+/// `deployment.apps/web image updated` (kubectl pkg/cmd/set/set_image.go).
+pub fn set_image(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) {
+    let (pairs, res_args): (Vec<String>, Vec<String>) = p.args.iter().cloned().partition(|a| a.contains('='));
+    if pairs.is_empty() {
+        return out
+            .fail(CmdError::Usage { cmd: "set image".into(), msg: "at least one image update is required".into() });
+    }
+    let objs = match select(api, ctx, p, "set image", &res_args) {
+        Ok(o) => o,
+        Err(e) => return out.fail(e),
+    };
+    for (_, kind, ns, name) in objs {
+        let obj = match api.get(kind, ns.as_deref(), &name) {
+            Ok(o) => o,
+            Err(e) => {
+                out.fail(e.into());
+                continue;
+            }
+        };
+        let base = if kind.kind == "Pod" { "/spec/containers" } else { "/spec/template/spec/containers" };
+        let containers = obj.pointer(base).and_then(Value::as_array).cloned().unwrap_or_default();
+        let mut ops = Vec::new();
+        let mut failed = false;
+        for pair in &pairs {
+            let (cname, image) = pair.split_once('=').unwrap_or((pair, ""));
+            let mut matched = false;
+            for (i, c) in containers.iter().enumerate() {
+                if cname == "*" || c.get("name").and_then(Value::as_str) == Some(cname) {
+                    matched = true;
+                    if c.get("image").and_then(Value::as_str) != Some(image) {
+                        ops.push(json!({"op": "replace", "path": format!("{base}/{i}/image"), "value": image}));
+                    }
+                }
+            }
+            if !matched {
+                out.fail(CmdError::Plain(format!("unable to find container named \"{cname}\"")));
+                failed = true;
+            }
+        }
+        if failed || ops.is_empty() {
+            continue;
+        }
+        match api.patch(kind, ns.as_deref(), &name, &Patch::Json(Value::Array(ops)), Subresource::Main) {
+            Ok(o) => done(out, p, kind, &o, "image updated"),
+            Err(e) => out.fail(e.into()),
+        }
+    }
+}
+
+/// `kubectl run` flags.
+pub const RUN_FLAGS: &[FlagSpec] = &[
+    flag("image", None, FlagKind::Str, "The image for the container to run."),
+    flag("restart", None, FlagKind::Str, "The restart policy for this Pod. Legal values [Always, OnFailure, Never]."),
+    flag(
+        "labels",
+        Some('l'),
+        FlagKind::Str,
+        "Comma separated labels to apply to the pod. Will override previous values.",
+    ),
+    flag("port", None, FlagKind::Int, "The port that this container exposes."),
+    flag("output", Some('o'), FlagKind::Str, "Output format: name, yaml or json."),
+    flag(
+        "dry-run",
+        None,
+        FlagKind::Str,
+        "Must be \"none\" or \"client\". If client strategy, only print the object that would be sent.",
+    ),
+];
+
+/// `kubectl run NAME --image=IMAGE`: a Pod labelled `run=NAME` with one container named NAME
+/// (kubectl pkg/cmd/run, generator `run-pod/v1`).
+pub fn run_pod(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) {
+    let Some(name) = p.args.first() else {
+        return out.fail(CmdError::Usage { cmd: "run".into(), msg: "NAME is required for run".into() });
+    };
+    let Some(image) = p.str("image").filter(|i| !i.is_empty()) else {
+        return out.fail(CmdError::Plain("required flag(s) \"image\" not set".into()));
+    };
+    if let Err(e) = check_dry_run(p) {
+        return out.fail(e);
+    }
+    let restart = p.str("restart").unwrap_or("Always");
+    if !matches!(restart, "Always" | "OnFailure" | "Never") {
+        return out.fail(CmdError::Plain(format!("invalid restart policy: {restart}")));
+    }
+    let mut labels = Map::new();
+    match p.str("labels") {
+        Some(l) => {
+            for pair in l.split(',') {
+                let Some((k, v)) = pair.split_once('=') else {
+                    return out.fail(CmdError::Plain(format!("invalid label spec: {pair}")));
+                };
+                labels.insert(k.to_string(), json!(v));
+            }
+        }
+        None => {
+            labels.insert("run".into(), json!(name));
+        }
+    }
+    let mut container = json!({"image": image, "name": name, "resources": {}});
+    if let Some(port) = p.int("port") {
+        container["ports"] = json!([{"containerPort": port}]);
+    }
+    let obj = json!({
+        "apiVersion": "v1", "kind": "Pod",
+        "metadata": {"labels": labels, "name": name},
+        "spec": {"containers": [container], "dnsPolicy": "ClusterFirst", "restartPolicy": restart},
+        "status": {}
+    });
+    match create_or_dry(api, p, with_namespace(obj, ctx, p)) {
+        Ok(o) => done(out, p, resources_kind("pods"), &o, "created"),
+        Err(e) => out.fail(e.into()),
+    }
 }
