@@ -6,7 +6,7 @@
 //! text is read; anything after a `...` is ignored.
 
 use serde_json::{Map, Number, Value};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use super::resolve::{format_go_g, resolve, Resolved, TWO_POW_63};
 use super::scanner::{Failure, Mark, Scanner, Style, Tok, MAX_DEPTH};
@@ -39,6 +39,10 @@ struct Parser {
     strict: bool,
     duplicates: Vec<String>,
     first_duplicate: Option<Mark>,
+    decode_error: Option<DocError>,
+    convert_error: Option<DocError>,
+    /// Set while a mapping key is read.
+    key_context: bool,
     depth: usize,
     /// go-yaml's alias-expansion accounting ("document contains excessive aliasing").
     decode_count: usize,
@@ -64,6 +68,9 @@ pub(crate) fn parse_document(text: &str, strict: bool) -> R<Value> {
         strict,
         duplicates: Vec::new(),
         first_duplicate: None,
+        decode_error: None,
+        convert_error: None,
+        key_context: false,
         depth: 0,
         decode_count: 0,
         alias_count: 0,
@@ -72,8 +79,29 @@ pub(crate) fn parse_document(text: &str, strict: bool) -> R<Value> {
     let tok = p.sc.peek()?.clone();
     let value = match tok.kind {
         Tok::StreamEnd => Value::Null,
-        Tok::Directive | Tok::DocStart => {
-            while p.sc.peek()?.kind == Tok::Directive {
+        Tok::VersionDirective(..) | Tok::TagDirective(_) | Tok::DocStart => {
+            let mut version_seen = false;
+            let mut handles: Vec<String> = Vec::new();
+            loop {
+                let tok = p.sc.peek()?.clone();
+                match tok.kind {
+                    Tok::VersionDirective(major, minor) => {
+                        if version_seen {
+                            return Err(parser_error(Mark::default(), "found duplicate %YAML directive", tok.start));
+                        }
+                        if (major, minor) != (1, 1) {
+                            return Err(parser_error(Mark::default(), "found incompatible YAML document", tok.start));
+                        }
+                        version_seen = true;
+                    }
+                    Tok::TagDirective(handle) => {
+                        if handles.contains(&handle) {
+                            return Err(parser_error(Mark::default(), "found duplicate %TAG directive", tok.start));
+                        }
+                        handles.push(handle);
+                    }
+                    _ => break,
+                }
                 p.sc.next()?;
             }
             let tok = p.sc.peek()?.clone();
@@ -82,7 +110,9 @@ pub(crate) fn parse_document(text: &str, strict: bool) -> R<Value> {
             }
             p.sc.next()?;
             match p.sc.peek()?.kind {
-                Tok::Directive | Tok::DocStart | Tok::DocEnd | Tok::StreamEnd => Value::Null,
+                Tok::VersionDirective(..) | Tok::TagDirective(_) | Tok::DocStart | Tok::DocEnd | Tok::StreamEnd => {
+                    Value::Null
+                }
                 _ => p.node(true, false)?.value,
             }
         }
@@ -90,10 +120,16 @@ pub(crate) fn parse_document(text: &str, strict: bool) -> R<Value> {
     };
     // go-yaml asks for the document end, which makes the scanner read one more token.
     p.sc.peek()?;
+    if let Some(e) = p.decode_error {
+        return Err(e);
+    }
     if !p.duplicates.is_empty() {
         return Err(DocError::Unmarshal(p.duplicates, p.first_duplicate.unwrap_or_default()));
     }
-    Ok(value)
+    match p.convert_error {
+        Some(e) => Err(e),
+        None => Ok(value),
+    }
 }
 
 impl Parser {
@@ -159,10 +195,24 @@ impl Parser {
         Ok(Node { value, start, merge_key })
     }
 
+    /// go-yaml builds the whole node tree before decoding it, and sigs.k8s.io/yaml converts to JSON
+    /// only after that: so a syntax error anywhere wins over a decoding error met earlier, which
+    /// wins over duplicate keys, which win over a JSON conversion error. Such errors are kept here
+    /// (the first of each kind) and parsing goes on.
+    fn fail_later(&mut self, e: DocError) -> Value {
+        let slot = if matches!(e, DocError::Convert(..)) { &mut self.convert_error } else { &mut self.decode_error };
+        slot.get_or_insert(e);
+        Value::Null
+    }
+
     fn alias(&mut self, name: &str, at: Mark) -> R<Value> {
         let value = match self.anchors.get(name) {
             None => return Err(DocError::Decode(format!("unknown anchor '{name}' referenced"), at)),
-            Some(None) => return Err(DocError::Decode(format!("anchor '{name}' value contains itself"), at)),
+            // Once aliasing is found excessive, stop copying (the error is already recorded).
+            Some(_) if self.decode_error.is_some() => return Ok(Value::Null),
+            Some(None) => {
+                return Ok(self.fail_later(DocError::Decode(format!("anchor '{name}' value contains itself"), at)))
+            }
             Some(Some(v)) => v.clone(),
         };
         let size = count_nodes(&value);
@@ -177,7 +227,7 @@ impl Parser {
             0.99 - 0.89 * ((d - 400_000.0) / 3_600_000.0)
         };
         if (self.alias_count > 100 && self.decode_count > 1000 && a / d > allowed) || self.decode_count > 4_000_000 {
-            return Err(DocError::Decode("document contains excessive aliasing".to_string(), at));
+            return Ok(self.fail_later(DocError::Decode("document contains excessive aliasing".to_string(), at)));
         }
         Ok(value)
     }
@@ -207,7 +257,9 @@ impl Parser {
                 };
                 let want = &t["tag:yaml.org,2002:".len()..];
                 if rtag != want && !(want == "float" && rtag == "int") {
-                    return Err(DocError::Decode(format!("cannot decode !!{rtag} `{text}` as a !!{want}"), at));
+                    return Ok(
+                        self.fail_later(DocError::Decode(format!("cannot decode !!{rtag} `{text}` as a !!{want}"), at))
+                    );
                 }
                 match (want, r) {
                     ("float", Resolved::Int(i)) => Resolved::Float(i as f64),
@@ -215,7 +267,10 @@ impl Parser {
                 }
             }
             Some("tag:yaml.org,2002:binary") => {
-                return Err(DocError::Decode("!!binary values are not supported here".to_string(), at))
+                return Ok(match decode_base64(text) {
+                    Some(bytes) => Value::String(String::from_utf8_lossy(&bytes).into_owned()),
+                    None => self.fail_later(DocError::Decode("!!binary value contains invalid base64 data".into(), at)),
+                });
             }
             // Tags go-yaml cannot resolve leave the text as a string.
             Some(_) => Resolved::Str,
@@ -225,7 +280,21 @@ impl Parser {
             Resolved::Bool(b) => Value::Bool(b),
             Resolved::Int(i) => Value::from(i),
             Resolved::Uint(u) => Value::from(u as f64),
-            Resolved::Float(f) => json_float(f).map_err(|m| DocError::Convert(m, at))?,
+            // A key is turned into a string directly, without the JSON step (sigs.k8s.io/yaml).
+            Resolved::Float(f) if self.key_context && !f.is_finite() => Value::String(
+                if f.is_nan() {
+                    ".nan"
+                } else if f > 0.0 {
+                    ".inf"
+                } else {
+                    "-.inf"
+                }
+                .to_string(),
+            ),
+            Resolved::Float(f) => match json_float(f) {
+                Ok(v) => v,
+                Err(m) => self.fail_later(DocError::Convert(m, at)),
+            },
             Resolved::Timestamp | Resolved::Str => Value::String(text.to_string()),
         })
     }
@@ -277,10 +346,13 @@ impl Parser {
             match tok.kind {
                 Tok::Key => {
                     let key_tok = self.sc.next()?;
+                    self.key_context = true;
                     let key = match self.sc.peek()?.kind {
                         Tok::Key | Tok::Value | Tok::BlockEnd => self.empty_node(key_tok.start),
                         _ => self.node(true, true)?,
                     };
+                    self.key_context = false;
+                    self.check_key(&key);
                     let tok = self.sc.peek()?.clone();
                     let value = if tok.kind == Tok::Value {
                         self.sc.next()?;
@@ -329,10 +401,13 @@ impl Parser {
                 Tok::Key => {
                     // A single-pair mapping inside a flow sequence: `[a: 1]` or `[? a : 1]`.
                     self.sc.next()?;
+                    self.key_context = true;
                     let key = match self.sc.peek()?.kind {
                         Tok::Value | Tok::FlowEntry | Tok::FlowSeqEnd => self.empty_node(tok.start),
                         _ => self.node(false, false)?,
                     };
+                    self.key_context = false;
+                    self.check_key(&key);
                     let vt = self.sc.peek()?.clone();
                     let value = if vt.kind == Tok::Value {
                         self.sc.next()?;
@@ -375,16 +450,22 @@ impl Parser {
                 Tok::Key => {
                     self.sc.next()?;
                     let next = self.sc.peek()?.clone();
+                    self.key_context = true;
                     let key = match next.kind {
                         Tok::Value | Tok::FlowEntry | Tok::FlowMapEnd => self.empty_node(next.start),
                         _ => self.node(false, false)?,
                     };
+                    self.key_context = false;
+                    self.check_key(&key);
                     let value = self.flow_mapping_value()?;
                     self.entry(&mut map, key, value)?;
                 }
                 _ => {
                     // A key with no value: `{a, b}`.
+                    self.key_context = true;
                     let key = self.node(false, false)?;
+                    self.key_context = false;
+                    self.check_key(&key);
                     let at = self.sc.peek()?.start;
                     let value = self.empty_node(at);
                     self.entry(&mut map, key, value)?;
@@ -417,39 +498,77 @@ impl Parser {
                     for item in items.into_iter().rev() {
                         match item {
                             Value::Object(m) => maps.push(m),
-                            _ => return Err(merge_error(value.start)),
+                            _ => {
+                                self.fail_later(merge_error(value.start));
+                                return Ok(());
+                            }
                         }
                     }
                     maps
                 }
-                _ => return Err(merge_error(value.start)),
+                _ => {
+                    self.fail_later(merge_error(value.start));
+                    return Ok(());
+                }
             };
             for m in sources {
                 for (k, v) in m {
-                    self.set(map, k, v, value.start);
+                    let repr = go_syntax(&Value::String(k.clone()));
+                    if self.first_time(map, repr, value.start) {
+                        map.map.insert(k, v);
+                    }
                 }
             }
             return Ok(());
         }
-        let k = key_string(&key.value).map_err(|m| DocError::Convert(m, key.start))?;
-        self.set(map, k, value.value, value.start);
+        if matches!(key.value, Value::Array(_) | Value::Object(_)) {
+            // Already reported by `check_key`.
+            return Ok(());
+        }
+        let repr = if key.value.is_null() { "<nil>".to_string() } else { go_syntax(&key.value) };
+        if !self.first_time(map, repr, value.start) {
+            return Ok(());
+        }
+        match key_string(&key.value) {
+            Some(k) => {
+                map.map.insert(k, value.value);
+            }
+            None => {
+                let shown = if value.value.is_null() { "<nil>".to_string() } else { go_syntax(&value.value) };
+                let m = format!("unsupported map key of type: <nil>, key: <nil>, value: {shown}");
+                self.fail_later(DocError::Convert(m, key.start));
+            }
+        }
         Ok(())
     }
 
-    fn set(&mut self, map: &mut MapBuilder, k: String, v: Value, at: Mark) {
-        if self.strict && map.map.contains_key(&k) {
-            let quoted = serde_json::to_string(&k).unwrap_or_default();
-            self.duplicates.push(format!("line {}: key {quoted} already set in map", at.line + 1));
-            self.first_duplicate.get_or_insert(at);
-            return;
+    /// go-yaml refuses a mapping or sequence as a key when it decodes the key, before the value.
+    fn check_key(&mut self, key: &Node) {
+        if matches!(key.value, Value::Array(_) | Value::Object(_)) {
+            self.fail_later(DocError::Decode(format!("invalid map key: {}", go_syntax(&key.value)), key.start));
         }
-        map.map.insert(k, v);
+    }
+
+    /// Strict mode's duplicate check, on the key as go-yaml decoded it (so `1` and `"1"` differ).
+    fn first_time(&mut self, map: &mut MapBuilder, repr: String, at: Mark) -> bool {
+        if !self.strict {
+            return true;
+        }
+        if map.seen.contains(&repr) {
+            self.duplicates.push(format!("line {}: key {repr} already set in map", at.line + 1));
+            self.first_duplicate.get_or_insert(at);
+            return false;
+        }
+        map.seen.insert(repr);
+        true
     }
 }
 
 #[derive(Default)]
 struct MapBuilder {
     map: Map<String, Value>,
+    /// Keys met so far, as go-yaml prints them (`"a"`, `1`, `<nil>`), for strict mode.
+    seen: HashSet<String>,
 }
 
 fn merge_error(at: Mark) -> DocError {
@@ -458,20 +577,73 @@ fn merge_error(at: Mark) -> DocError {
 
 /// sigs.k8s.io/yaml turns non-string keys into strings: ints in decimal, floats as Go's
 /// `FormatFloat(f, 'g', -1, 32)`, booleans as `true`/`false`; other keys are refused.
-fn key_string(key: &Value) -> Result<String, String> {
+fn key_string(key: &Value) -> Option<String> {
     match key {
-        Value::String(s) => Ok(s.clone()),
-        Value::Bool(b) => Ok(b.to_string()),
-        Value::Number(n) => {
-            if let Some(i) = n.as_i64() {
-                Ok(i.to_string())
-            } else {
-                Ok(format_go_g(n.as_f64().unwrap_or(0.0), true))
-            }
-        }
-        Value::Null => Err("unsupported map key of type: %!s(<nil>), key: <nil>".to_string()),
-        Value::Array(_) | Value::Object(_) => Err("invalid map key: a mapping or sequence cannot be a key".to_string()),
+        Value::String(s) => Some(s.clone()),
+        Value::Bool(b) => Some(b.to_string()),
+        Value::Number(n) => Some(match n.as_i64() {
+            Some(i) => i.to_string(),
+            None => format_go_g(n.as_f64().unwrap_or(0.0), true),
+        }),
+        Value::Null | Value::Array(_) | Value::Object(_) => None,
     }
+}
+
+/// Go's `%#v` of a decoded YAML value, as go-yaml and sigs.k8s.io/yaml print it in key errors.
+fn go_syntax(v: &Value) -> String {
+    match v {
+        Value::Null => "interface {}(nil)".to_string(),
+        Value::String(s) => serde_json::to_string(s).unwrap_or_default(),
+        Value::Bool(_) | Value::Number(_) => v.to_string(),
+        Value::Array(items) => {
+            let inner: Vec<String> = items.iter().map(go_syntax).collect();
+            format!("[]interface {{}}{{{}}}", inner.join(", "))
+        }
+        Value::Object(map) => {
+            let mut inner: Vec<(String, String)> = map.iter().map(|(k, v)| (k.clone(), go_syntax(v))).collect();
+            inner.sort();
+            let inner: Vec<String> = inner
+                .into_iter()
+                .map(|(k, v)| format!("{}:{v}", serde_json::to_string(&k).unwrap_or_default()))
+                .collect();
+            format!("map[interface {{}}]interface {{}}{{{}}}", inner.join(", "))
+        }
+    }
+}
+
+/// Standard base64 with padding, line breaks ignored (Go's `base64.StdEncoding` as go-yaml uses it).
+fn decode_base64(text: &str) -> Option<Vec<u8>> {
+    let clean: Vec<u8> = text.bytes().filter(|&b| b != b'\n' && b != b'\r').collect();
+    if !clean.len().is_multiple_of(4) {
+        return None;
+    }
+    let mut out = Vec::with_capacity(clean.len() / 4 * 3);
+    for (n, quad) in clean.chunks(4).enumerate() {
+        let last = n + 1 == clean.len() / 4;
+        let mut acc = 0u32;
+        let mut pad = 0;
+        for (i, &b) in quad.iter().enumerate() {
+            let v = match b {
+                b'A'..=b'Z' => b - b'A',
+                b'a'..=b'z' => b - b'a' + 26,
+                b'0'..=b'9' => b - b'0' + 52,
+                b'+' => 62,
+                b'/' => 63,
+                b'=' if last && i >= 2 => {
+                    pad += 1;
+                    0
+                }
+                _ => return None,
+            };
+            if pad > 0 && b != b'=' {
+                return None;
+            }
+            acc = (acc << 6) | u32::from(v);
+        }
+        let bytes = acc.to_be_bytes();
+        out.extend_from_slice(&bytes[1..4 - pad]);
+    }
+    Some(out)
 }
 
 /// A float as `json.Marshal` prints it and Kubernetes reads it back: an integral value below

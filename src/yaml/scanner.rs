@@ -19,7 +19,7 @@
 //! Tokens are produced lazily, as the parser asks for them, so that errors surface in the same order
 //! as in go-yaml (which reports the first error it meets and never looks further).
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 
 /// A position in the input: character index, 0-based line and 0-based column (in characters).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -43,8 +43,11 @@ pub(crate) enum Style {
 pub(crate) enum Tok {
     StreamStart,
     StreamEnd,
-    /// `%YAML` / `%TAG` (kept only to fail the way kubectl does: see the parser).
-    Directive,
+    /// `%YAML major.minor`. Directives are scanned only to fail as kubectl does: its reader cuts
+    /// the `---` that would have to follow them, so a document with one never parses.
+    VersionDirective(u32, u32),
+    /// `%TAG handle prefix` (the handle).
+    TagDirective(String),
     DocStart,
     DocEnd,
     BlockSeqStart,
@@ -92,7 +95,7 @@ struct SimpleKey {
 
 /// The deepest flow or block nesting accepted: deeper input is refused with an error rather than
 /// allowed to exhaust the stack (go-yaml refuses at 10000; we are in a browser, so lower).
-pub const MAX_DEPTH: usize = 500;
+pub const MAX_DEPTH: usize = 100;
 
 pub(crate) struct Scanner {
     text: Vec<char>,
@@ -109,6 +112,10 @@ pub(crate) struct Scanner {
     simple_key_allowed: bool,
     /// One slot per flow level plus one for the block context.
     simple_keys: Vec<SimpleKey>,
+    /// go-yaml's `simple_keys_by_tok`: token number -> level of a possible simple key. Kept with
+    /// go-yaml's exact bookkeeping, quirks included: closing a flow collection deletes the entry
+    /// of the token that opened it, so `[]` and `{}` stop counting as a pending simple key.
+    simple_keys_by_tok: HashMap<usize, usize>,
     flow_level: usize,
 }
 
@@ -149,6 +156,7 @@ impl Scanner {
             indents: Vec::new(),
             simple_key_allowed: false,
             simple_keys: Vec::new(),
+            simple_keys_by_tok: HashMap::new(),
             flow_level: 0,
         }
     }
@@ -222,12 +230,10 @@ impl Scanner {
         loop {
             if !self.tokens.is_empty() {
                 // More tokens are needed while the head token may still become a simple key.
-                let head = self.tokens_parsed;
-                let slot = self.simple_keys.iter().position(|k| k.possible && k.token_number == head);
-                match slot {
+                match self.simple_keys_by_tok.get(&self.tokens_parsed) {
                     None => break,
-                    Some(i) => {
-                        if !self.simple_key_is_valid(i)? {
+                    Some(&level) => {
+                        if level >= self.simple_keys.len() || !self.simple_key_is_valid(level)? {
                             break;
                         }
                     }
@@ -260,9 +266,13 @@ impl Scanner {
         self.tokens.push_back(Token { kind, start });
     }
 
+    /// go-yaml's `yaml_insert_token`: at a position in the queue, or at the end when the token
+    /// number is already consumed.
     fn insert(&mut self, number: usize, kind: Tok, start: Mark) {
-        let at = number.saturating_sub(self.tokens_parsed).min(self.tokens.len());
-        self.tokens.insert(at, Token { kind, start });
+        match number.checked_sub(self.tokens_parsed) {
+            Some(at) if at <= self.tokens.len() => self.tokens.insert(at, Token { kind, start }),
+            _ => self.tokens.push_back(Token { kind, start }),
+        }
     }
 
     fn fetch_next_token(&mut self) -> R<()> {
@@ -283,12 +293,7 @@ impl Scanner {
             self.unroll_indent(-1);
             self.remove_simple_key()?;
             self.simple_key_allowed = false;
-            let start = self.mark;
-            while !is_breakz(self.ch(0)) {
-                self.skip();
-            }
-            self.push(Tok::Directive, start);
-            return Ok(());
+            return self.scan_directive();
         }
         let at_doc_indicator = |s: &Scanner, ch: char| {
             s.mark.column == 0 && s.ch(0) == ch && s.ch(1) == ch && s.ch(2) == ch && is_blankz(s.ch(3))
@@ -341,6 +346,97 @@ impl Scanner {
         Err(self.scanner_error(self.mark, "found character that cannot start any token"))
     }
 
+    fn scan_directive(&mut self) -> R<()> {
+        let start = self.mark;
+        self.skip();
+        let mut name = String::new();
+        while is_alpha(self.ch(0)) {
+            self.read(&mut name);
+        }
+        if name.is_empty() {
+            return Err(self.scanner_error(start, "could not find expected directive name"));
+        }
+        if !is_blankz(self.ch(0)) {
+            return Err(self.scanner_error(start, "found unexpected non-alphabetical character"));
+        }
+        let skip_blanks = |s: &mut Scanner| {
+            while is_blank(s.ch(0)) {
+                s.skip();
+            }
+        };
+        let kind = match name.as_str() {
+            "YAML" => {
+                skip_blanks(self);
+                let major = self.version_number(start)?;
+                if self.ch(0) != '.' {
+                    return Err(self.scanner_error(start, "did not find expected digit or '.' character"));
+                }
+                self.skip();
+                let minor = self.version_number(start)?;
+                Tok::VersionDirective(major, minor)
+            }
+            "TAG" => {
+                skip_blanks(self);
+                if self.ch(0) != '!' {
+                    return Err(self.scanner_error(start, "did not find expected '!'"));
+                }
+                let mut handle = String::new();
+                self.read(&mut handle);
+                while is_alpha(self.ch(0)) {
+                    self.read(&mut handle);
+                }
+                if self.ch(0) == '!' {
+                    self.read(&mut handle);
+                } else if handle != "!" {
+                    return Err(self.scanner_error(start, "did not find expected '!'"));
+                }
+                if !is_blank(self.ch(0)) {
+                    return Err(self.scanner_error(start, "did not find expected whitespace"));
+                }
+                skip_blanks(self);
+                let mut prefix = String::new();
+                self.scan_tag_uri(&mut prefix);
+                if prefix.is_empty() {
+                    return Err(self.scanner_error(start, "did not find expected tag URI"));
+                }
+                if !is_blankz(self.ch(0)) {
+                    return Err(self.scanner_error(start, "did not find expected whitespace or line break"));
+                }
+                Tok::TagDirective(handle)
+            }
+            _ => return Err(self.scanner_error(start, "found unknown directive name")),
+        };
+        skip_blanks(self);
+        if self.ch(0) == '#' {
+            while !is_breakz(self.ch(0)) {
+                self.skip();
+            }
+        }
+        if !is_breakz(self.ch(0)) {
+            return Err(self.scanner_error(start, "did not find expected comment or line break"));
+        }
+        self.skip_line();
+        self.push(kind, start);
+        Ok(())
+    }
+
+    fn version_number(&mut self, start: Mark) -> R<u32> {
+        let mut value = 0;
+        let mut length = 0;
+        while let Some(d) = self.ch(0).to_digit(10) {
+            length += 1;
+            if length > 2 {
+                return Err(self.scanner_error(start, "found extremely long version number"));
+            }
+            value = value * 10 + d;
+            self.skip();
+        }
+        if length == 0 {
+            return Err(self.scanner_error(start, "did not find expected version number"));
+        }
+        Ok(value)
+    }
+
     fn fetch_stream_end(&mut self) -> R<()> {
         if self.mark.column != 0 {
             self.mark.column = 0;
@@ -387,6 +483,7 @@ impl Scanner {
             if let Some(last) = self.simple_keys.last_mut() {
                 *last = key;
             }
+            self.simple_keys_by_tok.insert(key.token_number, self.simple_keys.len() - 1);
         }
         Ok(())
     }
@@ -399,6 +496,8 @@ impl Scanner {
                     return Err(self.scanner_error(mark, "could not find expected ':'"));
                 }
                 key.possible = false;
+                let number = key.token_number;
+                self.simple_keys_by_tok.remove(&number);
             }
         }
         Ok(())
@@ -454,7 +553,9 @@ impl Scanner {
         self.remove_simple_key()?;
         if self.flow_level > 0 {
             self.flow_level -= 1;
-            self.simple_keys.pop();
+            if let Some(popped) = self.simple_keys.pop() {
+                self.simple_keys_by_tok.remove(&popped.token_number);
+            }
         }
         self.simple_key_allowed = false;
         let mark = self.mark;
@@ -502,6 +603,7 @@ impl Scanner {
             self.insert(key.token_number, Tok::Key, key.mark);
             self.roll_indent(key.mark.column, Some(key.token_number), Tok::BlockMapStart, key.mark)?;
             self.simple_keys[i].possible = false;
+            self.simple_keys_by_tok.remove(&key.token_number);
             self.simple_key_allowed = false;
         } else {
             if self.flow_level == 0 {
