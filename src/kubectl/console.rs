@@ -11,12 +11,13 @@
 //! `kubectl patch` that lets a waiting delete finish, or a change seen by a running watch,
 //! shows at once.
 
+use super::cluster::Cluster;
 use super::flags::{self, FlagKind, FlagSpec, Parsed};
 use super::help;
 use super::shell;
 use super::table::TabWriter;
 use super::{get, mutate, rollout};
-use crate::engine::apiserver::{ApiServer, EventType, WatchId};
+use crate::engine::apiserver::{EventType, WatchId};
 use crate::engine::kinds::Kind;
 use crate::engine::object::ObjectExt;
 use crate::engine::status::{Reason, Status};
@@ -319,7 +320,7 @@ impl Console {
 
     /// Runs one command line (with its here-document, if any) and then resumes whatever is
     /// pending, so the output shows everything the terminal would.
-    pub fn execute(&mut self, api: &mut ApiServer, line: &str) -> Output {
+    pub fn execute(&mut self, api: &mut dyn Cluster, line: &str) -> Output {
         let mut out = Output::default();
         if !line.trim().is_empty() {
             self.history.push(line.to_string());
@@ -348,7 +349,7 @@ impl Console {
     }
 
     /// Stops every watch and wait (Ctrl-C).
-    pub fn interrupt(&mut self, api: &mut ApiServer) {
+    pub fn interrupt(&mut self, api: &mut dyn Cluster) {
         for c in self.pending.drain(..) {
             if let Continuation::Watch(w) = c {
                 api.stop_watch(w.id);
@@ -364,7 +365,7 @@ impl Console {
     /// Lets every pending continuation print what happened since it last ran: watch rows for
     /// queued events, nothing (but completion) for a delete whose objects are gone, new
     /// `rollout status` lines. Finished continuations are dropped.
-    pub fn resume(&mut self, api: &mut ApiServer) -> Output {
+    pub fn resume(&mut self, api: &mut dyn Cluster) -> Output {
         let mut out = Output::default();
         let pending = std::mem::take(&mut self.pending);
         for mut c in pending {
@@ -391,7 +392,7 @@ impl Console {
     /// Saves the open edit: the edited YAML is sent as an update (PUT) that carries the
     /// resourceVersion the edit loaded, unless the text sets another. Prints `<name> edited`,
     /// `Edit cancelled, no changes made.` or the server's error (409 for a stale edit).
-    pub fn save_edit(&mut self, api: &mut ApiServer, text: &str) -> Output {
+    pub fn save_edit(&mut self, api: &mut dyn Cluster, text: &str) -> Output {
         let mut out = Output::default();
         match self.open_edit.take() {
             None => out.fail(CmdError::Plain("no edit in progress: run kubectl edit first".into())),
@@ -402,7 +403,7 @@ impl Console {
         out
     }
 
-    fn kubectl(&mut self, api: &mut ApiServer, args: &[String], stdin: Option<&str>, out: &mut Output) {
+    fn kubectl(&mut self, api: &mut dyn Cluster, args: &[String], stdin: Option<&str>, out: &mut Output) {
         let Some(verb) = args.first() else {
             out.out(help::root());
             return;
@@ -512,7 +513,7 @@ impl Console {
     #[allow(clippy::too_many_arguments)]
     fn run_sub(
         &mut self,
-        api: &mut ApiServer,
+        api: &mut dyn Cluster,
         verb: &str,
         sub: &str,
         p: &Parsed,
@@ -555,45 +556,6 @@ impl Console {
 
     fn ns(&self, p: &Parsed) -> String {
         p.str("namespace").map(String::from).unwrap_or_else(|| self.namespace.clone())
-    }
-
-    fn lab(&mut self, api: &mut ApiServer, args: &[String], stdin: Option<&str>, out: &mut Output) {
-        match args.first().map(String::as_str) {
-            Some("save-edit") => {
-                let text = match (stdin, args.get(1).map(String::as_str), args.get(2)) {
-                    (Some(t), _, _) => t.to_string(),
-                    (None, Some("-f"), Some(name)) => match self.files.get(name) {
-                        Some(t) => t.clone(),
-                        None => return out.fail(CmdError::Plain(format!("the path \"{name}\" does not exist"))),
-                    },
-                    _ => {
-                        return out
-                            .fail(CmdError::Plain("lab save-edit needs the edited object: <<EOF or -f FILE".into()))
-                    }
-                };
-                let o = self.save_edit(api, &text);
-                out.extend(o);
-            }
-            Some("cancel-edit") => {
-                if self.open_edit.take().is_some() {
-                    out.out("Edit cancelled, no changes made.\n");
-                }
-            }
-            Some("files") => {
-                for name in self.files.keys() {
-                    out.out(format!("{name}\n"));
-                }
-            }
-            Some("waiting") => {
-                for w in self.waiting() {
-                    out.out(format!("{w}\n"));
-                }
-            }
-            Some("help") | None => out.out(help::lab()),
-            Some(other) => out.fail(CmdError::Plain(format!(
-                "unknown lab command \"{other}\" (the world's commands come with the simulation; see \"lab help\")"
-            ))),
-        }
     }
 }
 

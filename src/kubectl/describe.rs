@@ -3,11 +3,11 @@
 //! (`minwidth=0, tabwidth=8, padding=2, padchar=' '`), whose column blocks are runs of
 //! consecutive lines that have the column.
 
+use super::cluster::Cluster;
 use super::console::{CmdError, Ctx, Output};
 use super::flags::{flag, FlagKind, FlagSpec, Parsed};
 use super::printers::{age, format_label_selector};
 use super::resources::{self, Target};
-use crate::engine::apiserver::ApiServer;
 use crate::engine::kinds::Kind;
 use crate::engine::labels::Selector;
 use crate::engine::object::ObjectExt;
@@ -202,7 +202,7 @@ fn container(w: &mut String, c: &Value, indent: &str, status: Option<&Value>) {
 }
 
 /// `DescribeEvents`: the object's events, oldest first, or `Events: <none>`.
-fn events(api: &ApiServer, obj: &Value, now: Time) -> String {
+fn events(api: &dyn Cluster, obj: &Value, now: Time) -> String {
     let Some(ev_kind) = Kind::lookup("events") else { return String::new() };
     let ns = obj.namespace().unwrap_or("default");
     let mut evs: Vec<Value> = api
@@ -286,7 +286,7 @@ fn conditions(w: &mut String, obj: &Value, with_times: bool) {
     }
 }
 
-fn describe_one(api: &ApiServer, kind: &Kind, obj: &Value, now: Time) -> String {
+fn describe_one(api: &dyn Cluster, kind: &Kind, obj: &Value, now: Time) -> String {
     let mut w = String::new();
     header(&mut w, obj, kind.namespaced);
     let labels = obj.labels();
@@ -503,7 +503,7 @@ fn field(w: &mut String, level: usize, key: &str, v: &Value) {
     }
 }
 
-fn deployment_replicasets(api: &ApiServer, d: &Value) -> (Vec<String>, Option<String>) {
+fn deployment_replicasets(api: &dyn Cluster, d: &Value) -> (Vec<String>, Option<String>) {
     let Some(rs_kind) = Kind::lookup("replicasets") else { return (Vec::new(), None) };
     let ns = d.namespace().unwrap_or("default");
     let rss: Vec<Value> = api
@@ -536,7 +536,7 @@ fn deployment_replicasets(api: &ApiServer, d: &Value) -> (Vec<String>, Option<St
     (old, new)
 }
 
-fn pod_phases(api: &ApiServer, rs: &Value) -> (usize, usize, usize, usize) {
+fn pod_phases(api: &dyn Cluster, rs: &Value) -> (usize, usize, usize, usize) {
     let Some(pod_kind) = Kind::lookup("pods") else { return (0, 0, 0, 0) };
     let pods = api
         .list(pod_kind, rs.namespace(), &Selector::everything())
@@ -557,7 +557,7 @@ fn pod_phases(api: &ApiServer, rs: &Value) -> (usize, usize, usize, usize) {
 }
 
 /// `kubectl describe TYPE [NAME...]`.
-pub fn run(api: &mut ApiServer, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) {
+pub fn run(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) {
     let targets = match resources::resolve(&p.args, false) {
         Ok(t) if !t.is_empty() => t,
         Ok(_) => {

@@ -1,6 +1,7 @@
 //! `kubectl get`: tables, `-o wide|name|json|yaml|jsonpath=|custom-columns=`, `--watch`
 //! (kubernetes-semantics.md §8; kubectl pkg/cmd/get/get.go).
 
+use super::cluster::Cluster;
 use super::console::{CmdError, Continuation, Ctx, Output, WatchPrinter, WatchState};
 use super::flags::{flag, FlagKind, FlagSpec, Parsed};
 use super::jsonpath::JsonPath;
@@ -8,7 +9,7 @@ use super::printers::{self, TableOptions};
 use super::resources::{self, Target};
 use super::table::TabWriter;
 use super::{gojson, manifest};
-use crate::engine::apiserver::{ApiServer, EventType, WatchFrom};
+use crate::engine::apiserver::{EventType, WatchFrom};
 use crate::engine::kinds::{Kind, KINDS};
 use crate::engine::labels::Selector;
 use crate::engine::object::ObjectExt;
@@ -173,7 +174,7 @@ struct Found {
 }
 
 /// Runs `kubectl get`; returns the watch to keep running for `--watch`.
-pub fn run(api: &mut ApiServer, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) -> Option<Continuation> {
+pub fn run(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) -> Option<Continuation> {
     let format = match parse_format(p.str("output")) {
         Ok(f) => f,
         Err(e) => {
@@ -442,7 +443,7 @@ fn print_event(
 
 /// Prints the rows for every event queued on a running watch. Returns true when the watch
 /// has ended (an ERROR event).
-pub fn resume_watch(api: &mut ApiServer, w: &mut WatchState, out: &mut Output) -> bool {
+pub fn resume_watch(api: &mut dyn Cluster, w: &mut WatchState, out: &mut Output) -> bool {
     while let Some(ev) = api.next_event(w.id) {
         if ev.event_type == EventType::Error {
             let reason = ev.object.get("reason").and_then(Value::as_str).unwrap_or("");

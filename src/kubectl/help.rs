@@ -256,19 +256,6 @@ pub fn unknown_command(verb: &str) -> String {
     s
 }
 
-/// `lab help`.
-pub fn lab() -> String {
-    "lab: the simulation's own commands (kubectl cannot express them).\n\n\
-Editor:\n\
-  lab save-edit <<EOF ... EOF   Save the object opened by `kubectl edit` (a PUT with the loaded resourceVersion)\n\
-  lab cancel-edit               Close the open edit without saving\n\
-  lab files                     List the editor buffers that -f NAME can read\n\
-  lab waiting                   Show what kubectl is still waiting for (watches, deletes)\n\n\
-The simulation's stepping commands (lab step, settle, advance, next, faults) come with the world.\n\
-Ctrl-C (^C) stops running watches and waits.\n"
-        .into()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

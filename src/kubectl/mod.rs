@@ -9,6 +9,7 @@
 //! - [`transcript`]: the Markdown transcript runner used by `cargo test` and `reconcile-lab check`.
 
 pub mod apply_patch;
+pub mod cluster;
 pub mod console;
 pub mod describe;
 pub mod flags;
@@ -16,6 +17,7 @@ pub mod get;
 pub mod gojson;
 pub mod help;
 pub mod jsonpath;
+pub mod lab;
 pub mod manifest;
 pub mod mutate;
 pub mod printers;

@@ -2,13 +2,14 @@
 //! `edit`, with kubectl's operation messages (kubernetes-semantics.md §8.4, TV-46).
 
 use super::apply_patch;
+use super::cluster::Cluster;
 use super::console::{server_error, with_source, CmdError, Continuation, Ctx, DeletionTarget, EditSession, Output};
 use super::flags::{flag, FlagKind, FlagSpec, Parsed};
 use super::gojson;
 use super::manifest;
 use super::printers;
 use super::resources::{self, Target};
-use crate::engine::apiserver::{ApiServer, DeleteOptions, Deleted, Patch, Propagation, Subresource};
+use crate::engine::apiserver::{DeleteOptions, Deleted, Patch, Propagation, Subresource};
 use crate::engine::kinds::Kind;
 use crate::engine::labels::Selector;
 use crate::engine::object::ObjectExt;
@@ -211,7 +212,7 @@ fn done(out: &mut Output, p: &Parsed, kind: &Kind, obj: &Value, operation: &str)
 }
 
 /// `kubectl create -f`.
-pub fn create(api: &mut ApiServer, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) {
+pub fn create(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) {
     let names = p.list("filename");
     if names.is_empty() {
         if let Some(sub) = p.args.first() {
@@ -237,7 +238,7 @@ pub fn create(api: &mut ApiServer, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) 
 }
 
 /// `kubectl create namespace NAME`.
-pub fn create_namespace(api: &mut ApiServer, _ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) {
+pub fn create_namespace(api: &mut dyn Cluster, _ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) {
     if p.args.len() != 1 {
         return out.fail(CmdError::Usage {
             cmd: "create namespace".into(),
@@ -260,7 +261,7 @@ fn resources_kind(name: &str) -> &'static Kind {
 /// `kubectl create deployment NAME --image=... [--replicas=N]`
 /// (kubectl pkg/cmd/create/create_deployment.go: labels `app=NAME`, one container per image,
 /// named after the image's last path element without tag or digest).
-pub fn create_deployment(api: &mut ApiServer, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) {
+pub fn create_deployment(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) {
     let images = p.list("image");
     if images.is_empty() {
         return out.fail(CmdError::Plain("required flag(s) \"image\" not set".into()));
@@ -301,7 +302,7 @@ pub fn create_deployment(api: &mut ApiServer, ctx: &Ctx<'_>, p: &Parsed, out: &m
 }
 
 /// `kubectl create configmap NAME --from-literal=k=v...`.
-pub fn create_configmap(api: &mut ApiServer, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) {
+pub fn create_configmap(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) {
     if p.args.len() != 1 {
         return out.fail(CmdError::Usage {
             cmd: "create configmap".into(),
@@ -341,7 +342,7 @@ fn set_last_applied(obj: &mut Value) {
 
 /// `kubectl apply -f` (client-side): create with the last-applied annotation, or send the
 /// three-way patch of [`apply_patch`]; prints `created`, `configured` or `unchanged`.
-pub fn apply(api: &mut ApiServer, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) {
+pub fn apply(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) {
     let names = p.list("filename");
     if names.is_empty() {
         return out.fail(CmdError::Usage { cmd: "apply".into(), msg: "must specify one of -f and -k".into() });
@@ -398,7 +399,13 @@ type Selected = (String, &'static Kind, Option<String>, String);
 
 /// Lists the targets of a verb that takes `TYPE NAME`, `TYPE/NAME`, `-l`, `--all` or `-f`.
 /// Returns (source, kind, namespace, name) for each object.
-fn select(api: &ApiServer, ctx: &Ctx<'_>, p: &Parsed, verb: &str, args: &[String]) -> Result<Vec<Selected>, CmdError> {
+fn select(
+    api: &dyn Cluster,
+    ctx: &Ctx<'_>,
+    p: &Parsed,
+    verb: &str,
+    args: &[String],
+) -> Result<Vec<Selected>, CmdError> {
     let mut out = Vec::new();
     let files = p.list("filename");
     if !files.is_empty() {
@@ -447,7 +454,7 @@ fn select(api: &ApiServer, ctx: &Ctx<'_>, p: &Parsed, verb: &str, args: &[String
 /// `kubectl delete`: prints `<kind.group> "<name>" deleted from <ns> namespace` (v1.34; no
 /// namespace part for cluster-scoped objects) after each DELETE, then waits while finalizers
 /// or graceful deletion keep an object (kubernetes-semantics.md §8.4, TV-18, TV-30).
-pub fn delete(api: &mut ApiServer, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) -> Option<Continuation> {
+pub fn delete(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) -> Option<Continuation> {
     let propagation = match p.str("cascade").unwrap_or("background") {
         "background" => Propagation::Background,
         "foreground" => Propagation::Foreground,
@@ -530,7 +537,7 @@ pub fn delete(api: &mut ApiServer, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) 
 }
 
 /// `kubectl scale --replicas=N` (kubectl pkg/cmd/scale): prints `deployment.apps/web scaled`.
-pub fn scale(api: &mut ApiServer, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) {
+pub fn scale(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) {
     let Some(replicas) = p.int("replicas") else {
         return out.fail(CmdError::Plain("required flag(s) \"replicas\" not set".into()));
     };
@@ -578,7 +585,7 @@ pub fn scale(api: &mut ApiServer, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) {
 
 /// `kubectl patch -p ... [--type strategic|merge|json]`: `patched`, or `patched (no change)`
 /// when the object came back identical.
-pub fn patch(api: &mut ApiServer, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) {
+pub fn patch(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) {
     let Some(text) = p.str("patch") else {
         return out
             .fail(CmdError::Plain("must specify --patch or --patch-file containing the contents of the patch".into()));
@@ -648,7 +655,7 @@ pub enum MetaField {
 
 /// `kubectl label` / `kubectl annotate`: `key=value` sets, `key-` removes; an existing key with
 /// another value needs `--overwrite` (kubectl pkg/cmd/label, pkg/cmd/annotate).
-pub fn label_or_annotate(api: &mut ApiServer, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output, field: MetaField) {
+pub fn label_or_annotate(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output, field: MetaField) {
     let (word, key) = match field {
         MetaField::Labels => ("label", "labels"),
         MetaField::Annotations => ("annotation", "annotations"),
@@ -730,7 +737,7 @@ pub fn label_or_annotate(api: &mut ApiServer, ctx: &Ctx<'_>, p: &Parsed, out: &m
 }
 
 /// `kubectl edit TYPE NAME`: opens the object in the page's editor (prints nothing).
-pub fn edit(api: &mut ApiServer, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) -> Option<EditSession> {
+pub fn edit(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) -> Option<EditSession> {
     let targets = match resources::resolve(&p.args, false) {
         Ok(t) => t,
         Err(e) => {
@@ -769,7 +776,7 @@ pub fn edit(api: &mut ApiServer, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) ->
 }
 
 /// Saves an edit as a PUT carrying the loaded resourceVersion (see [`EditSession`]).
-pub fn save_edit(api: &mut ApiServer, session: &EditSession, text: &str, out: &mut Output) {
+pub fn save_edit(api: &mut dyn Cluster, session: &EditSession, text: &str, out: &mut Output) {
     let mut obj = match manifest::parse_objects(text) {
         Ok(mut v) if v.len() == 1 => v.remove(0),
         Ok(_) => return out.fail(CmdError::Plain("the edited file must hold exactly one object".into())),

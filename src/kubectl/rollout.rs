@@ -2,10 +2,11 @@
 //! pkg/polymorphichelpers: `DeploymentStatusViewer`, `DeploymentHistoryViewer`,
 //! `DeploymentRollbacker`, `defaultObjectRestarter`).
 
+use super::cluster::Cluster;
 use super::console::{CmdError, Continuation, Ctx, Output};
 use super::flags::{flag, FlagKind, FlagSpec, Parsed};
 use super::resources::{self, Target};
-use crate::engine::apiserver::{ApiServer, Patch, Subresource};
+use crate::engine::apiserver::{Patch, Subresource};
 use crate::engine::kinds::Kind;
 use crate::engine::labels::Selector;
 use crate::engine::object::ObjectExt;
@@ -84,7 +85,7 @@ pub fn status_line(d: &Value) -> Result<(String, bool), String> {
 
 /// `kubectl rollout status deployment/NAME`: prints the current state and, unless done (or
 /// `--watch=false`), keeps waiting as a continuation that prints each new state once.
-pub fn status(api: &mut ApiServer, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) -> Option<Continuation> {
+pub fn status(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) -> Option<Continuation> {
     let (kind, name) = match deployment_target(p, "status") {
         Ok(t) => t,
         Err(e) => {
@@ -119,7 +120,7 @@ pub fn status(api: &mut ApiServer, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) 
 }
 
 /// Prints new `rollout status` lines; true when the rollout finished (or failed).
-pub fn resume_status(api: &mut ApiServer, namespace: &str, name: &str, last: &mut String, out: &mut Output) -> bool {
+pub fn resume_status(api: &mut dyn Cluster, namespace: &str, name: &str, last: &mut String, out: &mut Output) -> bool {
     let Some(kind) = Kind::lookup("deployments") else { return true };
     let d = match api.get(kind, Some(namespace), name) {
         Ok(d) => d,
@@ -144,7 +145,7 @@ pub fn resume_status(api: &mut ApiServer, namespace: &str, name: &str, last: &mu
 }
 
 /// The ReplicaSets a deployment controls (by controllerRef uid), with their revisions.
-fn owned_replicasets(api: &ApiServer, d: &Value, ns: &str) -> Vec<(i64, Value)> {
+fn owned_replicasets(api: &dyn Cluster, d: &Value, ns: &str) -> Vec<(i64, Value)> {
     let Some(rs_kind) = Kind::lookup("replicasets") else { return Vec::new() };
     let Ok(list) = api.list(rs_kind, Some(ns), &Selector::everything()) else { return Vec::new() };
     let mut out: Vec<(i64, Value)> = list
@@ -158,7 +159,7 @@ fn owned_replicasets(api: &ApiServer, d: &Value, ns: &str) -> Vec<(i64, Value)> 
 }
 
 /// `kubectl rollout history deployment/NAME`.
-pub fn history(api: &mut ApiServer, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) {
+pub fn history(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) {
     let (kind, name) = match deployment_target(p, "history") {
         Ok(t) => t,
         Err(e) => return out.fail(e),
@@ -187,7 +188,7 @@ pub fn history(api: &mut ApiServer, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output)
 
 /// `kubectl rollout undo deployment/NAME [--to-revision=N]`: copies the chosen revision's pod
 /// template (without `pod-template-hash`) back into the deployment.
-pub fn undo(api: &mut ApiServer, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) {
+pub fn undo(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) {
     let (kind, name) = match deployment_target(p, "undo") {
         Ok(t) => t,
         Err(e) => return out.fail(e),
@@ -230,7 +231,7 @@ pub fn undo(api: &mut ApiServer, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) {
 
 /// `kubectl rollout restart deployment/NAME`: sets the pod template annotation
 /// `kubectl.kubernetes.io/restartedAt` to now, which starts a new rollout.
-pub fn restart(api: &mut ApiServer, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) {
+pub fn restart(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) {
     let (kind, name) = match deployment_target(p, "restart") {
         Ok(t) => t,
         Err(e) => return out.fail(e),

@@ -204,7 +204,7 @@ pub const DEFAULT_SEED: u64 = 1;
 /// Runs a whole transcript against one fresh session (default seed). Returns the number of
 /// commands run, or the first mismatch.
 pub fn run_text(text: &str) -> Result<usize, Mismatch> {
-    let mut api = crate::engine::apiserver::ApiServer::new(DEFAULT_SEED);
+    let mut api = crate::engine::world::World::new(DEFAULT_SEED);
     let mut console = super::Console::new();
     run_steps(&parse(text), |cmd| console.execute(&mut api, cmd).terminal())
 }
@@ -261,7 +261,7 @@ pub fn check(paths: &[std::path::PathBuf]) -> Vec<FileReport> {
 /// The transcript with every command's expected output replaced by what it prints now.
 pub fn record(text: &str) -> String {
     let steps = parse(text);
-    let mut api = crate::engine::apiserver::ApiServer::new(DEFAULT_SEED);
+    let mut api = crate::engine::world::World::new(DEFAULT_SEED);
     let mut console = super::Console::new();
     let mut outputs = std::collections::HashMap::new();
     for s in &steps {
