@@ -26,7 +26,8 @@ struct Tracked {
 pub struct Checker {
     goals: Vec<Tracked>,
     met: BTreeSet<String>,
-    steps: usize,
+    /// Per step: whether it is a puzzle (puzzles are open from the start, in any order).
+    puzzles: Vec<bool>,
     cursor: usize,
 }
 
@@ -45,7 +46,8 @@ impl Checker {
                 });
             }
         }
-        Checker { goals, met: BTreeSet::new(), steps: lesson.steps.len(), cursor: world.history().len() }
+        let puzzles = lesson.steps.iter().map(|s| s.puzzle).collect();
+        Checker { goals, met: BTreeSet::new(), puzzles, cursor: world.history().len() }
     }
 
     /// Marks goals as met (restoring saved progress). Unknown ids are ignored.
@@ -57,7 +59,10 @@ impl Checker {
         }
     }
 
-    /// Counts the step records made since the last call, then evaluates every goal not yet met.
+    /// Counts the step records made since the last call, then evaluates the goals not yet met of
+    /// every open step: a `Step` opens once every earlier `Step` is done (so a later goal cannot
+    /// tick off before the learner gets there); a `Puzzle` is always open. Steps are evaluated in
+    /// order, so finishing one opens the next within the same call.
     /// Returns the ids of the goals that became met, in lesson order.
     pub fn check(&mut self, world: &World) -> Vec<String> {
         let history = world.history();
@@ -71,16 +76,24 @@ impl Checker {
         }
         self.cursor = history.len();
         let mut newly = Vec::new();
-        for g in &self.goals {
-            if self.met.contains(&g.id) {
+        for step in 0..self.puzzles.len() {
+            let open = self.puzzles[step] || (0..step).all(|i| self.puzzles[i] || self.step_done(i));
+            if !open {
                 continue;
             }
-            let mut slot = 0;
-            if g.check.eval(world, &g.counters, &mut slot) {
-                newly.push(g.id.clone());
+            for g in self.goals.iter().filter(|g| g.step == step) {
+                if self.met.contains(&g.id) {
+                    continue;
+                }
+                let mut slot = 0;
+                if g.check.eval(world, &g.counters, &mut slot) {
+                    newly.push(g.id.clone());
+                }
+            }
+            for id in &newly {
+                self.met.insert(id.clone());
             }
         }
-        self.met.extend(newly.iter().cloned());
         newly
     }
 
@@ -106,6 +119,7 @@ impl Checker {
 
     /// The first step with a goal not met (the number of steps when the lesson is complete).
     pub fn current_step(&self) -> usize {
-        (0..self.steps).find(|&i| !self.step_done(i)).unwrap_or(self.steps)
+        let n = self.puzzles.len();
+        (0..n).find(|&i| !self.step_done(i)).unwrap_or(n)
     }
 }
