@@ -49,3 +49,30 @@ fn reconcile_loop() {
 fn list_and_watch() {
     assert!(walk("list-and-watch").is_empty());
 }
+
+#[test]
+fn missed_events() {
+    let unavailable = walk("missed-events");
+    // The edge-triggered contrast controller is not in the engine yet (issue 4, gc branch).
+    assert_eq!(unavailable, vec!["missed-events/edge-drifted: edge-drift".to_string()]);
+}
+
+#[test]
+fn work_queue() {
+    assert!(walk("work-queue").is_empty());
+}
+
+#[test]
+fn conflicts() {
+    assert!(walk("conflicts").is_empty());
+}
+
+#[test]
+fn generation() {
+    assert!(walk("generation").is_empty());
+}
+
+#[test]
+fn leader_election() {
+    assert!(walk("leader-election").is_empty());
+}

@@ -144,8 +144,9 @@ pub enum Action {
     Console(String),
     /// Replace an editor buffer's text.
     Edit { file: String, text: String },
-    /// The editor's Apply button on a buffer (`kubectl apply -f FILE`).
-    Apply(String),
+    /// The editor's Apply button on a buffer (`kubectl apply -f FILE`). `expect_failure`: the
+    /// lesson means it to fail (written `apply FILE  # expect failure`), e.g. a stale apply's 409.
+    Apply { file: String, expect_failure: bool },
     /// The Step button, this many times.
     Step(u32),
     /// The "Run until idle" button.
@@ -153,6 +154,9 @@ pub enum Action {
     /// Step until the check holds (at most [`STEP_UNTIL_CAP`] steps).
     StepUntil(Check),
 }
+
+/// The comment that marks a solution line as meant to fail (a console command or an apply).
+pub const EXPECT_FAILURE: &str = "# expect failure";
 
 /// The most steps a `step until` runs before giving up.
 pub const STEP_UNTIL_CAP: u32 = 2_000;
@@ -388,7 +392,7 @@ pub fn parse(text: &str) -> Result<Lesson, ParseError> {
     }
     for step in &lesson.steps {
         for a in &step.solution {
-            if let Action::Apply(f) | Action::Edit { file: f, .. } = a {
+            if let Action::Apply { file: f, .. } | Action::Edit { file: f, .. } = a {
                 if !lesson.files.iter().any(|(n, _)| n == f) {
                     return err(
                         step.line,
@@ -645,10 +649,15 @@ fn parse_solution(body: &[String], first_line: usize) -> Result<Vec<Action>, Par
                 out.push(Action::Edit { file: file.to_string(), text });
             }
             "apply" => {
-                let (Some(file), None) = (words.next(), words.next()) else {
-                    return err(line, "apply reads \"apply FILE\"");
+                let (rest, expect_failure) = match l.strip_suffix(EXPECT_FAILURE) {
+                    Some(r) => (r.trim_end(), true),
+                    None => (l, false),
                 };
-                out.push(Action::Apply(file.to_string()));
+                let mut words = rest.split_whitespace().skip(1);
+                let (Some(file), None) = (words.next(), words.next()) else {
+                    return err(line, "apply reads \"apply FILE\" (optionally followed by \"# expect failure\")");
+                };
+                out.push(Action::Apply { file: file.to_string(), expect_failure });
             }
             "settle" => {
                 if words.next().is_some() {

@@ -3,7 +3,7 @@
 //! "Show me" player for a step's solution.
 
 use super::checker::Checker;
-use super::format::{Action, Lesson, STEP_UNTIL_CAP};
+use super::format::{Action, Lesson, EXPECT_FAILURE, STEP_UNTIL_CAP};
 use crate::engine::world::{Settled, World};
 use crate::kubectl::Console;
 
@@ -175,8 +175,8 @@ impl LessonRun {
         match action {
             Action::Console(line) => {
                 let (first, heredoc) = line.split_once('\n').map_or((line.as_str(), None), |(a, b)| (a, Some(b)));
-                let expect_failure = first.trim_end().ends_with("# expect failure");
-                let first = first.trim_end().trim_end_matches("# expect failure").trim_end();
+                let expect_failure = first.trim_end().ends_with(EXPECT_FAILURE);
+                let first = first.trim_end().trim_end_matches(EXPECT_FAILURE).trim_end();
                 let mut cmd = self.substitute(first)?;
                 if let Some(h) = heredoc {
                     cmd.push('\n');
@@ -192,9 +192,9 @@ impl LessonRun {
                 self.edit(file, text);
                 Ok(self.done(String::new(), 0))
             }
-            Action::Apply(file) => {
+            Action::Apply { file, expect_failure } => {
                 let p = self.apply(file);
-                if p.exit_code != 0 {
+                if (p.exit_code != 0) != *expect_failure {
                     return Err(PlayError::Action { action: format!("apply {file}"), output: p.output });
                 }
                 Ok(p)
