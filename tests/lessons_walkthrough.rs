@@ -1,23 +1,40 @@
 //! For every lesson: load its file, build its world, follow its own solutions through the real
 //! `Console` and `World` (the calls the page makes), and check that every goal is met.
+//!
+//! Steps are played in order in one world, as a learner would. Puzzles are independent: each one
+//! is played from a fresh start (the page's Reset, which keeps the goals met), and the goals it
+//! meets are restored into the main run.
 
-use reconcile_lab::lessons::{self, LessonRun};
+use reconcile_lab::lessons::{self, LessonRun, Played};
 
-/// Plays a lesson's steps in order. Returns the goals the engine cannot evaluate yet.
-fn walk(slug: &str) -> Vec<String> {
+fn play_all(run: &mut LessonRun, slug: &str, i: usize) -> String {
+    let step = run.lesson.steps[i].clone();
+    let mut transcript = String::new();
+    for action in &step.solution {
+        match run.play(action) {
+            Ok(Played { output, .. }) => transcript.push_str(&format!("> {action:?}\n{output}")),
+            Err(e) => panic!("{slug} step {} ({}): {e}\n{transcript}", i + 1, step.title),
+        }
+    }
+    transcript
+}
+
+/// Plays the first `limit` steps of a lesson. Returns the goals the engine cannot evaluate yet.
+fn walk_steps(slug: &str, limit: usize) -> Vec<String> {
     let lesson = lessons::lesson(slug).expect("listed").expect("parses");
     let mut run = LessonRun::start(&lesson).unwrap_or_else(|e| panic!("{slug}: {e}"));
     let early = run.check();
     assert!(early.is_empty(), "{slug}: goals met before the learner did anything: {early:?}");
     let mut unavailable = Vec::new();
-    for (i, step) in lesson.steps.iter().enumerate() {
-        let mut transcript = String::new();
-        for action in &step.solution {
-            match run.play(action) {
-                Ok(p) => transcript.push_str(&format!("> {action:?}\n{}", p.output)),
-                Err(e) => panic!("{slug} step {} ({}): {e}\n{transcript}", i + 1, step.title),
-            }
-        }
+    for (i, step) in lesson.steps.iter().enumerate().take(limit) {
+        let (transcript, met) = if step.puzzle {
+            let mut fresh = LessonRun::start(&lesson).expect("starts");
+            let t = play_all(&mut fresh, slug, i);
+            (t, fresh.checker.met())
+        } else {
+            let t = play_all(&mut run, slug, i);
+            (t, run.checker.met())
+        };
         for g in &step.goals {
             let missing = g.check.unavailable();
             if !missing.is_empty() {
@@ -25,19 +42,24 @@ fn walk(slug: &str) -> Vec<String> {
                 continue;
             }
             assert!(
-                run.checker.is_met(&g.id),
+                met.contains(&g.id),
                 "{slug} step {} ({}): goal {} not met after its solution\n{transcript}",
                 i + 1,
                 step.title,
                 g.id
             );
         }
+        run.checker.restore(met.iter().map(String::as_str));
     }
-    if unavailable.is_empty() {
+    if unavailable.is_empty() && limit >= lesson.steps.len() {
         assert!(run.checker.complete(), "{slug}: not complete");
         assert_eq!(run.checker.current_step(), lesson.steps.len());
     }
     unavailable
+}
+
+fn walk(slug: &str) -> Vec<String> {
+    walk_steps(slug, usize::MAX)
 }
 
 #[test]
@@ -72,7 +94,32 @@ fn generation() {
     assert!(walk("generation").is_empty());
 }
 
+/// Only the first step runs on today's engine: the rest needs the garbage collector.
+#[test]
+fn garbage_collection_owner_references() {
+    assert!(walk_steps("garbage-collection", 1).is_empty());
+}
+
+#[test]
+#[ignore = "needs the garbage collector (issue 4, gc branch), not merged yet"]
+fn garbage_collection() {
+    assert!(walk("garbage-collection").is_empty());
+}
+
+#[test]
+#[ignore = "needs the Bucket controller, its cloud and the namespace controller (issue 4, gc branch)"]
+fn finalizers() {
+    assert!(walk("finalizers").is_empty());
+}
+
 #[test]
 fn leader_election() {
     assert!(walk("leader-election").is_empty());
+}
+
+#[test]
+fn challenges() {
+    let unavailable = walk("challenges");
+    // The leak check needs the engine's cloud (issue 4, gc branch).
+    assert_eq!(unavailable, vec!["challenges/clean-namespace: no-leaked-buckets".to_string()]);
 }

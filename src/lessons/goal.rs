@@ -17,7 +17,8 @@
 //!
 //! OP is one of `==`, `!=`, `<`, `<=`, `>`, `>=` (the ordered ones compare numbers). VALUE is
 //! JSON (`3`, `true`, `null`, `"a b"`, `["x"]`) or a bare word taken as a string, or `@PATH`: a
-//! field of the same object (`field deploy web .status.observedGeneration == @.metadata.generation`).
+//! field of the same object (`field deploy web .status.observedGeneration == @.metadata.generation`),
+//! optionally plus or minus a whole number (`@.status.observedGeneration+2`).
 //! A path that finds nothing yields `null`; several results yield an array.
 //!
 //! `seen` filters (all must match one record): `action=` (`list`, `deliver`, `handler`,
@@ -111,8 +112,9 @@ impl fmt::Display for Op {
 pub enum Operand {
     /// A literal.
     Value(Value),
-    /// Another field of the same object (a JSONPath).
-    Field(String),
+    /// Another field of the same object (a JSONPath), plus a whole-number offset
+    /// (`@.status.observedGeneration+2`).
+    Field(String, i64),
 }
 
 /// One object, by kind and name.
@@ -221,7 +223,15 @@ fn path(s: &str) -> Result<String, String> {
 
 fn operand(s: &str) -> Result<Operand, String> {
     if let Some(p) = s.strip_prefix('@') {
-        return Ok(Operand::Field(path(p)?));
+        // `@PATH+N` / `@PATH-N`: the offset is the digits after the last sign.
+        if let Some(at) = p.rfind(['+', '-']) {
+            let (base, n) = p.split_at(at);
+            if n.len() > 1 && n[1..].bytes().all(|b| b.is_ascii_digit()) {
+                let n: i64 = n.parse().map_err(|_| format!("offset {n:?} is too large"))?;
+                return Ok(Operand::Field(path(base)?, n));
+            }
+        }
+        return Ok(Operand::Field(path(p)?, 0));
     }
     Ok(Operand::Value(serde_json::from_str(s).unwrap_or_else(|_| Value::String(s.to_string()))))
 }
@@ -456,7 +466,11 @@ fn compare(obj: &Value, p: &str, op: Op, rhs: &Operand) -> bool {
     let left = find(obj, p);
     let right = match rhs {
         Operand::Value(v) => v.clone(),
-        Operand::Field(q) => find(obj, q),
+        Operand::Field(q, 0) => find(obj, q),
+        Operand::Field(q, n) => match find(obj, q).as_i64().and_then(|v| v.checked_add(*n)) {
+            Some(v) => Value::from(v),
+            None => return false,
+        },
     };
     op.compare(&left, &right)
 }
