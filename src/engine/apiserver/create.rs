@@ -91,10 +91,10 @@ impl ApiServer {
         let meta = obj.meta_mut();
         meta.shift_remove("deletionTimestamp");
         meta.shift_remove("deletionGracePeriodSeconds");
-        strategy::prepare_for_create(kind, &mut obj);
         let uid = self.rng.uuid_v4();
+        obj.meta_mut().insert("uid".into(), Value::from(uid));
+        strategy::prepare_for_create(kind, &mut obj);
         let meta = obj.meta_mut();
-        meta.insert("uid".into(), Value::from(uid));
         meta.insert("creationTimestamp".into(), Value::from(self.now.rfc3339()));
         let generate = meta.get("generateName").and_then(Value::as_str).unwrap_or("").to_string();
         let explicit_name = meta.get("name").and_then(Value::as_str).is_some_and(|n| !n.is_empty());

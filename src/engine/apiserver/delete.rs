@@ -153,6 +153,16 @@ impl ApiServer {
         if kind.kind == "Namespace" && IMMORTAL_NAMESPACES.contains(&name) {
             return Err(Status::forbidden(kind, name, "this namespace may not be deleted"));
         }
+        if kind.kind == "Namespace" {
+            if !old.is_deleting() {
+                return self.delete_namespace(kind, key, old, opts);
+            }
+            // Prior to final deletion, spec.finalizers must be empty: until then the namespace
+            // is returned unchanged.
+            if old.pointer("/spec/finalizers").and_then(Value::as_array).is_some_and(|a| !a.is_empty()) {
+                return Ok(Deleted::Pending((*old).clone()));
+            }
+        }
         // rest.BeforeDelete's preconditions: note the GroupResource built from the *kind*.
         let gr = kind.group_kind();
         if let Some(uid) = &opts.preconditions_uid {
@@ -172,9 +182,6 @@ impl ApiServer {
                 );
                 return Err(Status::conflict_with(&gr, kind.group, kind.kind, name, &cause));
             }
-        }
-        if kind.kind == "Namespace" {
-            return self.delete_namespace(kind, key, old, opts);
         }
         let mut new = (*old).clone();
         let now = self.now;
@@ -259,9 +266,11 @@ impl ApiServer {
         meta.insert("deletionGracePeriodSeconds".into(), Value::from(0));
     }
 
-    /// Namespace DELETE (k/k `pkg/registry/core/namespace/storage/storage.go`): the first call
-    /// sets deletionTimestamp and phase Terminating in one write; later calls return the
-    /// namespace unchanged while `spec.finalizers` is non-empty; then the ordinary deletion.
+    /// Namespace DELETE, first call (k/k `pkg/registry/core/namespace/storage/storage.go`):
+    /// deletionTimestamp and phase Terminating in one write (no deletionGracePeriodSeconds), the
+    /// GC finalizers set only as an explicit policy says (Background removes them). The
+    /// preconditions are the storage's, so a failure reads as a StorageError. Later calls wait
+    /// for `spec.finalizers` to empty, then take the ordinary path.
     fn delete_namespace(
         &mut self,
         kind: &Kind,
@@ -269,33 +278,52 @@ impl ApiServer {
         old: Arc<Value>,
         opts: &DeleteOptions,
     ) -> Result<Deleted, Status> {
-        if !old.is_deleting() {
-            let mut new = (*old).clone();
-            let meta = new.meta_mut();
-            meta.insert("deletionTimestamp".into(), Value::from(self.now.rfc3339()));
-            meta.insert("deletionGracePeriodSeconds".into(), Value::from(0));
-            // Only an explicit policy adds a GC finalizer to a namespace.
+        let name = key.2.clone();
+        let storage_conflict = |msg: String| {
+            let cause = format!(
+                "StorageError: invalid object, Code: 4, Key: /registry/namespaces/{name}, ResourceVersion: 0, AdditionalErrorMsg: {msg}"
+            );
+            Status::conflict_with(&kind.group_resource(), kind.group, kind.resource, &name, &cause)
+        };
+        if let Some(uid) = &opts.preconditions_uid {
+            if uid != old.uid() {
+                return Err(storage_conflict(format!(
+                    "Precondition failed: UID in precondition: {uid}, UID in object meta: {}",
+                    old.uid()
+                )));
+            }
+        }
+        if let Some(rv) = &opts.preconditions_resource_version {
+            if *rv != old.resource_version().to_string() {
+                return Err(storage_conflict(format!(
+                    "Precondition failed: ResourceVersion in precondition: {rv}, ResourceVersion in object meta: {}",
+                    old.resource_version()
+                )));
+            }
+        }
+        let mut new = (*old).clone();
+        new.meta_mut().insert("deletionTimestamp".into(), Value::from(self.now.rfc3339()));
+        let have_orphan = old.has_finalizer(ORPHAN);
+        let have_foreground = old.has_finalizer(FOREGROUND);
+        let (orphan, foreground) = match opts.propagation_policy {
+            Some(p) => (p == Propagation::Orphan, p == Propagation::Foreground),
+            None => (have_orphan, have_foreground),
+        };
+        if orphan != have_orphan || foreground != have_foreground {
             let mut f: Vec<String> =
                 old.finalizers().iter().filter(|f| **f != ORPHAN && **f != FOREGROUND).map(|s| s.to_string()).collect();
-            match opts.propagation_policy {
-                Some(Propagation::Orphan) => f.push(ORPHAN.into()),
-                Some(Propagation::Foreground) => f.push(FOREGROUND.into()),
-                _ => f.extend(
-                    old.finalizers().iter().filter(|x| **x == ORPHAN || **x == FOREGROUND).map(|s| s.to_string()),
-                ),
+            if orphan {
+                f.push(ORPHAN.into());
+            }
+            if foreground {
+                f.push(FOREGROUND.into());
             }
             set_finalizers(&mut new, f);
-            if let Some(status) = new.get_mut("status").and_then(Value::as_object_mut) {
-                status.insert("phase".into(), Value::from("Terminating"));
-            }
-            schema::normalize(&mut new, schema::root(kind));
-            return Ok(Deleted::Pending(self.commit_update(key, old, new)));
         }
-        if old.pointer("/spec/finalizers").and_then(Value::as_array).is_some_and(|a| !a.is_empty())
-            || !old.finalizers().is_empty()
-        {
-            return Ok(Deleted::Pending((*old).clone()));
+        if let Some(status) = new.get_mut("status").and_then(Value::as_object_mut) {
+            status.insert("phase".into(), Value::from("Terminating"));
         }
-        Ok(Deleted::Gone(self.commit_delete(key, old)))
+        schema::normalize(&mut new, schema::root(kind));
+        Ok(Deleted::Pending(self.commit_update(key, old, new)))
     }
 }

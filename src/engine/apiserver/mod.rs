@@ -41,7 +41,7 @@ use crate::engine::status::Status;
 use crate::engine::time::Time;
 
 pub use delete::{DeleteOptions, Deleted, Propagation};
-pub use patch::{Patch, Subresource};
+pub use patch::{FieldValidation, Patch, Subresource};
 pub use watch::{EventType, WatchEvent, WatchFrom, WatchId, DEFAULT_HISTORY_LIMIT};
 
 use store::{kind_index, Key, Store};
@@ -126,8 +126,21 @@ impl ApiServer {
         self.get_arc(kind, ns, name).map(|o| (*o).clone())
     }
 
+    /// GET without copying the object: the stored value itself, shared. For hot read paths
+    /// (informer relists, views) where a deep copy per call would dominate.
+    pub fn get_shared(&self, kind: &Kind, ns: Option<&str>, name: &str) -> Result<Arc<Value>, Status> {
+        self.get_arc(kind, ns, name)
+    }
+
     fn get_arc(&self, kind: &Kind, ns: Option<&str>, name: &str) -> Result<Arc<Value>, Status> {
         self.store.get(&Self::key(kind, ns, name)).cloned().ok_or_else(|| Status::not_found(kind, name))
+    }
+
+    /// LIST without copying the objects: the stored values, shared, and the list's revision.
+    pub fn list_shared(&self, kind: &Kind, ns: Option<&str>, sel: &Selector) -> (Vec<Arc<Value>>, u64) {
+        let ns = if kind.namespaced { ns } else { None };
+        let items = self.store.range(kind_index(kind), ns).filter(|o| sel.matches(o.labels())).cloned().collect();
+        (items, self.store.revision())
     }
 
     /// LIST a kind in one namespace (`Some`) or all (`None`), filtered by a label selector.
@@ -179,6 +192,12 @@ impl ApiServer {
     /// (those already queued can still be delivered); the client must re-watch or relist.
     pub fn break_watch(&mut self, id: WatchId) {
         self.watches.close_with(id, None);
+    }
+
+    /// Queues a BOOKMARK at the current revision on a watch (the watch cache sends these
+    /// periodically to clients that allow them; the world decides when).
+    pub fn send_bookmark(&mut self, id: WatchId) {
+        self.watches.bookmark(id, self.store.revision());
     }
 
     /// Sets how many events of each kind the history window keeps (at least 1).

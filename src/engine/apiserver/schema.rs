@@ -62,6 +62,9 @@ pub enum Def {
     Bool(bool),
     /// An empty object, then the nested struct's own defaults (Go's non-pointer structs).
     Empty,
+    /// `null`, kept on output: a non-pointer `metav1.Time` without `omitempty`
+    /// (`lastProbeTime: null` in pod conditions).
+    Null,
 }
 
 /// One field of a struct.
@@ -315,7 +318,7 @@ static POD_CONDITION: Struct = Struct {
         p("type", Ty::Str),
         p("observedGeneration", Ty::Int64),
         p("status", Ty::Str),
-        p("lastProbeTime", Ty::Any),
+        d("lastProbeTime", Ty::Any, Def::Null),
         p("lastTransitionTime", Ty::Str),
         p("reason", Ty::Str),
         p("message", Ty::Str),
@@ -898,6 +901,23 @@ pub fn strict_decode(kind: &Kind, obj: &Value) -> Result<(), DecodeError> {
     Ok(())
 }
 
+/// Drops unknown fields (what a typed decode does under `fieldValidation=Warn` or `Ignore`).
+pub fn prune_unknown(obj: &mut Value, st: &'static Struct) {
+    let Some(m) = obj.as_object_mut() else { return };
+    m.retain(|k, _| st.fields.iter().any(|f| f.name == k));
+    for f in st.fields {
+        match (&f.ty, m.get_mut(f.name)) {
+            (Ty::Obj(inner), Some(v)) => prune_unknown(v, inner),
+            (Ty::List(inner), Some(Value::Array(items))) => {
+                for item in items {
+                    prune_unknown(item, inner);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
 // ---- defaults and order ----
 
 /// Applies the schema's defaults to absent fields, recursively.
@@ -911,6 +931,7 @@ pub fn apply_defaults(obj: &mut Value, st: &'static Struct) {
                 Def::Str(s) => Value::from(s),
                 Def::Bool(b) => Value::from(b),
                 Def::Empty => Value::Object(Map::new()),
+                Def::Null => Value::Null,
             };
             m.insert(f.name.to_string(), v);
         }
@@ -926,7 +947,8 @@ pub fn apply_defaults(obj: &mut Value, st: &'static Struct) {
     }
 }
 
-/// Reorders keys into the schema's (Go struct) order and drops `null` fields, as a typed
+/// Reorders keys into the schema's (Go struct) order, sorts map keys (Go maps marshal sorted)
+/// and drops `null` fields, as a typed
 /// decode-then-encode round trip would; unknown keys (only under [`Ty::Any`]) keep their place
 /// after the known ones.
 pub fn normalize(obj: &mut Value, st: &'static Struct) {
@@ -935,10 +957,19 @@ pub fn normalize(obj: &mut Value, st: &'static Struct) {
     for f in st.fields {
         if let Some(mut v) = old.shift_remove(f.name) {
             if v.is_null() {
+                if matches!(f.def, Def::Null) {
+                    m.insert(f.name.to_string(), v);
+                }
                 continue;
             }
             match &f.ty {
                 Ty::Obj(inner) => normalize(&mut v, inner),
+                // Go maps marshal with their keys sorted.
+                Ty::StrMap | Ty::QuantityMap => {
+                    if let Value::Object(map) = &mut v {
+                        map.sort_keys();
+                    }
+                }
                 Ty::List(inner) => {
                     if let Value::Array(items) = &mut v {
                         for item in items {

@@ -281,6 +281,16 @@ impl Watches {
         }
     }
 
+    /// Queues a BOOKMARK carrying only `metadata.resourceVersion` (§3.6), for watches that asked
+    /// for bookmarks (`allowWatchBookmarks`). The object has the watched kind's apiVersion/kind.
+    pub fn bookmark(&mut self, id: WatchId, rv: u64) {
+        if let Some(w) = self.watches.get_mut(&id) {
+            let k = &KINDS[w.kind_idx];
+            let object = serde_json::json!({"kind": k.kind, "apiVersion": k.api_version(), "metadata": {"resourceVersion": rv.to_string()}});
+            w.push(WatchEvent { event_type: EventType::Bookmark, object });
+        }
+    }
+
     /// Closes a watch with an ERROR event (used for faults: a broken stream).
     pub fn close_with(&mut self, id: WatchId, status: Option<&Status>) {
         if let Some(w) = self.watches.get_mut(&id) {
