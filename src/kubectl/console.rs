@@ -17,7 +17,7 @@ use super::help;
 use super::shell;
 use super::table::TabWriter;
 use super::{get, mutate, rollout};
-use crate::engine::apiserver::{EventType, WatchId};
+use crate::engine::apiserver::WatchId;
 use crate::engine::kinds::Kind;
 use crate::engine::object::ObjectExt;
 use crate::engine::status::{Reason, Status};
@@ -336,6 +336,7 @@ impl Console {
         let Some((program, args)) = cmd.words.split_first() else { return out };
         match program.as_str() {
             "kubectl" | "k" => self.kubectl(api, args, cmd.stdin.as_deref(), &mut out),
+            "cat" => self.cat(api, args, cmd.stdin.as_deref(), &mut out),
             "^C" => self.interrupt(api),
             "lab" => self.lab(api, args, cmd.stdin.as_deref(), &mut out),
             other => {
@@ -346,6 +347,51 @@ impl Console {
         let more = self.resume(api);
         out.extend(more);
         out
+    }
+
+    /// The little shell around kubectl that documentation uses: `cat FILE` prints an editor
+    /// buffer, `cat > FILE <<EOF` (or `cat <<EOF > FILE`) writes one, and
+    /// `cat <<EOF | kubectl apply -f -` (or `cat FILE | kubectl ...`) pipes into kubectl.
+    fn cat(&mut self, api: &mut dyn Cluster, args: &[String], stdin: Option<&str>, out: &mut Output) {
+        if let Some(pipe) = args.iter().position(|a| a == "|") {
+            let input = match args[..pipe].first() {
+                Some(name) => match self.files.get(name) {
+                    Some(t) => t.clone(),
+                    None => {
+                        out.err(format!("cat: {name}: No such file or directory\n"));
+                        out.exit_code = 1;
+                        return;
+                    }
+                },
+                None => stdin.unwrap_or("").to_string(),
+            };
+            match args[pipe + 1..].split_first() {
+                Some((p, rest)) if p == "kubectl" || p == "k" => self.kubectl(api, rest, Some(&input), out),
+                Some((p, _)) => {
+                    out.err(format!("{p}: command not found (this console runs kubectl and lab commands)\n"));
+                    out.exit_code = 127;
+                }
+                None => out.fail(CmdError::Plain("syntax error: nothing after `|'".into())),
+            }
+            return;
+        }
+        if let Some(gt) = args.iter().position(|a| a == ">") {
+            let Some(name) = args.get(gt + 1) else {
+                return out.fail(CmdError::Plain("syntax error near unexpected token `newline'".into()));
+            };
+            self.files.insert(name.clone(), stdin.unwrap_or("").to_string());
+            return;
+        }
+        match args.first() {
+            None => out.out(stdin.unwrap_or("")),
+            Some(name) => match self.files.get(name) {
+                Some(t) => out.out(t.clone()),
+                None => {
+                    out.err(format!("cat: {name}: No such file or directory\n"));
+                    out.exit_code = 1;
+                }
+            },
+        }
     }
 
     /// Stops every watch and wait (Ctrl-C).
@@ -503,7 +549,7 @@ impl Console {
                     self.open_edit = Some(session);
                 }
             }
-            "rollout" => out.fail(CmdError::Raw(help::command_help(command))),
+            "rollout" | "set" => out.fail(CmdError::Raw(help::command_help(command))),
             "api-resources" => get::api_resources(&p, out),
             "config" => self.config(&p, out),
             _ => out.fail(CmdError::Raw(help::unknown_command(verb))),
@@ -526,6 +572,7 @@ impl Console {
             ("create", "namespace") => mutate::create_namespace(api, &ctx, p, out),
             ("create", "deployment") => mutate::create_deployment(api, &ctx, p, out),
             ("create", "configmap") => mutate::create_configmap(api, &ctx, p, out),
+            ("set", "image") => mutate::set_image(api, &ctx, p, out),
             ("rollout", "status") => {
                 if let Some(c) = rollout::status(api, &ctx, p, out) {
                     self.pending.push(c);
@@ -598,7 +645,128 @@ impl Ctx<'_> {
     }
 }
 
-/// Event type names as the watch printers show them.
-pub fn event_name(t: EventType) -> &'static str {
-    t.as_str()
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::apiserver::ApiServer;
+    use proptest::prelude::*;
+
+    const WORDS: &[&str] = &[
+        "kubectl",
+        "get",
+        "describe",
+        "apply",
+        "create",
+        "delete",
+        "scale",
+        "patch",
+        "label",
+        "annotate",
+        "edit",
+        "rollout",
+        "status",
+        "undo",
+        "history",
+        "restart",
+        "set",
+        "image",
+        "deploy",
+        "pods",
+        "po",
+        "ns",
+        "cm",
+        "rs",
+        "lease",
+        "buckets",
+        "all",
+        "web",
+        "web=x",
+        "x-",
+        "deploy/web",
+        "-o",
+        "json",
+        "yaml",
+        "name",
+        "wide",
+        "jsonpath={.items[*].metadata.name}",
+        "jsonpath={.items[",
+        "jsonpath={..x}",
+        "custom-columns=A:.a",
+        "-n",
+        "kube-system",
+        "-A",
+        "-l",
+        "app=web",
+        "app in (",
+        "-w",
+        "--output-watch-events",
+        "--replicas=3",
+        "--replicas",
+        "-p",
+        "{\"spec\":{}}",
+        "[{\"op\":\"remove\",\"path\":\"/x\"}]",
+        "--type=json",
+        "--type",
+        "-f",
+        "-",
+        "web.yaml",
+        "--cascade=orphan",
+        "--cascade",
+        "--image=nginx",
+        "namespace",
+        "deployment",
+        "'",
+        "\"",
+        "\\",
+        "<<EOF",
+        "|",
+        ">",
+        "lab",
+        "save-edit",
+        "^C",
+        "cat",
+        "--",
+        "-",
+        "--help",
+        "-h",
+        "help",
+        "{",
+        "}",
+        "[",
+        "]",
+        "?(@.x==1)",
+        "🙂",
+        "",
+    ];
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+        /// Never panic on input: any sequence of (mostly plausible) words, any here-document.
+        #[test]
+        fn any_line_is_answered(lines in prop::collection::vec(prop::collection::vec(0..WORDS.len(), 0..8), 1..6),
+                                body in "[ -~\n]{0,60}") {
+            let mut api = ApiServer::new(1);
+            let mut console = Console::new();
+            console.set_file("web.yaml", &body);
+            console.execute(&mut api, "kubectl create deployment web --image=nginx");
+            for words in lines {
+                let line: Vec<&str> = words.iter().map(|&i| WORDS[i]).collect();
+                let text = format!("{}\n{body}\nEOF\n", line.join(" "));
+                let out = console.execute(&mut api, &text);
+                prop_assert!(out.exit_code == 0 || !out.stderr().is_empty(), "failed silently: {text:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn output_keeps_terminal_order() {
+        let mut o = Output::default();
+        o.out("a\n");
+        o.err("b\n");
+        o.out("c\n");
+        assert_eq!(o.terminal(), "a\nb\nc\n");
+        assert_eq!((o.stdout(), o.stderr()), ("a\nc\n".to_string(), "b\n".to_string()));
+        assert_eq!(o.chunks.len(), 3);
+    }
 }

@@ -154,7 +154,8 @@ pub fn pod_template(tpl: &Value) -> String {
 
 fn container(w: &mut String, c: &Value, indent: &str, status: Option<&Value>) {
     w.push_str(&format!("{indent}{}:\n", s(c, "/name")));
-    let inner = format!("{indent} ");
+    // Container fields are at LEVEL_2 (four spaces) in both the pod and the template form.
+    let inner = "    ";
     if let Some(st) = status {
         w.push_str(&format!("{inner}Container ID:\t{}\n", s(st, "/containerID")));
     }
@@ -198,7 +199,88 @@ fn container(w: &mut String, c: &Value, indent: &str, status: Option<&Value>) {
         w.push_str(&format!("{inner}Restart Count:\t{}\n", i(st, "/restartCount")));
     }
     w.push_str(&format!("{inner}Environment:\t<none>\n"));
-    w.push_str(&format!("{inner}Mounts:\t<none>\n"));
+    // describeContainerVolumes: sorted by mount path, `PATH from NAME (ro|rw)`.
+    let mut mounts = c.pointer("/volumeMounts").and_then(Value::as_array).cloned().unwrap_or_default();
+    if mounts.is_empty() {
+        w.push_str(&format!("{inner}Mounts:\t<none>\n"));
+    } else {
+        mounts.sort_by(|a, b| s(a, "/mountPath").cmp(s(b, "/mountPath")));
+        w.push_str(&format!("{inner}Mounts:\n"));
+        for m in &mounts {
+            let ro = if m.get("readOnly").and_then(Value::as_bool) == Some(true) { "ro" } else { "rw" };
+            w.push_str(&format!("{inner}  {} from {} ({ro})\n", s(m, "/mountPath"), s(m, "/name")));
+        }
+    }
+}
+
+/// `describeVolumes` for the volume kinds pods get here (projected service-account volumes,
+/// config maps, emptyDir).
+fn volumes(w: &mut String, pod: &Value) {
+    let vols = pod.pointer("/spec/volumes").and_then(Value::as_array).cloned().unwrap_or_default();
+    if vols.is_empty() {
+        w.push_str("Volumes:\t<none>\n");
+        return;
+    }
+    w.push_str("Volumes:\n");
+    for v in &vols {
+        w.push_str(&format!("  {}:\n", s(v, "/name")));
+        if let Some(p) = v.get("projected") {
+            w.push_str("    Type:\tProjected (a volume that contains injected data from multiple sources)\n");
+            for src in p.get("sources").and_then(Value::as_array).cloned().unwrap_or_default() {
+                if let Some(t) = src.get("serviceAccountToken") {
+                    w.push_str(&format!("    TokenExpirationSeconds:\t{}\n", i(t, "/expirationSeconds")));
+                } else if let Some(cm) = src.get("configMap") {
+                    let optional =
+                        cm.get("optional").and_then(Value::as_bool).map_or("<nil>".to_string(), |b| b.to_string());
+                    w.push_str(&format!(
+                        "    ConfigMapName:\t{}\n    ConfigMapOptional:\t{optional}\n",
+                        s(cm, "/name")
+                    ));
+                } else if src.get("downwardAPI").is_some() {
+                    w.push_str("    DownwardAPI:\ttrue\n");
+                }
+            }
+        } else if let Some(cm) = v.get("configMap") {
+            let optional = cm.get("optional").and_then(Value::as_bool).map_or("<nil>".to_string(), |b| b.to_string());
+            w.push_str(&format!(
+                "    Type:\tConfigMap (a volume populated by a ConfigMap)\n    Name:\t{}\n    Optional:\t{optional}\n",
+                s(cm, "/name")
+            ));
+        } else if v.get("emptyDir").is_some() {
+            w.push_str("    Type:\tEmptyDir (a temporary directory that shares a pod's lifetime)\n    Medium:\t\n    SizeLimit:\t<unset>\n");
+        }
+    }
+}
+
+/// `printPodTolerationsMultiline`.
+fn tolerations(w: &mut String, pod: &Value) {
+    let ts = pod.pointer("/spec/tolerations").and_then(Value::as_array).cloned().unwrap_or_default();
+    w.push_str("Tolerations:\t");
+    if ts.is_empty() {
+        w.push_str("<none>\n");
+        return;
+    }
+    for (n, t) in ts.iter().enumerate() {
+        if n > 0 {
+            w.push('\t');
+        }
+        let (key, value, effect) = (s(t, "/key"), s(t, "/value"), s(t, "/effect"));
+        let mut line = key.to_string();
+        if !value.is_empty() {
+            line.push_str(&format!("={value}"));
+        }
+        if !effect.is_empty() {
+            line.push_str(&format!(":{effect}"));
+        }
+        if s(t, "/operator") == "Exists" && value.is_empty() {
+            line.push_str(if key.is_empty() && effect.is_empty() { "op=Exists" } else { " op=Exists" });
+        }
+        if let Some(secs) = t.get("tolerationSeconds").and_then(Value::as_i64) {
+            line.push_str(&format!(" for {secs}s"));
+        }
+        w.push_str(&line);
+        w.push('\n');
+    }
 }
 
 /// `DescribeEvents`: the object's events, oldest first, or `Events: <none>`.
@@ -390,6 +472,15 @@ fn describe_one(api: &dyn Cluster, kind: &Kind, obj: &Value, now: Time) -> Strin
                 ));
             }
             w.push_str(&format!("IP:\t{}\n", s(obj, "/status/podIP")));
+            match obj.pointer("/status/podIPs").and_then(Value::as_array).filter(|a| !a.is_empty()) {
+                None => w.push_str("IPs:\t<none>\n"),
+                Some(ips) => {
+                    w.push_str("IPs:\n");
+                    for ip in ips {
+                        w.push_str(&format!("  IP:\t{}\n", s(ip, "/ip")));
+                    }
+                }
+            }
             if let Some(r) = obj.controller_ref() {
                 w.push_str(&format!("Controlled By:\t{}/{}\n", r.kind, r.name));
             }
@@ -400,11 +491,24 @@ fn describe_one(api: &dyn Cluster, kind: &Kind, obj: &Value, now: Time) -> Strin
                 let st = statuses.iter().find(|x| s(x, "/name") == s(&c, "/name"));
                 container(&mut w, &c, "  ", st.or(Some(&Value::Null)));
             }
-            conditions(&mut tail, obj, false);
-            tail.push_str("Volumes:\t<none>\n");
+            // Pod conditions: `Type\tStatus` with kubectl's trailing spaces.
+            let conds = obj.pointer("/status/conditions").and_then(Value::as_array).cloned().unwrap_or_default();
+            if !conds.is_empty() {
+                tail.push_str("Conditions:\n  Type\tStatus\n");
+                for c in &conds {
+                    tail.push_str(&format!("  {} \t{} \n", s(c, "/type"), s(c, "/status")));
+                }
+            }
+            volumes(&mut tail, obj);
             tail.push_str(&format!("QoS Class:\t{}\n", or_none(s(obj, "/status/qosClass"))));
-            tail.push_str("Node-Selectors:\t<none>\n");
-            tail.push_str("Tolerations:\t<none>\n");
+            multiline(
+                &mut tail,
+                "",
+                "Node-Selectors",
+                obj.pointer("/spec/nodeSelector").and_then(Value::as_object),
+                "=",
+            );
+            tolerations(&mut tail, obj);
         }
         "Namespace" => {
             multiline(&mut w, "", "Labels", labels, "=");
@@ -468,13 +572,48 @@ fn generic_fields(w: &mut String, obj: &Value) {
     }
 }
 
+/// `smartLabelFor`: `creationTimestamp` → `Creation Timestamp`, `uid` → `UID`; names with
+/// characters other than letters and `-` are kept as they are.
+pub fn smart_label(field: &str) -> String {
+    if field.chars().any(|c| !c.is_alphabetic() && c != '-') {
+        return field.to_string();
+    }
+    // camelcase.Split: a new part starts at each upper-case letter after a lower-case one, and
+    // before the last capital of an upper-case run followed by a lower-case letter.
+    let chars: Vec<char> = field.chars().collect();
+    let mut parts: Vec<String> = Vec::new();
+    let mut cur = String::new();
+    for (idx, &c) in chars.iter().enumerate() {
+        let prev = idx.checked_sub(1).map(|p| chars[p]);
+        let next = chars.get(idx + 1).copied();
+        let boundary = c.is_uppercase()
+            && prev.is_some_and(|p| p.is_lowercase() || (p.is_uppercase() && next.is_some_and(char::is_lowercase)));
+        if boundary && !cur.is_empty() {
+            parts.push(std::mem::take(&mut cur));
+        }
+        cur.push(c);
+    }
+    if !cur.is_empty() {
+        parts.push(cur);
+    }
+    parts
+        .into_iter()
+        .map(|p| {
+            let upper = p.to_uppercase();
+            if ["API", "URL", "UID", "OSB", "GUID"].contains(&upper.as_str()) {
+                upper
+            } else {
+                let mut cs = p.chars();
+                cs.next().map(|f| f.to_uppercase().chain(cs).collect()).unwrap_or_default()
+            }
+        })
+        .collect::<Vec<String>>()
+        .join(" ")
+}
+
 fn field(w: &mut String, level: usize, key: &str, v: &Value) {
     let indent = "  ".repeat(level);
-    let mut title: Vec<char> = key.chars().collect();
-    if let Some(c) = title.first_mut() {
-        *c = c.to_ascii_uppercase();
-    }
-    let title: String = title.into_iter().collect();
+    let title = smart_label(key);
     match v {
         Value::Object(m) => {
             w.push_str(&format!("{indent}{title}:\n"));
@@ -625,6 +764,16 @@ mod tests {
         let t =
             go_tabwriter("Name:\tweb\nNamespace:\tdefault\nPod Template:\n  Labels:\tapp=web\n  Containers:\n", 0, 2);
         assert_eq!(t, "Name:       web\nNamespace:  default\nPod Template:\n  Labels:  app=web\n  Containers:\n");
+    }
+
+    #[test]
+    fn smart_labels() {
+        assert_eq!(smart_label("creationTimestamp"), "Creation Timestamp");
+        assert_eq!(smart_label("uid"), "UID");
+        assert_eq!(smart_label("apiVersion"), "API Version");
+        assert_eq!(smart_label("leaseDurationSeconds"), "Lease Duration Seconds");
+        assert_eq!(smart_label("podIPs"), "Pod I Ps");
+        assert_eq!(smart_label("x.y"), "x.y");
     }
 
     #[test]

@@ -86,6 +86,20 @@ pub static COMMANDS: &[Command] = &[
         examples: "  # Roll back to the previous deployment\n  kubectl rollout undo deployment/web\n\n  # Watch the rollout status of a deployment\n  kubectl rollout status deployment/web\n",
     },
     Command {
+        name: "set",
+        short: "Set specific features on objects",
+        usage: "set SUBCOMMAND",
+        flags: &[],
+        subcommands: &[Sub {
+            aliases: &[],
+            name: "image",
+            short: "Update the image of a pod template",
+            usage: "set image (-f FILENAME | TYPE NAME) CONTAINER_NAME_1=CONTAINER_IMAGE_1 ... CONTAINER_NAME_N=CONTAINER_IMAGE_N",
+            flags: mutate::SET_IMAGE_FLAGS,
+        }],
+        examples: "  # Start a rolling update: set the nginx container's image\n  kubectl set image deployment/web nginx=nginx:1.28\n",
+    },
+    Command {
         name: "scale",
         short: "Set a new size for a deployment, replica set, or replication controller",
         usage: "scale [--resource-version=version] [--current-replicas=count] --replicas=COUNT (-f FILENAME | TYPE NAME)",
@@ -178,7 +192,7 @@ pub fn root() -> String {
     let mut s = String::from(
         "kubectl controls the Kubernetes cluster manager.\n\n Find more information at: https://kubernetes.io/docs/reference/kubectl/\n\n",
     );
-    s.push_str(&group("Basic Commands (Beginner)", &["create"]));
+    s.push_str(&group("Basic Commands (Beginner)", &["create", "set"]));
     s.push_str(&group("Basic Commands (Intermediate)", &["get", "edit", "delete"]));
     s.push_str(&group("Deploy Commands", &["rollout", "scale"]));
     s.push_str(&group("Troubleshooting and Debugging Commands", &["describe"]));
@@ -242,11 +256,13 @@ fn levenshtein(a: &str, b: &str) -> usize {
 /// cobra's unknown-command error, with suggestions.
 pub fn unknown_command(verb: &str) -> String {
     let mut s = format!("error: unknown command \"{verb}\" for \"kubectl\"");
-    let suggestions: Vec<&str> = COMMANDS
+    let mut suggestions: Vec<&str> = COMMANDS
         .iter()
         .map(|c| c.name)
         .filter(|n| levenshtein(&verb.to_lowercase(), n) <= 2 || n.starts_with(&verb.to_lowercase()))
         .collect();
+    // cobra sorts commands by name.
+    suggestions.sort_unstable();
     if !suggestions.is_empty() {
         s.push_str("\n\nDid you mean this?\n");
         for n in suggestions {
@@ -264,7 +280,7 @@ mod tests {
     fn suggestions_like_cobra() {
         assert_eq!(
             unknown_command("gett"),
-            "error: unknown command \"gett\" for \"kubectl\"\n\nDid you mean this?\n\tget\n"
+            "error: unknown command \"gett\" for \"kubectl\"\n\nDid you mean this?\n\tget\n\tset\n"
         );
         assert_eq!(unknown_command("frobnicate"), "error: unknown command \"frobnicate\" for \"kubectl\"");
     }

@@ -170,13 +170,48 @@ impl Console {
             }
             "settle" => {
                 let before = world.now();
-                match world.run_until_idle(SETTLE_CAP) {
-                    Settled::Idle { steps } => {
-                        let spent = world.now().since(before);
-                        out.out(format!("Settled after {steps} steps ({} of virtual time).\n", fmt_duration(spent)));
+                if self.pending.is_empty() {
+                    match world.run_until_idle(SETTLE_CAP) {
+                        Settled::Idle { steps } => {
+                            let spent = world.now().since(before);
+                            out.out(format!(
+                                "Settled after {steps} steps ({} of virtual time).\n",
+                                fmt_duration(spent)
+                            ));
+                        }
+                        Settled::HotLoop { explanation, .. } => out.out(format!("{explanation}\n")),
                     }
-                    Settled::HotLoop { steps, explanation } => {
-                        out.out(format!("Stopped after {steps} steps: {explanation}\n"));
+                    return Ok(());
+                }
+                // kubectl is watching or waiting: step one at a time so that what it prints
+                // appears where it happens.
+                let mut total = 0;
+                let mut hot = None;
+                while total < SETTLE_CAP {
+                    let Some(world) = cluster.world() else { break };
+                    let (steps, idle) = match world.run_until_idle(1) {
+                        Settled::Idle { steps } => (steps, true),
+                        Settled::HotLoop { steps, explanation } => {
+                            hot = Some(explanation);
+                            (steps, false)
+                        }
+                    };
+                    total += steps;
+                    let more = self.resume(cluster);
+                    out.extend(more);
+                    if idle || steps == 0 {
+                        hot = None;
+                        break;
+                    }
+                }
+                let Some(world) = cluster.world() else { return Ok(()) };
+                match hot.filter(|_| total >= SETTLE_CAP) {
+                    Some(_) => out.out(format!(
+                        "Stopped after {total} steps with work still queued: a controller that keeps changing what it watches never settles.\n"
+                    )),
+                    None => {
+                        let spent = world.now().since(before);
+                        out.out(format!("Settled after {total} steps ({} of virtual time).\n", fmt_duration(spent)));
                     }
                 }
             }

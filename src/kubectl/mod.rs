@@ -7,9 +7,27 @@
 //! - [`printers`], [`table`], [`jsonpath`], [`gojson`], [`manifest`]: kubectl's output formats.
 //! - [`apply_patch`]: client-side apply's three-way merge.
 //! - [`transcript`]: the Markdown transcript runner used by `cargo test` and `reconcile-lab check`.
+//! - [`cluster`]: what kubectl talks to ([`World`](crate::engine::world::World) or a bare
+//!   [`ApiServer`](crate::engine::apiserver::ApiServer)); [`lab`]: the simulation commands.
+//!
+//! Using it from the page (or any embedder):
+//! ```
+//! use reconcile_lab::engine::world::World;
+//! use reconcile_lab::kubectl::Console;
+//!
+//! let mut world = World::new(1);
+//! let mut console = Console::new();
+//! console.set_file("web.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: web\n");
+//! let out = console.execute(&mut world, "kubectl apply -f web.yaml");
+//! assert_eq!(out.stdout(), "configmap/web created\n");
+//! assert_eq!(out.exit_code, 0);
+//! // After the page steps the world itself, it lets running watches and waits print:
+//! let _more = console.resume(&mut world);
+//! ```
 
 pub mod apply_patch;
 pub mod cluster;
+pub mod complete;
 pub mod console;
 pub mod describe;
 pub mod flags;

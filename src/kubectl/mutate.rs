@@ -13,7 +13,7 @@ use crate::engine::apiserver::{DeleteOptions, Deleted, Patch, Propagation, Subre
 use crate::engine::kinds::Kind;
 use crate::engine::labels::Selector;
 use crate::engine::object::ObjectExt;
-use crate::engine::status::{Reason, Status};
+use crate::engine::status::Reason;
 use serde_json::{json, Map, Value};
 
 /// The annotation client-side apply keeps the last applied manifest in.
@@ -802,7 +802,59 @@ pub fn save_edit(api: &mut dyn Cluster, session: &EditSession, text: &str, out: 
     }
 }
 
-/// Makes a `Status` for errors the console raises itself in the API's words.
-pub fn status(reason: Reason, message: String) -> Status {
-    Status::new(reason, message)
+/// `kubectl set image` flags.
+pub const SET_IMAGE_FLAGS: &[FlagSpec] = &[
+    flag("all", None, FlagKind::Bool, "Select all resources, in the namespace of the specified resource types."),
+    flag("selector", Some('l'), FlagKind::Str, "Selector (label query) to filter on."),
+    flag("output", Some('o'), FlagKind::Str, "Output format: name."),
+];
+
+/// `kubectl set image TYPE/NAME CONTAINER=IMAGE...` (`*` names every container): prints
+/// `deployment.apps/web image updated` (kubectl pkg/cmd/set/set_image.go).
+pub fn set_image(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) {
+    let (pairs, res_args): (Vec<String>, Vec<String>) = p.args.iter().cloned().partition(|a| a.contains('='));
+    if pairs.is_empty() {
+        return out
+            .fail(CmdError::Usage { cmd: "set image".into(), msg: "at least one image update is required".into() });
+    }
+    let objs = match select(api, ctx, p, "set image", &res_args) {
+        Ok(o) => o,
+        Err(e) => return out.fail(e),
+    };
+    for (_, kind, ns, name) in objs {
+        let obj = match api.get(kind, ns.as_deref(), &name) {
+            Ok(o) => o,
+            Err(e) => {
+                out.fail(e.into());
+                continue;
+            }
+        };
+        let base = if kind.kind == "Pod" { "/spec/containers" } else { "/spec/template/spec/containers" };
+        let containers = obj.pointer(base).and_then(Value::as_array).cloned().unwrap_or_default();
+        let mut ops = Vec::new();
+        let mut failed = false;
+        for pair in &pairs {
+            let (cname, image) = pair.split_once('=').unwrap_or((pair, ""));
+            let mut matched = false;
+            for (i, c) in containers.iter().enumerate() {
+                if cname == "*" || c.get("name").and_then(Value::as_str) == Some(cname) {
+                    matched = true;
+                    if c.get("image").and_then(Value::as_str) != Some(image) {
+                        ops.push(json!({"op": "replace", "path": format!("{base}/{i}/image"), "value": image}));
+                    }
+                }
+            }
+            if !matched {
+                out.fail(CmdError::Plain(format!("unable to find container named \"{cname}\"")));
+                failed = true;
+            }
+        }
+        if failed || ops.is_empty() {
+            continue;
+        }
+        match api.patch(kind, ns.as_deref(), &name, &Patch::Json(Value::Array(ops)), Subresource::Main) {
+            Ok(o) => done(out, p, kind, &o, "image updated"),
+            Err(e) => out.fail(e.into()),
+        }
+    }
 }

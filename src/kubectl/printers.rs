@@ -355,12 +355,20 @@ pub fn cells(kind: &Kind, obj: &Value, now: Time, opts: TableOptions) -> Vec<Str
                         .and_then(|a| a.iter().find(|x| s(x, &["type"]) == t))
                         .map_or("<none>".to_string(), |x| s(x, &["address"]).to_string())
                 };
+                let unknown = |k: &str| {
+                    let v = s(obj, &["status", "nodeInfo", k]);
+                    if v.is_empty() {
+                        "<unknown>".to_string()
+                    } else {
+                        v.to_string()
+                    }
+                };
                 r.extend([
                     addr("InternalIP"),
                     addr("ExternalIP"),
-                    s(obj, &["status", "nodeInfo", "osImage"]).into(),
-                    s(obj, &["status", "nodeInfo", "kernelVersion"]).into(),
-                    s(obj, &["status", "nodeInfo", "containerRuntimeVersion"]).into(),
+                    unknown("osImage"),
+                    unknown("kernelVersion"),
+                    unknown("containerRuntimeVersion"),
                 ]);
             }
             r

@@ -33,8 +33,9 @@ pub fn lookup(name: &str) -> Result<&'static Kind, CmdError> {
 /// Resolves positional arguments. `allow_all` accepts the `all` category (get, delete).
 pub fn resolve(args: &[String], allow_all: bool) -> Result<Vec<Target>, CmdError> {
     let Some(first) = args.first() else { return Ok(Vec::new()) };
+    // cli-runtime `hasCombinedTypeArgs`: either every argument is TYPE/NAME or none is.
     if args.iter().any(|a| a.contains('/')) {
-        if !first.contains('/') {
+        if !args.iter().all(|a| a.contains('/')) {
             return Err(CmdError::Plain(String::from(
                 "there is no need to specify a resource type as a separate argument when passing arguments in resource/name form (e.g. 'kubectl get resource/<resource_name>' instead of 'kubectl get resource resource/<resource_name>'"
             )));

@@ -114,6 +114,37 @@ pub struct Mismatch {
     pub actual: Vec<String>,
 }
 
+/// Pairs expected and actual lines for display: a `...` line takes the actual lines up to the
+/// next one that matches what follows it (greedy; only for showing where things differ).
+fn align<'a>(expected: &'a [String], actual: &'a [String]) -> Vec<(Option<usize>, Option<&'a str>, bool)> {
+    let mut rows = Vec::new();
+    let (mut e, mut a) = (0, 0);
+    while e < expected.len() || a < actual.len() {
+        match expected.get(e) {
+            Some(x) if x == "..." => {
+                let next = expected.get(e + 1);
+                rows.push((Some(e), None, true));
+                e += 1;
+                while a < actual.len() && !next.is_some_and(|n| line_matches(n, &actual[a])) {
+                    rows.push((None, Some(actual[a].as_str()), true));
+                    a += 1;
+                }
+            }
+            Some(x) => {
+                let act = actual.get(a).map(String::as_str);
+                rows.push((Some(e), act, act.is_some_and(|l| line_matches(x, l))));
+                e += 1;
+                a += 1;
+            }
+            None => {
+                rows.push((None, Some(actual[a].as_str()), false));
+                a += 1;
+            }
+        }
+    }
+    rows
+}
+
 impl fmt::Display for Mismatch {
     /// The expected and actual output side by side, with the file's line numbers for the
     /// expected side and `!` on differing rows.
@@ -123,15 +154,10 @@ impl fmt::Display for Mismatch {
         let width = self.expected.iter().map(|l| l.chars().count()).max().unwrap_or(0).max(8);
         let out_start = self.line + self.command.lines().count();
         writeln!(f, "       {:<width$} | actual", "expected")?;
-        for i in 0..self.expected.len().max(self.actual.len()) {
-            let e = self.expected.get(i).map(String::as_str);
-            let a = self.actual.get(i).map(String::as_str);
-            let same = match (e, a) {
-                (Some(e), Some(a)) => e == "..." || line_matches(e, a),
-                _ => false,
-            };
-            let num = if e.is_some() { format!("{:>5}", out_start + i) } else { "     ".into() };
-            writeln!(f, "{num}{} {:<width$} | {}", if same { ' ' } else { '!' }, e.unwrap_or(""), a.unwrap_or(""))?;
+        for (e, a, same) in align(&self.expected, &self.actual) {
+            let num = e.map_or("     ".to_string(), |i| format!("{:>5}", out_start + i));
+            let text = e.map_or("", |i| self.expected[i].as_str());
+            writeln!(f, "{num}{} {text:<width$} | {}", if same { ' ' } else { '!' }, a.unwrap_or(""))?;
         }
         Ok(())
     }
@@ -195,6 +221,12 @@ mod tests {
         assert!(text.contains("    3  hello    | hello"), "{text}");
         assert!(text.contains("    4! world    | there"), "{text}");
         assert_eq!(run_steps(&steps, |_| "hello\nworld".into()), Ok(1));
+        let steps = parse("```console\n$ x\na\n...\nz\n```\n");
+        let err = run_steps(&steps, |_| "a\nb\nc\ny\n".into()).unwrap_err().to_string();
+        let rows: Vec<&str> = err.lines().skip(3).collect();
+        assert_eq!(rows.len(), 5, "{err}");
+        assert!(rows[0].starts_with("    4  ...") && rows[1].ends_with("| b") && rows[3].ends_with("| y"), "{err}");
+        assert!(rows[4].starts_with("    5! z"), "{err}");
     }
 }
 

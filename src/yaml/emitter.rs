@@ -538,7 +538,7 @@ fn number_text(n: &serde_json::Number) -> String {
 
 fn sorted_entries(map: &Map<String, Value>) -> Vec<(&String, &Value)> {
     let mut entries: Vec<(&String, &Value)> = map.iter().collect();
-    entries.sort_by(|a, b| natural_cmp(a.0, b.0));
+    entries.sort_unstable_by(|a, b| natural_cmp(a.0, b.0));
     entries
 }
 
@@ -553,6 +553,12 @@ pub(crate) fn natural_cmp(a: &str, b: &str) -> Ordering {
     }
 }
 
+/// Go's `unicode.IsLetter`, exactly for ASCII; any other character counts as a letter (keys
+/// beyond ASCII are rare, and a Unicode table would cost the page several kilobytes).
+fn is_letter(c: char) -> bool {
+    c.is_ascii_alphabetic() || !c.is_ascii()
+}
+
 fn natural_less(a: &str, b: &str) -> bool {
     let ar: Vec<char> = a.chars().collect();
     let br: Vec<char> = b.chars().collect();
@@ -562,8 +568,8 @@ fn natural_less(a: &str, b: &str) -> bool {
             i += 1;
             continue;
         }
-        let al = ar[i].is_alphabetic();
-        let bl = br[i].is_alphabetic();
+        let al = is_letter(ar[i]);
+        let bl = is_letter(br[i]);
         if al && bl {
             return ar[i] < br[i];
         }

@@ -9,7 +9,7 @@ use serde_json::{Map, Number, Value};
 use std::collections::{HashMap, HashSet};
 
 use super::resolve::{format_go_g, resolve, Resolved, TWO_POW_63};
-use super::scanner::{Failure, Mark, Scanner, Style, Tok, MAX_DEPTH};
+use super::scanner::{Failure, Mark, Scanner, Style, Tok, K, MAX_DEPTH};
 
 /// Why one document failed, before it is worded for the user (see `YamlError`).
 #[derive(Debug)]
@@ -76,43 +76,39 @@ pub(crate) fn parse_document(text: &str, strict: bool) -> R<Value> {
         alias_count: 0,
     };
     p.sc.next()?; // STREAM-START
-    let tok = p.sc.peek()?.clone();
-    let value = match tok.kind {
-        Tok::StreamEnd => Value::Null,
-        Tok::VersionDirective(..) | Tok::TagDirective(_) | Tok::DocStart => {
+    let value = match p.sc.peek()?.kind {
+        K::StreamEnd => Value::Null,
+        K::VersionDirective | K::TagDirective | K::DocStart => {
             let mut version_seen = false;
             let mut handles: Vec<String> = Vec::new();
-            loop {
-                let tok = p.sc.peek()?.clone();
-                match tok.kind {
-                    Tok::VersionDirective(major, minor) => {
-                        if version_seen {
-                            return Err(parser_error(Mark::default(), "found duplicate %YAML directive", tok.start));
-                        }
-                        if (major, minor) != (1, 1) {
-                            return Err(parser_error(Mark::default(), "found incompatible YAML document", tok.start));
-                        }
-                        version_seen = true;
+            while matches!(p.sc.peek()?.kind, K::VersionDirective | K::TagDirective) {
+                let tok = p.sc.next()?;
+                let problem = match tok.kind {
+                    Tok::VersionDirective(..) if version_seen => Some("found duplicate %YAML directive"),
+                    Tok::VersionDirective(major, minor) if (major, minor) != (1, 1) => {
+                        Some("found incompatible YAML document")
                     }
+                    Tok::TagDirective(handle) if handles.contains(&handle) => Some("found duplicate %TAG directive"),
                     Tok::TagDirective(handle) => {
-                        if handles.contains(&handle) {
-                            return Err(parser_error(Mark::default(), "found duplicate %TAG directive", tok.start));
-                        }
                         handles.push(handle);
+                        None
                     }
-                    _ => break,
+                    _ => {
+                        version_seen = true;
+                        None
+                    }
+                };
+                if let Some(problem) = problem {
+                    return Err(parser_error(Mark::default(), problem, tok.start));
                 }
-                p.sc.next()?;
             }
-            let tok = p.sc.peek()?.clone();
-            if tok.kind != Tok::DocStart {
+            let tok = p.sc.peek()?;
+            if tok.kind != K::DocStart {
                 return Err(parser_error(Mark::default(), "did not find expected <document start>", tok.start));
             }
             p.sc.next()?;
             match p.sc.peek()?.kind {
-                Tok::VersionDirective(..) | Tok::TagDirective(_) | Tok::DocStart | Tok::DocEnd | Tok::StreamEnd => {
-                    Value::Null
-                }
+                K::VersionDirective | K::TagDirective | K::DocStart | K::DocEnd | K::StreamEnd => Value::Null,
                 _ => p.node(true, false)?.value,
             }
         }
@@ -134,33 +130,36 @@ pub(crate) fn parse_document(text: &str, strict: bool) -> R<Value> {
 
 impl Parser {
     fn node(&mut self, block: bool, indentless_sequence: bool) -> R<Node> {
-        let tok = self.sc.peek()?.clone();
-        let start = tok.start;
-        if let Tok::Alias(name) = &tok.kind {
-            self.sc.next()?;
-            let value = self.alias(name, start)?;
-            return Ok(Node { value, start, merge_key: false });
+        let first = self.sc.peek()?;
+        let start = first.start;
+        if first.kind == K::Alias {
+            if let Tok::Alias(name) = self.sc.next()?.kind {
+                let value = self.alias(&name, start)?;
+                return Ok(Node { value, start, merge_key: false });
+            }
         }
+        // Properties: an anchor and a tag, in either order, at most one of each.
         let mut anchor = None;
         let mut tag = None;
-        for _ in 0..2 {
-            match self.sc.peek()?.kind.clone() {
-                Tok::Anchor(name) if anchor.is_none() => {
-                    self.sc.next()?;
-                    anchor = Some(name);
-                }
-                Tok::Tag(handle, suffix) if tag.is_none() => {
-                    let tag_mark = self.sc.next()?.start;
+        loop {
+            let kind = self.sc.peek()?.kind;
+            if !((kind == K::Anchor && anchor.is_none()) || (kind == K::Tag && tag.is_none())) {
+                break;
+            }
+            let tok = self.sc.next()?;
+            match tok.kind {
+                Tok::Anchor(name) => anchor = Some(name),
+                Tok::Tag(handle, suffix) => {
                     tag = Some(match handle.as_str() {
                         "!!" => format!("tag:yaml.org,2002:{suffix}"),
                         "!" | "" => format!("{handle}{suffix}"),
-                        _ => return Err(parser_error(start, "found undefined tag handle", tag_mark)),
+                        _ => return Err(parser_error(start, "found undefined tag handle", tok.start)),
                     });
                 }
-                _ => break,
+                _ => {}
             }
         }
-        let tok = self.sc.peek()?.clone();
+        let tok = self.sc.peek()?;
         self.depth += 1;
         if self.depth > MAX_DEPTH {
             return Err(parser_error(start, &format!("exceeded max depth of {MAX_DEPTH}"), tok.start));
@@ -170,16 +169,18 @@ impl Parser {
         }
         let mut merge_key = false;
         let value = match tok.kind {
-            Tok::BlockEntry if indentless_sequence => self.indentless_sequence()?,
-            Tok::Scalar(text, style) => {
-                self.sc.next()?;
+            K::BlockEntry if indentless_sequence => self.indentless_sequence()?,
+            K::Scalar => {
+                let Tok::Scalar(text, style) = self.sc.next()?.kind else {
+                    return Err(parser_error(start, "did not find expected node content", tok.start));
+                };
                 merge_key = style == Style::Plain && tag.is_none() && text == "<<";
                 self.scalar(&text, style, tag.as_deref(), tok.start)?
             }
-            Tok::FlowSeqStart => self.flow_sequence()?,
-            Tok::FlowMapStart => self.flow_mapping()?,
-            Tok::BlockSeqStart if block => self.block_sequence()?,
-            Tok::BlockMapStart if block => self.block_mapping()?,
+            K::FlowSeqStart => self.flow_sequence()?,
+            K::FlowMapStart => self.flow_mapping()?,
+            K::BlockSeqStart if block => self.block_sequence()?,
+            K::BlockMapStart if block => self.block_mapping()?,
             _ if anchor.is_some() || tag.is_some() => self.scalar("", Style::Plain, tag.as_deref(), tok.start)?,
             _ => {
                 let context = if block { "while parsing a block node" } else { "while parsing a flow node" };
@@ -303,16 +304,16 @@ impl Parser {
         let start = self.sc.next()?.start; // BLOCK-SEQUENCE-START
         let mut items = Vec::new();
         loop {
-            let tok = self.sc.peek()?.clone();
+            let tok = self.sc.peek()?;
             match tok.kind {
-                Tok::BlockEntry => {
+                K::BlockEntry => {
                     let entry = self.sc.next()?;
                     match self.sc.peek()?.kind {
-                        Tok::BlockEntry | Tok::BlockEnd => items.push(self.empty_at(entry.start)),
+                        K::BlockEntry | K::BlockEnd => items.push(self.empty_at(entry.start)),
                         _ => items.push(self.node(true, false)?.value),
                     }
                 }
-                Tok::BlockEnd => {
+                K::BlockEnd => {
                     self.sc.next()?;
                     return Ok(Value::Array(items));
                 }
@@ -323,10 +324,10 @@ impl Parser {
 
     fn indentless_sequence(&mut self) -> R<Value> {
         let mut items = Vec::new();
-        while self.sc.peek()?.kind == Tok::BlockEntry {
+        while self.sc.peek()?.kind == K::BlockEntry {
             let entry = self.sc.next()?;
             match self.sc.peek()?.kind {
-                Tok::BlockEntry | Tok::Key | Tok::Value | Tok::BlockEnd => items.push(self.empty_at(entry.start)),
+                K::BlockEntry | K::Key | K::Value | K::BlockEnd => items.push(self.empty_at(entry.start)),
                 _ => items.push(self.node(true, false)?.value),
             }
         }
@@ -342,22 +343,22 @@ impl Parser {
         let start = self.sc.next()?.start; // BLOCK-MAPPING-START
         let mut map = MapBuilder::default();
         loop {
-            let tok = self.sc.peek()?.clone();
+            let tok = self.sc.peek()?;
             match tok.kind {
-                Tok::Key => {
+                K::Key => {
                     let key_tok = self.sc.next()?;
                     self.key_context = true;
                     let key = match self.sc.peek()?.kind {
-                        Tok::Key | Tok::Value | Tok::BlockEnd => self.empty_node(key_tok.start),
+                        K::Key | K::Value | K::BlockEnd => self.empty_node(key_tok.start),
                         _ => self.node(true, true)?,
                     };
                     self.key_context = false;
                     self.check_key(&key);
-                    let tok = self.sc.peek()?.clone();
-                    let value = if tok.kind == Tok::Value {
+                    let tok = self.sc.peek()?;
+                    let value = if tok.kind == K::Value {
                         self.sc.next()?;
                         match self.sc.peek()?.kind {
-                            Tok::Key | Tok::Value | Tok::BlockEnd => self.empty_node(tok.start),
+                            K::Key | K::Value | K::BlockEnd => self.empty_node(tok.start),
                             _ => self.node(true, true)?,
                         }
                     } else {
@@ -365,7 +366,7 @@ impl Parser {
                     };
                     self.entry(&mut map, key, value)?;
                 }
-                Tok::BlockEnd => {
+                K::BlockEnd => {
                     self.sc.next()?;
                     return Ok(Value::Object(map.map));
                 }
@@ -383,36 +384,36 @@ impl Parser {
         let mut items = Vec::new();
         let mut first = true;
         loop {
-            let mut tok = self.sc.peek()?.clone();
-            if tok.kind == Tok::FlowSeqEnd {
+            let mut tok = self.sc.peek()?;
+            if tok.kind == K::FlowSeqEnd {
                 self.sc.next()?;
                 return Ok(Value::Array(items));
             }
             if !first {
-                if tok.kind != Tok::FlowEntry {
+                if tok.kind != K::FlowEntry {
                     return Err(parser_error(start, "did not find expected ',' or ']'", tok.start));
                 }
                 self.sc.next()?;
-                tok = self.sc.peek()?.clone();
+                tok = self.sc.peek()?;
             }
             first = false;
             match tok.kind {
-                Tok::FlowSeqEnd => {}
-                Tok::Key => {
+                K::FlowSeqEnd => {}
+                K::Key => {
                     // A single-pair mapping inside a flow sequence: `[a: 1]` or `[? a : 1]`.
                     self.sc.next()?;
                     self.key_context = true;
                     let key = match self.sc.peek()?.kind {
-                        Tok::Value | Tok::FlowEntry | Tok::FlowSeqEnd => self.empty_node(tok.start),
+                        K::Value | K::FlowEntry | K::FlowSeqEnd => self.empty_node(tok.start),
                         _ => self.node(false, false)?,
                     };
                     self.key_context = false;
                     self.check_key(&key);
-                    let vt = self.sc.peek()?.clone();
-                    let value = if vt.kind == Tok::Value {
+                    let vt = self.sc.peek()?;
+                    let value = if vt.kind == K::Value {
                         self.sc.next()?;
                         match self.sc.peek()?.kind {
-                            Tok::FlowEntry | Tok::FlowSeqEnd => self.empty_node(vt.start),
+                            K::FlowEntry | K::FlowSeqEnd => self.empty_node(vt.start),
                             _ => self.node(false, false)?,
                         }
                     } else {
@@ -432,27 +433,27 @@ impl Parser {
         let mut map = MapBuilder::default();
         let mut first = true;
         loop {
-            let mut tok = self.sc.peek()?.clone();
-            if tok.kind == Tok::FlowMapEnd {
+            let mut tok = self.sc.peek()?;
+            if tok.kind == K::FlowMapEnd {
                 self.sc.next()?;
                 return Ok(Value::Object(map.map));
             }
             if !first {
-                if tok.kind != Tok::FlowEntry {
+                if tok.kind != K::FlowEntry {
                     return Err(parser_error(start, "did not find expected ',' or '}'", tok.start));
                 }
                 self.sc.next()?;
-                tok = self.sc.peek()?.clone();
+                tok = self.sc.peek()?;
             }
             first = false;
             match tok.kind {
-                Tok::FlowMapEnd => {}
-                Tok::Key => {
+                K::FlowMapEnd => {}
+                K::Key => {
                     self.sc.next()?;
-                    let next = self.sc.peek()?.clone();
+                    let next = self.sc.peek()?;
                     self.key_context = true;
                     let key = match next.kind {
-                        Tok::Value | Tok::FlowEntry | Tok::FlowMapEnd => self.empty_node(next.start),
+                        K::Value | K::FlowEntry | K::FlowMapEnd => self.empty_node(next.start),
                         _ => self.node(false, false)?,
                     };
                     self.key_context = false;
@@ -475,11 +476,11 @@ impl Parser {
     }
 
     fn flow_mapping_value(&mut self) -> R<Node> {
-        let tok = self.sc.peek()?.clone();
-        if tok.kind == Tok::Value {
+        let tok = self.sc.peek()?;
+        if tok.kind == K::Value {
             self.sc.next()?;
-            let next = self.sc.peek()?.clone();
-            if next.kind != Tok::FlowEntry && next.kind != Tok::FlowMapEnd {
+            let next = self.sc.peek()?;
+            if next.kind != K::FlowEntry && next.kind != K::FlowMapEnd {
                 return self.node(false, false);
             }
             return Ok(self.empty_node(next.start));
@@ -601,7 +602,7 @@ fn go_syntax(v: &Value) -> String {
         }
         Value::Object(map) => {
             let mut inner: Vec<(String, String)> = map.iter().map(|(k, v)| (k.clone(), go_syntax(v))).collect();
-            inner.sort();
+            inner.sort_unstable();
             let inner: Vec<String> = inner
                 .into_iter()
                 .map(|(k, v)| format!("{}:{v}", serde_json::to_string(&k).unwrap_or_default()))

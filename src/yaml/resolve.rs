@@ -42,10 +42,8 @@ pub(crate) fn resolve(s: &str) -> Resolved {
     match first {
         b'.' => {
             if is_yaml_float(s) {
-                if let Ok(f) = s.parse::<f64>() {
-                    if f.is_finite() {
-                        return Resolved::Float(f);
-                    }
+                if let Some(f) = parse_float(s) {
+                    return Resolved::Float(f);
                 }
             }
             Resolved::Str
@@ -59,10 +57,8 @@ pub(crate) fn resolve(s: &str) -> Resolved {
                 return r;
             }
             if is_yaml_float(&plain) {
-                if let Ok(f) = plain.parse::<f64>() {
-                    if f.is_finite() {
-                        return Resolved::Float(f);
-                    }
+                if let Some(f) = parse_float(&plain) {
+                    return Resolved::Float(f);
                 }
             }
             Resolved::Str
@@ -269,17 +265,15 @@ pub(crate) fn is_base60_float(s: &str) -> bool {
 /// (`1e+06`, `1.5e-07`, two exponent digits at least) when the decimal exponent is below -4 or at
 /// least 6 (Go's rule for shortest precision), plain decimal otherwise.
 pub(crate) fn format_go_g(f: f64, single: bool) -> String {
-    let sci = if single { format!("{:e}", f as f32) } else { format!("{f:e}") };
-    // Rust prints the shortest round-trip digits: "-1.2345e8", "1e-5", "0e0".
-    let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
-    let exp: i32 = exp.parse().unwrap_or(0);
-    let neg = mantissa.starts_with('-');
-    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
+    let (mut digits, mut exp) = shortest_digits(f);
+    if single {
+        (digits, exp) = shortest_f32_digits(f as f32, &digits, exp);
+    }
     let mut out = String::new();
-    if neg {
+    if f < 0.0 {
         out.push('-');
     }
-    if digits == "0" {
+    if digits.is_empty() {
         out.push('0');
         return out;
     }
@@ -322,3 +316,222 @@ pub(crate) fn format_go_g(f: f64, single: bool) -> String {
 /// 2^63 and 2^64 as floats: the int64 and uint64 bounds Go's number parsing checks against.
 pub(crate) const TWO_POW_63: f64 = 9_223_372_036_854_775_808.0;
 pub(crate) const TWO_POW_64: f64 = 18_446_744_073_709_551_616.0;
+
+/// A float matching go-yaml's float pattern, parsed as Go's `ParseFloat` would: correctly
+/// rounded, and out of range is no float (so `1e400` stays a string). serde_json's parser gives
+/// the first guess (the page then carries one float parser, not two); its fast path may be one
+/// unit in the last place off, so the guess is checked against the exact decimal value and
+/// moved to the nearest float (ties to even).
+pub(crate) fn parse_float(s: &str) -> Option<f64> {
+    let s = s.strip_prefix('+').unwrap_or(s);
+    let (neg, s) = match s.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, s),
+    };
+    let (mantissa, exponent) = match s.find(['e', 'E']) {
+        Some(i) => (&s[..i], &s[i + 1..]),
+        None => (s, ""),
+    };
+    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let int = int.trim_start_matches('0');
+    let mut json = String::with_capacity(s.len() + 3);
+    json.push_str(if int.is_empty() { "0" } else { int });
+    if !frac.is_empty() {
+        json.push('.');
+        json.push_str(frac);
+    }
+    if !exponent.is_empty() {
+        json.push('e');
+        json.push_str(exponent);
+    }
+    let guess = serde_json::from_str::<f64>(&json).ok().filter(|f| f.is_finite())?;
+    let digits: Vec<u8> = format!("{int}{frac}").bytes().map(|b| b - b'0').skip_while(|&d| d == 0).collect();
+    let e10 = exponent.parse::<i64>().ok().unwrap_or(0).clamp(-100_000, 100_000) - frac.len() as i64;
+    let exact = if digits.is_empty() || digits.len() > 800 { guess } else { nearest(guess, &digits, e10) };
+    exact.is_finite().then_some(if neg { -exact } else { exact })
+}
+
+/// Moves `guess` (positive) to the float nearest `digits × 10^e10`.
+fn nearest(mut guess: f64, digits: &[u8], e10: i64) -> f64 {
+    for _ in 0..4 {
+        let up = f64::from_bits(guess.to_bits() + 1);
+        match cmp_to_midpoint(digits, e10, guess, up) {
+            std::cmp::Ordering::Greater => {
+                guess = up;
+                continue;
+            }
+            std::cmp::Ordering::Equal if guess.to_bits() & 1 == 1 => return up,
+            _ => {}
+        }
+        if guess == 0.0 {
+            return guess;
+        }
+        let down = f64::from_bits(guess.to_bits() - 1);
+        match cmp_to_midpoint(digits, e10, down, guess) {
+            std::cmp::Ordering::Less => guess = down,
+            std::cmp::Ordering::Equal if guess.to_bits() & 1 == 1 => return down,
+            _ => return guess,
+        }
+    }
+    guess
+}
+
+/// Compares `digits × 10^e10` with the midpoint of two adjacent positive floats, exactly.
+fn cmp_to_midpoint(digits: &[u8], e10: i64, a: f64, b: f64) -> std::cmp::Ordering {
+    let parts = |f: f64| {
+        let bits = f.to_bits();
+        let exp = ((bits >> 52) & 0x7ff) as i64;
+        let frac = bits & ((1 << 52) - 1);
+        if exp == 0 {
+            (frac, -1074)
+        } else {
+            (frac | (1 << 52), exp - 1075)
+        }
+    };
+    let ((ma, ka), (mb, kb)) = (parts(a), parts(b));
+    let k = ka.min(kb);
+    // midpoint = (ma·2^(ka-k) + mb·2^(kb-k)) · 2^(k-1)
+    let mut mid = Big::from(ma);
+    mid.shl((ka - k) as usize);
+    let mut other = Big::from(mb);
+    other.shl((kb - k) as usize);
+    mid.add(&other);
+    let q = k - 1;
+    let mut lhs = Big::from(0);
+    for &d in digits {
+        lhs.mul_add(10, u32::from(d));
+    }
+    if e10 >= 0 {
+        lhs.mul_pow10(e10 as usize);
+    } else {
+        mid.mul_pow10((-e10) as usize);
+    }
+    if q >= 0 {
+        mid.shl(q as usize);
+    } else {
+        lhs.shl((-q) as usize);
+    }
+    lhs.cmp(&mid)
+}
+
+/// A little unsigned big integer (base 2^32, least significant limb first, no trailing zeros).
+struct Big(Vec<u32>);
+
+impl Big {
+    fn from(v: u64) -> Big {
+        let mut b = Big(vec![v as u32, (v >> 32) as u32]);
+        b.trim();
+        b
+    }
+    fn trim(&mut self) {
+        while self.0.last() == Some(&0) {
+            self.0.pop();
+        }
+    }
+    fn mul_add(&mut self, m: u32, a: u32) {
+        let mut carry = u64::from(a);
+        for limb in &mut self.0 {
+            let v = u64::from(*limb) * u64::from(m) + carry;
+            *limb = v as u32;
+            carry = v >> 32;
+        }
+        if carry > 0 {
+            self.0.push(carry as u32);
+        }
+        self.trim();
+    }
+    fn mul_pow10(&mut self, mut n: usize) {
+        while n > 0 {
+            let step = n.min(9);
+            self.mul_add(10u32.pow(step as u32), 0);
+            n -= step;
+        }
+    }
+    fn shl(&mut self, bits: usize) {
+        if self.0.is_empty() {
+            return;
+        }
+        let (limbs, rest) = (bits / 32, bits % 32);
+        if rest > 0 {
+            let mut carry = 0u32;
+            for limb in &mut self.0 {
+                let v = (*limb << rest) | carry;
+                carry = *limb >> (32 - rest);
+                *limb = v;
+            }
+            if carry > 0 {
+                self.0.push(carry);
+            }
+        }
+        self.0.splice(0..0, std::iter::repeat_n(0, limbs));
+    }
+    fn add(&mut self, other: &Big) {
+        let mut carry = 0u64;
+        for i in 0..self.0.len().max(other.0.len()) {
+            if i == self.0.len() {
+                self.0.push(0);
+            }
+            let v = u64::from(self.0[i]) + u64::from(other.0.get(i).copied().unwrap_or(0)) + carry;
+            self.0[i] = v as u32;
+            carry = v >> 32;
+        }
+        if carry > 0 {
+            self.0.push(carry as u32);
+        }
+    }
+    fn cmp(&self, other: &Big) -> std::cmp::Ordering {
+        self.0.len().cmp(&other.0.len()).then_with(|| self.0.iter().rev().cmp(other.0.iter().rev()))
+    }
+}
+
+/// The shortest decimal digits that read back as `f` (no leading or trailing zeros; empty for
+/// zero) and the decimal exponent of the first digit, taken from serde_json's own float printer.
+fn shortest_digits(f: f64) -> (String, i32) {
+    let text = serde_json::Number::from_f64(f.abs()).map(|n| n.to_string()).unwrap_or_default();
+    let (mantissa, e) = match text.find(['e', 'E']) {
+        Some(i) => (&text[..i], text[i + 1..].parse::<i32>().unwrap_or(0)),
+        None => (text.as_str(), 0),
+    };
+    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let all = format!("{int}{frac}");
+    let lead = all.len() - all.trim_start_matches('0').len();
+    let digits = all.trim_matches('0').to_string();
+    let exp = int.len() as i32 - 1 - lead as i32 + e;
+    (digits, exp)
+}
+
+/// Go's `FormatFloat(f, 'g', -1, 32)` digits: the fewest significant digits that still read back
+/// as the same float32.
+fn shortest_f32_digits(target: f32, digits: &str, exp: i32) -> (String, i32) {
+    for precision in 1..=digits.len().min(9) {
+        let (rounded, e) = round_digits(digits, exp, precision);
+        let text = format!("0.{rounded}e{}", e + 1);
+        if serde_json::from_str::<f64>(&text).is_ok_and(|v| v as f32 == target) {
+            return (rounded.trim_end_matches('0').to_string(), e);
+        }
+    }
+    (digits.to_string(), exp)
+}
+
+/// Rounds a digit string (half up) to `precision` digits, carrying into the exponent.
+fn round_digits(digits: &str, exp: i32, precision: usize) -> (String, i32) {
+    let mut d: Vec<u8> = digits.bytes().take(precision).collect();
+    if digits.as_bytes().get(precision).is_some_and(|&c| c >= b'5') {
+        let mut i = d.len();
+        loop {
+            if i == 0 {
+                d.insert(0, b'1');
+                d.truncate(precision);
+                return (String::from_utf8_lossy(&d).into_owned(), exp + 1);
+            }
+            i -= 1;
+            if d[i] == b'9' {
+                d[i] = b'0';
+            } else {
+                d[i] += 1;
+                break;
+            }
+        }
+    }
+    (String::from_utf8_lossy(&d).into_owned(), exp)
+}

@@ -68,7 +68,68 @@ pub(crate) enum Tok {
     Scalar(String, Style),
 }
 
-#[derive(Clone, Debug)]
+/// A token's kind without its payload: what the parser looks at before it takes a token.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum K {
+    StreamStart,
+    StreamEnd,
+    VersionDirective,
+    TagDirective,
+    DocStart,
+    DocEnd,
+    BlockSeqStart,
+    BlockMapStart,
+    BlockEnd,
+    FlowSeqStart,
+    FlowSeqEnd,
+    FlowMapStart,
+    FlowMapEnd,
+    BlockEntry,
+    FlowEntry,
+    Key,
+    Value,
+    Alias,
+    Anchor,
+    Tag,
+    Scalar,
+}
+
+impl Tok {
+    fn k(&self) -> K {
+        match self {
+            Tok::StreamStart => K::StreamStart,
+            Tok::StreamEnd => K::StreamEnd,
+            Tok::VersionDirective(..) => K::VersionDirective,
+            Tok::TagDirective(_) => K::TagDirective,
+            Tok::DocStart => K::DocStart,
+            Tok::DocEnd => K::DocEnd,
+            Tok::BlockSeqStart => K::BlockSeqStart,
+            Tok::BlockMapStart => K::BlockMapStart,
+            Tok::BlockEnd => K::BlockEnd,
+            Tok::FlowSeqStart => K::FlowSeqStart,
+            Tok::FlowSeqEnd => K::FlowSeqEnd,
+            Tok::FlowMapStart => K::FlowMapStart,
+            Tok::FlowMapEnd => K::FlowMapEnd,
+            Tok::BlockEntry => K::BlockEntry,
+            Tok::FlowEntry => K::FlowEntry,
+            Tok::Key => K::Key,
+            Tok::Value => K::Value,
+            Tok::Alias(_) => K::Alias,
+            Tok::Anchor(_) => K::Anchor,
+            Tok::Tag(..) => K::Tag,
+            Tok::Scalar(..) => K::Scalar,
+        }
+    }
+}
+
+/// The next token's kind and start, as the parser peeks at it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Peeked {
+    pub kind: K,
+    pub start: Mark,
+}
+
+#[derive(Debug)]
 pub(crate) struct Token {
     pub kind: Tok,
     pub start: Mark,
@@ -205,11 +266,14 @@ impl Scanner {
         Failure { problem: problem.to_string(), problem_mark: self.mark, context_mark, scanner: true }
     }
 
-    /// The next token without consuming it.
-    pub fn peek(&mut self) -> R<&Token> {
+    /// The next token's kind and start, without consuming it.
+    pub fn peek(&mut self) -> R<Peeked> {
         self.fetch_more_tokens()?;
         // fetch_more_tokens leaves at least one token queued.
-        self.tokens.front().ok_or_else(|| self.scanner_error(self.mark, "unexpected end of tokens"))
+        match self.tokens.front() {
+            Some(t) => Ok(Peeked { kind: t.kind.k(), start: t.start }),
+            None => Err(self.scanner_error(self.mark, "unexpected end of tokens")),
+        }
     }
 
     /// Consumes the next token.

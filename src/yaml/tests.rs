@@ -574,3 +574,21 @@ fn pathological_inputs_finish_quickly() {
     }
     assert!(started.elapsed().as_secs() < 20, "took {:?}", started.elapsed());
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
+
+    /// Floats read from YAML are correctly rounded, as Go's `ParseFloat` (and Rust's) are.
+    #[test]
+    fn floats_are_correctly_rounded(bits in any::<u64>(), digits in "[0-9]{1,25}", point in 0..25usize, exp in -330..310i32) {
+        let f = f64::from_bits(bits).abs();
+        prop_assume!(f.is_finite());
+        let mut cases = vec![format!("{f:e}"), format!("{f:.16e}"), format!("{f:.20e}")];
+        let p = point.min(digits.len());
+        cases.push(format!("{}.{}e{exp}", &digits[..p], &digits[p..]));
+        for text in cases {
+            let want = text.parse::<f64>().ok().filter(|v| v.is_finite());
+            prop_assert_eq!(super::resolve::parse_float(&text), want, "{}", text);
+        }
+    }
+}
