@@ -21,6 +21,10 @@
 //! optionally plus or minus a whole number (`@.status.observedGeneration+2`).
 //! A path that finds nothing yields `null`; several results yield an array.
 //!
+//! Several `seen` parts of one goal (its `Check:` lines, or `and`) form a sequence: each counts
+//! only the records after the earlier ones were satisfied ("a Pod was deleted, then the
+//! ReplicaSet controller created one"). A `seen` under `not` is not part of the sequence.
+//!
 //! `seen` filters (all must match one record): `action=` (`list`, `deliver`, `handler`,
 //! `reconcile`, `timer`, `lease`, `relist`, `clock`, `api`, `fault`), `actor=` (a substring of the
 //! actor, e.g. `replicaset-controller`, `kubectl`, `kube-controller-manager-b`), `key=NS/NAME` (an
@@ -524,7 +528,25 @@ impl Check {
                 *slot += 1;
             }
             Check::Not(c) => c.observe(r, counters, slot),
-            Check::All(cs) => cs.iter().for_each(|c| c.observe(r, counters, slot)),
+            Check::All(cs) => {
+                // The `seen` parts of a conjunction are a sequence: each counts only the records
+                // after every earlier `seen` part was satisfied (before this record).
+                let mut earlier_done = true;
+                for c in cs {
+                    match c {
+                        Check::Seen { at_least, .. } => {
+                            let done_before = counters.get(*slot).is_some_and(|n| n >= at_least);
+                            if earlier_done {
+                                c.observe(r, counters, slot);
+                            } else {
+                                *slot += 1;
+                            }
+                            earlier_done &= done_before;
+                        }
+                        _ => c.observe(r, counters, slot),
+                    }
+                }
+            }
             _ => {}
         }
     }
