@@ -111,3 +111,23 @@ fn leader_election() {
 fn challenges() {
     assert!(walk("challenges").is_empty());
 }
+
+/// The lessons with a walkthrough test above; a new lesson file needs one.
+const WALKED: [&str; 10] = [
+    "reconcile-loop",
+    "list-and-watch",
+    "missed-events",
+    "work-queue",
+    "conflicts",
+    "generation",
+    "garbage-collection",
+    "finalizers",
+    "leader-election",
+    "challenges",
+];
+
+#[test]
+fn every_lesson_has_a_walkthrough() {
+    let slugs: Vec<&str> = lessons::LESSON_FILES.iter().map(|(s, _)| *s).collect();
+    assert_eq!(slugs, WALKED);
+}
