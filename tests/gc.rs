@@ -308,6 +308,10 @@ fn owner_graph_mirrors_the_cluster() {
     pods.sort();
     assert_eq!(deps, pods);
     assert_eq!(g.blocking_dependents(rs.uid()).len(), 3);
+    let edges = g.edges();
+    assert_eq!(edges.len(), 4, "deployment → rs, rs → 3 pods: {edges:?}");
+    assert!(edges.contains(&(d.uid(), rs.uid(), true)));
+    assert_eq!(edges.iter().filter(|e| e.0 == rs.uid() && e.2).count(), 3);
 }
 
 /// Faults during a foreground deletion: the leader crashes mid-cascade and the other replica's

@@ -119,7 +119,7 @@ fn tv31_namespace_stuck_on_a_finalizer() {
     settle(&mut w);
     w.delete(kind("Namespace"), None, "demo", DeleteOptions::default()).unwrap();
     // A stuck namespace never settles (its controller looks again every 8 s): advance instead.
-    w.advance(std::time::Duration::from_secs(3));
+    w.advance(std::time::Duration::from_secs(7));
     let b1 = w.api().get(kind("Bucket"), Some("demo"), "b1").unwrap();
     assert!(b1.is_deleting(), "b1 got a deletionTimestamp");
     let demo = w.api().get(kind("Namespace"), None, "demo").unwrap();

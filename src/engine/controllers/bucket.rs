@@ -7,7 +7,8 @@
 //!    the cluster: from then on the object cannot disappear before the controller cleans up.
 //! 2. The external bucket (named `<namespace>-<name>`, tagged with the object's uid) is created if
 //!    missing; while the cloud is still creating it the controller looks again every
-//!    [`POLL_INTERVAL`]. A change of `spec.versioning` is applied to it.
+//!    [`POLL_INTERVAL`]. A change of `spec.versioning` is applied to it; a change of `spec.region`
+//!    cannot be (a bucket does not move) and is reported as `RegionImmutable`.
 //! 3. Status is written through `/status` only when it changes: `observedGeneration`, `url` and a
 //!    `Ready` condition (`metav1.Condition`: type, status, observedGeneration, lastTransitionTime,
 //!    reason, message; the time moves only when the status flips).
@@ -192,6 +193,14 @@ impl BucketController {
                 let msg = format!("Bucket {} is being deleted in the cloud", b.name);
                 match write_status(obj, None, ready("False", "Deleting", msg), ctx) {
                     Ok(()) => Outcome::RequeueAfter(POLL_INTERVAL),
+                    Err(e) => Outcome::Err(e),
+                }
+            }
+            CloudBucketState::Ready if b.region != region => {
+                // A bucket cannot move: report it and wait for the spec to be put back.
+                let msg = format!("spec.region cannot change from {} to {region} once the bucket exists", b.region);
+                match write_status(obj, Some(b.url()), ready("False", "RegionImmutable", msg), ctx) {
+                    Ok(()) => Outcome::Done,
                     Err(e) => Outcome::Err(e),
                 }
             }

@@ -194,6 +194,21 @@ impl Graph {
             .collect()
     }
 
+    /// Every ownership edge, for drawing: (owner uid, dependent uid, `blockOwnerDeletion`), in
+    /// owner then dependent order.
+    pub fn edges(&self) -> Vec<(&str, &str, bool)> {
+        let mut out = Vec::new();
+        for (uid, n) in &self.nodes {
+            for d in &n.dependents {
+                let block = self.nodes.get(d).is_some_and(|dep| {
+                    dep.owners.iter().any(|r| r.uid == *uid && r.block_owner_deletion == Some(true))
+                });
+                out.push((uid.as_str(), d.as_str(), block));
+            }
+        }
+        out
+    }
+
     /// Checks the invariants stated on the type.
     pub fn check_invariants(&self) -> Result<(), String> {
         for (uid, n) in &self.nodes {

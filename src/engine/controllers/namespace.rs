@@ -2,7 +2,8 @@
 //! namespace_controller.go`, `deletion/namespaced_resources_deleter.go`,
 //! `deletion/status_condition_utils.go`).
 //!
-//! For a namespace with a `deletionTimestamp` (`namespacedResourcesDeleter.Delete`): GET it live,
+//! The handler queues a namespace with a `deletionTimestamp` 5 s later
+//! ([`NAMESPACE_DELETION_GRACE_PERIOD`]). Then (`namespacedResourcesDeleter.Delete`): GET it live,
 //! make sure its phase is `Terminating`, delete every namespaced object in it (propagation
 //! `Background`), list what remains, write the five deletion conditions (only if they changed;
 //! `lastTransitionTime` only moves when a condition's status flips), and then either requeue
@@ -29,6 +30,9 @@ use crate::engine::object::ObjectExt;
 pub const FINALIZER_KUBERNETES: &str = "kubernetes";
 /// `finalizerEstimateSeconds`: the estimate when remaining content is held by finalizers.
 pub const FINALIZER_ESTIMATE_SECONDS: i64 = 15;
+/// `namespaceDeletionGracePeriod`: the handler queues a deleted namespace only after this long,
+/// so that every API server's admission sees the deletion and no late creation escapes the cleanup.
+pub const NAMESPACE_DELETION_GRACE_PERIOD: Duration = Duration::from_secs(5);
 /// Attempts of a conflicting namespace write within one run (`retryOnConflictError` loops until
 /// it stops conflicting; the lab bounds it).
 const MAX_CONFLICT_RETRIES: usize = 5;
@@ -281,9 +285,11 @@ impl Controller for NamespaceController {
         _cache: &Caches,
         _now: crate::engine::time::Time,
     ) -> Vec<Enqueue> {
-        // enqueueNamespace: only namespaces being deleted matter.
+        // enqueueNamespace: only namespaces being deleted matter, after the grace period.
         match n {
-            Notification::Add(ns) | Notification::Update(_, ns) if ns.is_deleting() => vec![Enqueue::Now(ns.key())],
+            Notification::Add(ns) | Notification::Update(_, ns) if ns.is_deleting() => {
+                vec![Enqueue::After(ns.key(), NAMESPACE_DELETION_GRACE_PERIOD)]
+            }
             _ => Vec::new(),
         }
     }
