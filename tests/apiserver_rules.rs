@@ -517,3 +517,88 @@ fn namespace_deletion_phases() {
     s.update(u).unwrap();
     assert_eq!(s.get(k("ns"), None, "demo").unwrap_err().code(), 404);
 }
+
+#[test]
+fn rolling_update_parameters_and_number_literals() {
+    let mut s = ApiServer::new(1);
+    let mut d = deployment("web");
+    d["spec"]["strategy"] = json!({"rollingUpdate": {"maxSurge": "abc", "maxUnavailable": "150%"}});
+    let err = s.create(d).unwrap_err();
+    assert_eq!(
+        err.message,
+        "Deployment.apps \"web\" is invalid: [spec.strategy.rollingUpdate.maxSurge: Invalid value: \"abc\": a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%'), spec.strategy.rollingUpdate.maxUnavailable: Invalid value: \"150%\": must not be greater than 100%]"
+    );
+    let mut d = deployment("web");
+    d["spec"]["replicas"] = json!(1.5);
+    assert!(s.create(d).unwrap_err().message.ends_with(
+        "json: cannot unmarshal number 1.5 into Go struct field DeploymentSpec.spec.replicas of type int32"
+    ));
+    let mut d = deployment("web");
+    d["spec"]["replicas"] = json!(10_000_000_000_i64);
+    assert!(s.create(d).unwrap_err().message.ends_with(
+        "cannot unmarshal number 10000000000 into Go struct field DeploymentSpec.spec.replicas of type int32"
+    ));
+}
+
+#[test]
+fn create_and_update_under_warn_and_ignore() {
+    let mut s = ApiServer::new(1);
+    let mut d = deployment("web");
+    d["spec"]["replicass"] = json!(3);
+    let (out, warnings) = s.create_validated(d.clone(), FieldValidation::Warn).unwrap();
+    assert_eq!(warnings, vec!["unknown field \"spec.replicass\""]);
+    assert!(out["spec"].get("replicass").is_none());
+    let mut u = out.clone();
+    u["spec"]["replicass"] = json!(4);
+    let (_, warnings) = s.update_validated(u, FieldValidation::Ignore).unwrap();
+    assert!(warnings.is_empty());
+    d["metadata"]["name"] = json!("w2");
+    d["spec"]["replicas"] = json!("x");
+    assert_eq!(s.create_validated(d, FieldValidation::Ignore).unwrap_err().code(), 400);
+}
+
+#[test]
+fn patch_cannot_change_identity() {
+    let mut s = ApiServer::new(1);
+    let d = s.create(deployment("web")).unwrap();
+    let p = Patch::Merge(json!({"metadata": {"uid": "other"}}));
+    let err = s.patch(k("deploy"), Some("default"), "web", &p, Subresource::Main).unwrap_err();
+    assert_eq!(err.code(), 422);
+    assert_eq!(
+        err.message,
+        "Deployment.apps \"web\" is invalid: metadata.uid: Invalid value: \"other\": field is immutable"
+    );
+    let p = Patch::Merge(json!({"metadata": {"generation": 100, "creationTimestamp": "2020-01-01T00:00:00Z"}}));
+    let out = s.patch(k("deploy"), Some("default"), "web", &p, Subresource::Main).unwrap();
+    assert_eq!(out, d, "system fields are reset, so nothing changed");
+    // Terminating namespace, object with neither name nor generateName: the admission calls it Unknown.
+    s.create(json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "t"}})).unwrap();
+    s.delete(k("ns"), None, "t", &DeleteOptions::default()).unwrap();
+    let err = s.create(json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"namespace": "t"}})).unwrap_err();
+    assert_eq!(err.message, "configmaps \"Unknown\" is forbidden: unable to create new content in namespace t because it is being terminated");
+}
+
+#[test]
+fn strategic_merge_patch_set_element_order() {
+    let mut s = ApiServer::new(1);
+    let mut d = deployment("web");
+    d["spec"]["template"]["spec"]["containers"] = json!([{"name": "a", "image": "x:1"}, {"name": "b", "image": "y:1"}]);
+    s.create(d).unwrap();
+    let patch = json!({"spec": {"template": {"spec": {
+        "$setElementOrder/containers": [{"name": "b"}, {"name": "a"}],
+        "containers": [{"name": "b", "image": "y:2"}]}}}});
+    let out = s.patch(k("deploy"), Some("default"), "web", &Patch::Strategic(patch), Subresource::Main).unwrap();
+    let cs = out["spec"]["template"]["spec"]["containers"].as_array().unwrap();
+    let got: Vec<(&str, &str)> =
+        cs.iter().map(|c| (c["name"].as_str().unwrap(), c["image"].as_str().unwrap())).collect();
+    assert_eq!(got, [("b", "y:2"), ("a", "x:1")]);
+    // The same reordering on a pod is a forbidden spec change.
+    let mut p = pod("p");
+    p["spec"]["containers"] = json!([{"name": "a", "image": "x:1"}, {"name": "b", "image": "y:1"}]);
+    s.create(p).unwrap();
+    let patch = json!({"spec": {"$setElementOrder/containers": [{"name": "b"}, {"name": "a"}]}});
+    let err = s.patch(k("po"), Some("default"), "p", &Patch::Strategic(patch), Subresource::Main).unwrap_err();
+    assert!(err
+        .message
+        .starts_with("Pod \"p\" is invalid: spec: Forbidden: pod updates may not change fields other than"));
+}

@@ -197,6 +197,8 @@ pub enum Continuation {
     WaitForDeletion(Vec<DeletionTarget>),
     /// `kubectl get --watch`, printing one row per event until interrupted.
     Watch(Box<WatchState>),
+    /// `kubectl wait --for=...`.
+    Wait(Box<super::wait::WaitState>),
     /// `kubectl rollout status` waiting for the rollout to finish.
     RolloutStatus {
         /// Namespace of the deployment.
@@ -269,6 +271,7 @@ impl Continuation {
                 format!("waiting for {} to be deleted", names.join(", "))
             }
             Continuation::Watch(w) => w.description.clone(),
+            Continuation::Wait(w) => super::wait::describe(w),
             Continuation::RolloutStatus { name, .. } => format!("waiting for deployment \"{name}\" rollout to finish"),
         }
     }
@@ -424,6 +427,7 @@ impl Console {
                     targets.is_empty()
                 }
                 Continuation::Watch(w) => get::resume_watch(api, w, &mut out),
+                Continuation::Wait(w) => super::wait::resume(api, w, &mut out),
                 Continuation::RolloutStatus { namespace, name, last } => {
                     rollout::resume_status(api, namespace, name, last, &mut out)
                 }
@@ -540,6 +544,13 @@ impl Console {
                 }
             }
             "scale" => mutate::scale(api, &ctx, &p, out),
+            "run" => mutate::run_pod(api, &ctx, &p, out),
+            "wait" => {
+                if let Some(c) = super::wait::run(api, &ctx, &p, out) {
+                    self.pending.push(c);
+                }
+            }
+            "version" => out.out("Client Version: v1.34.0\nKustomize Version: v5.7.1\nServer Version: v1.34.0\n"),
             "patch" => mutate::patch(api, &ctx, &p, out),
             "label" => mutate::label_or_annotate(api, &ctx, &p, out, mutate::MetaField::Labels),
             "annotate" => mutate::label_or_annotate(api, &ctx, &p, out, mutate::MetaField::Annotations),

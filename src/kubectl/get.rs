@@ -62,6 +62,12 @@ pub const FLAGS: &[FlagSpec] = &[
         FlagKind::List,
         "Filename or '-' (the here-document) identifying the resources to get.",
     ),
+    flag(
+        "sort-by",
+        None,
+        FlagKind::Str,
+        "If non-empty, sort list types using this field specification (a JSONPath expression).",
+    ),
 ];
 
 /// A parsed `-o` value.
@@ -162,6 +168,78 @@ fn custom_column_rows(cols: &[(String, JsonPath)], objs: &[Value], header: bool)
     Ok(rows)
 }
 
+/// `--sort-by`: orders objects by a relaxed JSONPath (kubectl pkg/cmd/get/sorter.go): numbers
+/// numerically, strings in natural order (digit runs compare as numbers); objects without the
+/// field come first. A field no object has is an error.
+fn sort_by(objs: &mut [Value], field: &str) -> Result<(), CmdError> {
+    let inner = field.trim_start_matches('{').trim_end_matches('}');
+    let relaxed = if inner.starts_with('.') { format!("{{{inner}}}") } else { format!("{{.{inner}}}") };
+    let jp =
+        JsonPath::parse(&relaxed).map_err(|e| CmdError::Plain(format!("error parsing jsonpath {relaxed}, {e}")))?;
+    let mut keyed: Vec<(Option<Value>, Value)> = Vec::new();
+    for o in objs.iter() {
+        let v = jp.find(o).map_err(CmdError::Plain)?;
+        keyed.push((v.into_iter().next(), o.clone()));
+    }
+    if !keyed.is_empty() && keyed.iter().all(|(k, _)| k.is_none()) {
+        return Err(CmdError::Plain(format!("couldn't find any field with path \"{relaxed}\" in the list of objects")));
+    }
+    keyed.sort_by(|(a, _), (b, _)| compare_keys(a.as_ref(), b.as_ref()));
+    for (slot, (_, o)) in objs.iter_mut().zip(keyed) {
+        *slot = o;
+    }
+    Ok(())
+}
+
+fn compare_keys(a: Option<&Value>, b: Option<&Value>) -> std::cmp::Ordering {
+    use std::cmp::Ordering;
+    match (a, b) {
+        (None, None) => Ordering::Equal,
+        (None, Some(_)) => Ordering::Less,
+        (Some(_), None) => Ordering::Greater,
+        (Some(Value::Number(x)), Some(Value::Number(y))) => {
+            x.as_f64().partial_cmp(&y.as_f64()).unwrap_or(Ordering::Equal)
+        }
+        (Some(Value::String(x)), Some(Value::String(y))) => natural_cmp(x, y),
+        (Some(x), Some(y)) => gojson::compact(x).cmp(&gojson::compact(y)),
+    }
+}
+
+/// Natural order: runs of digits compare by value, everything else by character.
+fn natural_cmp(a: &str, b: &str) -> std::cmp::Ordering {
+    let (mut x, mut y) = (a.chars().peekable(), b.chars().peekable());
+    loop {
+        match (x.peek().copied(), y.peek().copied()) {
+            (None, None) => return std::cmp::Ordering::Equal,
+            (None, Some(_)) => return std::cmp::Ordering::Less,
+            (Some(_), None) => return std::cmp::Ordering::Greater,
+            (Some(c), Some(d)) if c.is_ascii_digit() && d.is_ascii_digit() => {
+                let take = |it: &mut std::iter::Peekable<std::str::Chars<'_>>| {
+                    let mut s = String::new();
+                    while let Some(c) = it.peek().copied().filter(char::is_ascii_digit) {
+                        s.push(c);
+                        it.next();
+                    }
+                    s
+                };
+                let (m, n) = (take(&mut x), take(&mut y));
+                let (mt, nt) = (m.trim_start_matches('0'), n.trim_start_matches('0'));
+                let ord = mt.len().cmp(&nt.len()).then_with(|| mt.cmp(nt));
+                if ord != std::cmp::Ordering::Equal {
+                    return ord;
+                }
+            }
+            (Some(c), Some(d)) => {
+                if c != d {
+                    return c.cmp(&d);
+                }
+                x.next();
+                y.next();
+            }
+        }
+    }
+}
+
 /// The `List` kubectl prints for several objects in `-o json|yaml|jsonpath`.
 pub fn list_of(items: Vec<Value>) -> Value {
     json!({"apiVersion": "v1", "items": items, "kind": "List", "metadata": {"resourceVersion": ""}})
@@ -216,6 +294,10 @@ pub fn run(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) -
         });
         return None;
     }
+    if p.has("selector") && targets.iter().any(|t| matches!(t, Target::Named(..))) {
+        out.fail(CmdError::Plain("name cannot be provided when a selector is specified".into()));
+        return None;
+    }
     let single_named = targets.len() == 1 && matches!(targets[0], Target::Named(..));
     let ns_for = |k: &Kind| -> Option<String> { (k.namespaced && !all_ns).then(|| ctx.ns.to_string()) };
 
@@ -255,6 +337,14 @@ pub fn run(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) -
         }
     }
     found.retain(|f| !f.objects.is_empty() || p.bool("watch") || p.bool("watch-only"));
+    if let Some(field) = p.str("sort-by") {
+        for f in &mut found {
+            if let Err(e) = sort_by(&mut f.objects, field) {
+                out.fail(e);
+                return None;
+            }
+        }
+    }
     let total: usize = found.iter().map(|f| f.objects.len()).sum();
     let now = api.now();
 
@@ -490,4 +580,20 @@ pub fn api_resources(p: &Parsed, out: &mut Output) {
         ]);
     }
     out.out(TabWriter::new().format(&rows));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn natural_order_and_sort_by() {
+        assert_eq!(natural_cmp("web-2", "web-10"), std::cmp::Ordering::Less);
+        assert_eq!(natural_cmp("a", "a"), std::cmp::Ordering::Equal);
+        let mut objs = vec![json!({"n": "b", "x": 10}), json!({"n": "a", "x": 9}), json!({"n": "c"})];
+        sort_by(&mut objs, ".x").unwrap();
+        let names: Vec<&str> = objs.iter().map(|o| o["n"].as_str().unwrap()).collect();
+        assert_eq!(names, ["c", "a", "b"]);
+        assert!(sort_by(&mut objs, "{.nope}").is_err());
+    }
 }

@@ -49,6 +49,14 @@ pub static COMMANDS: &[Command] = &[
         examples: "  # Create a deployment using the data in web.yaml\n  kubectl create -f web.yaml\n\n  # Create a namespace\n  kubectl create namespace demo\n",
     },
     Command {
+        name: "run",
+        short: "Run a particular image on the cluster",
+        usage: "run NAME --image=image [--port=port] [--labels=key=value] [--restart=Always|OnFailure|Never] [--dry-run=client]",
+        flags: mutate::RUN_FLAGS,
+        subcommands: &[],
+        examples: "  # Start a nginx pod\n  kubectl run nginx --image=nginx\n\n  # Print the pod's manifest without creating it\n  kubectl run nginx --image=nginx --dry-run=client -o yaml\n",
+    },
+    Command {
         name: "get",
         short: "Display one or many resources",
         usage: "get [(-o|--output=)json|yaml|name|wide|custom-columns=...|jsonpath=...] (TYPE[.VERSION][.GROUP] [NAME | -l label] | TYPE[.VERSION][.GROUP]/NAME ...) [flags]",
@@ -148,6 +156,22 @@ pub static COMMANDS: &[Command] = &[
         examples: "  # Add an annotation; 'note-' removes it\n  kubectl annotate deploy web note=hello\n",
     },
     Command {
+        name: "wait",
+        short: "Experimental: Wait for a specific condition on one or many resources",
+        usage: "wait ([-f FILENAME] | resource.group/resource.name | resource.group [(-l label | --all)]) [--for=delete|--for condition=available|--for=jsonpath='{}'[=value]]",
+        flags: super::wait::FLAGS,
+        subcommands: &[],
+        examples: "  # Wait for the deployment 'web' to become available (virtual time)\n  kubectl wait --for=condition=Available deploy/web\n\n  # Wait for a pod to be deleted\n  kubectl wait --for=delete pod/busybox1 --timeout=60s\n",
+    },
+    Command {
+        name: "version",
+        short: "Print the client and server version information",
+        usage: "version",
+        flags: &[],
+        subcommands: &[],
+        examples: "  # Print the client and server versions\n  kubectl version\n",
+    },
+    Command {
         name: "api-resources",
         short: "Print the supported API resources on the server",
         usage: "api-resources [flags]",
@@ -192,13 +216,13 @@ pub fn root() -> String {
     let mut s = String::from(
         "kubectl controls the Kubernetes cluster manager.\n\n Find more information at: https://kubernetes.io/docs/reference/kubectl/\n\n",
     );
-    s.push_str(&group("Basic Commands (Beginner)", &["create", "set"]));
+    s.push_str(&group("Basic Commands (Beginner)", &["create", "run", "set"]));
     s.push_str(&group("Basic Commands (Intermediate)", &["get", "edit", "delete"]));
     s.push_str(&group("Deploy Commands", &["rollout", "scale"]));
     s.push_str(&group("Troubleshooting and Debugging Commands", &["describe"]));
-    s.push_str(&group("Advanced Commands", &["apply", "patch"]));
+    s.push_str(&group("Advanced Commands", &["apply", "patch", "wait"]));
     s.push_str(&group("Settings Commands", &["label", "annotate"]));
-    s.push_str(&group("Other Commands", &["api-resources", "config"]));
+    s.push_str(&group("Other Commands", &["api-resources", "config", "version"]));
     s.push_str(&root_usage());
     s
 }

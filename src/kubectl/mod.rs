@@ -44,5 +44,6 @@ pub mod rollout;
 pub mod shell;
 pub mod table;
 pub mod transcript;
+pub mod wait;
 
 pub use console::{Console, Continuation, EditSession, Output};

@@ -13,7 +13,7 @@ use crate::engine::apiserver::{DeleteOptions, Deleted, Patch, Propagation, Subre
 use crate::engine::kinds::Kind;
 use crate::engine::labels::Selector;
 use crate::engine::object::ObjectExt;
-use crate::engine::status::Reason;
+use crate::engine::status::{Reason, Status};
 use serde_json::{json, Map, Value};
 
 /// The annotation client-side apply keeps the last applied manifest in.
@@ -31,7 +31,15 @@ pub const CREATE_FLAGS: &[FlagSpec] = &[
     ),
 ];
 /// `kubectl create namespace` flags.
-pub const CREATE_NS_FLAGS: &[FlagSpec] = &[flag("output", Some('o'), FlagKind::Str, "Output format: name.")];
+pub const CREATE_NS_FLAGS: &[FlagSpec] = &[
+    flag("output", Some('o'), FlagKind::Str, "Output format: name, yaml or json."),
+    flag(
+        "dry-run",
+        None,
+        FlagKind::Str,
+        "Must be \"none\" or \"client\". If client strategy, only print the object that would be sent.",
+    ),
+];
 /// `kubectl create deployment` flags.
 pub const CREATE_DEPLOY_FLAGS: &[FlagSpec] = &[
     flag(
@@ -42,7 +50,13 @@ pub const CREATE_DEPLOY_FLAGS: &[FlagSpec] = &[
     ),
     flag("replicas", Some('r'), FlagKind::Int, "Number of replicas to create. Default is 1."),
     flag("port", None, FlagKind::Int, "The containerPort that this deployment exposes."),
-    flag("output", Some('o'), FlagKind::Str, "Output format: name."),
+    flag("output", Some('o'), FlagKind::Str, "Output format: name, yaml or json."),
+    flag(
+        "dry-run",
+        None,
+        FlagKind::Str,
+        "Must be \"none\" or \"client\". If client strategy, only print the object that would be sent.",
+    ),
 ];
 /// `kubectl create configmap` flags.
 pub const CREATE_CM_FLAGS: &[FlagSpec] = &[
@@ -53,6 +67,12 @@ pub const CREATE_CM_FLAGS: &[FlagSpec] = &[
         "Specify a key and literal value to insert in configmap (i.e. mykey=somevalue).",
     ),
     flag("output", Some('o'), FlagKind::Str, "Output format: name."),
+    flag(
+        "dry-run",
+        None,
+        FlagKind::Str,
+        "Must be \"none\" or \"client\". If client strategy, only print the object that would be sent.",
+    ),
 ];
 /// `kubectl apply` flags.
 pub const APPLY_FLAGS: &[FlagSpec] = &[
@@ -63,6 +83,12 @@ pub const APPLY_FLAGS: &[FlagSpec] = &[
         "The files that contain the configurations to apply ('-' is the here-document).",
     ),
     flag("output", Some('o'), FlagKind::Str, "Output format: name."),
+    flag(
+        "dry-run",
+        None,
+        FlagKind::Str,
+        "Must be \"none\" or \"client\". If client strategy, only print the object that would be sent.",
+    ),
 ];
 /// `kubectl delete` flags.
 pub const DELETE_FLAGS: &[FlagSpec] = &[
@@ -201,13 +227,44 @@ fn ns_of<'a>(kind: &Kind, obj_or_ctx: Option<&'a str>) -> Option<&'a str> {
     }
 }
 
-/// Prints `<kind.group>/<name> <operation>` (or just the name with `-o name`).
+/// Prints `<kind.group>/<name> <operation>` (with ` (dry run)` under `--dry-run=client`), or
+/// the object with `-o name|yaml|json` (cli-runtime's operation printers).
 fn done(out: &mut Output, p: &Parsed, kind: &Kind, obj: &Value, operation: &str) {
     let name = printers::name_of(kind, obj);
-    if p.str("output") == Some("name") {
-        out.out(format!("{name}\n"));
+    match p.str("output") {
+        Some("name") => out.out(format!("{name}\n")),
+        Some("yaml") => out.out(manifest::to_yaml(obj)),
+        Some("json") => out.out(format!("{}\n", gojson::indented(obj))),
+        _ if dry_run(p) => out.out(format!("{name} {operation} (dry run)\n")),
+        _ => out.out(format!("{name} {operation}\n")),
+    }
+}
+
+/// Whether `--dry-run=client` was asked for (validated by [`check_dry_run`]).
+fn dry_run(p: &Parsed) -> bool {
+    p.str("dry-run") == Some("client")
+}
+
+/// kubectl's `--dry-run` values; the lab has no server-side dry run.
+fn check_dry_run(p: &Parsed) -> Result<(), CmdError> {
+    match p.str("dry-run") {
+        None | Some("none") | Some("client") => Ok(()),
+        Some("server") => {
+            Err(CmdError::Plain("--dry-run=server is not simulated in this lab; use --dry-run=client".into()))
+        }
+        Some(other) => Err(CmdError::Plain(format!(
+            "Invalid dry-run value ({other}). Must be \"none\", \"server\", or \"client\"."
+        ))),
+    }
+}
+
+/// POST, unless `--dry-run=client`: then the object as it would be sent.
+#[allow(clippy::result_large_err)] // the API contract's error type (see engine::apiserver)
+fn create_or_dry(api: &mut dyn Cluster, p: &Parsed, obj: Value) -> Result<Value, Status> {
+    if dry_run(p) {
+        Ok(obj)
     } else {
-        out.out(format!("{name} {operation}\n"));
+        api.create(obj)
     }
 }
 
@@ -222,6 +279,9 @@ pub fn create(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output
         }
         return out.fail(CmdError::Plain("must specify one of -f and -k".into()));
     }
+    if let Err(e) = check_dry_run(p) {
+        return out.fail(e);
+    }
     let objs = match ctx.read_files(&names).and_then(|f| objects_from_files(ctx, &f)) {
         Ok(o) => o,
         Err(e) => return out.fail(e),
@@ -230,7 +290,7 @@ pub fn create(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output
         if p.bool("save-config") {
             set_last_applied(&mut obj);
         }
-        match api.create(obj) {
+        match create_or_dry(api, p, obj) {
             Ok(created) => done(out, p, kind, &created, "created"),
             Err(e) => out.fail(with_source("creating", &source, e).into()),
         }
@@ -245,9 +305,12 @@ pub fn create_namespace(api: &mut dyn Cluster, _ctx: &Ctx<'_>, p: &Parsed, out: 
             msg: format!("exactly one NAME is required, got {}", p.args.len()),
         });
     }
+    if let Err(e) = check_dry_run(p) {
+        return out.fail(e);
+    }
     let obj =
         json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": p.args[0]}, "spec": {}, "status": {}});
-    match api.create(obj) {
+    match create_or_dry(api, p, obj) {
         Ok(o) => done(out, p, resources_kind("namespaces"), &o, "created"),
         Err(e) => out.fail(e.into()),
     }
@@ -272,6 +335,9 @@ pub fn create_deployment(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: 
             msg: format!("exactly one NAME is required, got {}", p.args.len()),
         });
     }
+    if let Err(e) = check_dry_run(p) {
+        return out.fail(e);
+    }
     let name = &p.args[0];
     let mut containers = Vec::new();
     for image in &images {
@@ -286,7 +352,7 @@ pub fn create_deployment(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: 
     }
     let obj = json!({
         "apiVersion": "apps/v1", "kind": "Deployment",
-        "metadata": {"labels": {"app": name}, "name": name, "namespace": ctx.ns},
+        "metadata": {"labels": {"app": name}, "name": name},
         "spec": {
             "replicas": p.int("replicas").unwrap_or(1),
             "selector": {"matchLabels": {"app": name}},
@@ -295,10 +361,20 @@ pub fn create_deployment(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: 
         },
         "status": {}
     });
-    match api.create(obj) {
+    match create_or_dry(api, p, with_namespace(obj, ctx, p)) {
         Ok(o) => done(out, p, resources_kind("deployments"), &o, "created"),
         Err(e) => out.fail(e.into()),
     }
+}
+
+/// The generators of `kubectl create <kind>` set `metadata.namespace` only when `-n` was given
+/// (the request path names it otherwise). The lab's API takes the namespace from the object, so
+/// it is added for the real call; a dry run shows the object as kubectl builds it.
+fn with_namespace(mut obj: Value, ctx: &Ctx<'_>, p: &Parsed) -> Value {
+    if ctx.explicit_ns || !dry_run(p) {
+        obj.meta_mut().insert("namespace".into(), json!(ctx.ns));
+    }
+    obj
 }
 
 /// `kubectl create configmap NAME --from-literal=k=v...`.
@@ -316,12 +392,14 @@ pub fn create_configmap(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &
         };
         data.insert(k.to_string(), json!(v));
     }
-    let mut obj =
-        json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": p.args[0], "namespace": ctx.ns}});
+    if let Err(e) = check_dry_run(p) {
+        return out.fail(e);
+    }
+    let mut obj = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": p.args[0]}});
     if !data.is_empty() {
         obj["data"] = Value::Object(data);
     }
-    match api.create(obj) {
+    match create_or_dry(api, p, with_namespace(obj, ctx, p)) {
         Ok(o) => done(out, p, resources_kind("configmaps"), &o, "created"),
         Err(e) => out.fail(e.into()),
     }
@@ -347,6 +425,9 @@ pub fn apply(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output)
     if names.is_empty() {
         return out.fail(CmdError::Usage { cmd: "apply".into(), msg: "must specify one of -f and -k".into() });
     }
+    if let Err(e) = check_dry_run(p) {
+        return out.fail(e);
+    }
     let objs = match ctx.read_files(&names).and_then(|f| objects_from_files(ctx, &f)) {
         Ok(o) => o,
         Err(e) => return out.fail(e),
@@ -361,7 +442,7 @@ pub fn apply(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output)
         let current = match api.get(kind, ns.as_deref(), &name) {
             Ok(c) => c,
             Err(e) if e.reason == Reason::NotFound => {
-                match api.create(obj) {
+                match create_or_dry(api, p, obj) {
                     Ok(created) => done(out, p, kind, &created, "created"),
                     Err(e) => out.fail(with_source("creating", &source, e).into()),
                 }
@@ -386,6 +467,10 @@ pub fn apply(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output)
         }
         if current.is_deleting() {
             out.err(format!("Warning: Detected changes to resource {name} which is currently being deleted.\n"));
+        }
+        if dry_run(p) {
+            done(out, p, kind, &current, "configured");
+            continue;
         }
         match api.patch(kind, ns.as_deref(), &name, &Patch::Merge(patch), Subresource::Main) {
             Ok(patched) => done(out, p, kind, &patched, "configured"),
@@ -856,5 +941,71 @@ pub fn set_image(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Out
             Ok(o) => done(out, p, kind, &o, "image updated"),
             Err(e) => out.fail(e.into()),
         }
+    }
+}
+
+/// `kubectl run` flags.
+pub const RUN_FLAGS: &[FlagSpec] = &[
+    flag("image", None, FlagKind::Str, "The image for the container to run."),
+    flag("restart", None, FlagKind::Str, "The restart policy for this Pod. Legal values [Always, OnFailure, Never]."),
+    flag(
+        "labels",
+        Some('l'),
+        FlagKind::Str,
+        "Comma separated labels to apply to the pod. Will override previous values.",
+    ),
+    flag("port", None, FlagKind::Int, "The port that this container exposes."),
+    flag("output", Some('o'), FlagKind::Str, "Output format: name, yaml or json."),
+    flag(
+        "dry-run",
+        None,
+        FlagKind::Str,
+        "Must be \"none\" or \"client\". If client strategy, only print the object that would be sent.",
+    ),
+];
+
+/// `kubectl run NAME --image=IMAGE`: a Pod labelled `run=NAME` with one container named NAME
+/// (kubectl pkg/cmd/run, generator `run-pod/v1`).
+pub fn run_pod(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) {
+    let Some(name) = p.args.first() else {
+        return out.fail(CmdError::Usage { cmd: "run".into(), msg: "NAME is required for run".into() });
+    };
+    let Some(image) = p.str("image").filter(|i| !i.is_empty()) else {
+        return out.fail(CmdError::Plain("required flag(s) \"image\" not set".into()));
+    };
+    if let Err(e) = check_dry_run(p) {
+        return out.fail(e);
+    }
+    let restart = p.str("restart").unwrap_or("Always");
+    if !matches!(restart, "Always" | "OnFailure" | "Never") {
+        return out.fail(CmdError::Plain(format!("invalid restart policy: {restart}")));
+    }
+    let mut labels = Map::new();
+    match p.str("labels") {
+        Some(l) => {
+            for pair in l.split(',') {
+                let Some((k, v)) = pair.split_once('=') else {
+                    return out.fail(CmdError::Plain(format!("invalid label spec: {pair}")));
+                };
+                labels.insert(k.to_string(), json!(v));
+            }
+        }
+        None => {
+            labels.insert("run".into(), json!(name));
+        }
+    }
+    let mut container = json!({"image": image, "name": name, "resources": {}});
+    if let Some(port) = p.int("port") {
+        container["ports"] = json!([{"containerPort": port}]);
+    }
+    let obj = json!({
+        "apiVersion": "v1", "kind": "Pod",
+        "metadata": {"labels": labels, "name": name},
+        "spec": {"containers": [container], "dnsPolicy": "ClusterFirst", "restartPolicy": restart},
+        "status": {}
+    });
+    match create_or_dry(api, p, with_namespace(obj, ctx, p)) {
+        Ok(o) => done(out, p, resources_kind("pods"), &o, "created"),
+        Err(e) => out.fail(e.into()),
     }
 }

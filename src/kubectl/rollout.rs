@@ -222,7 +222,29 @@ pub fn undo(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) 
         out.out(format!("deployment.apps/{name} skipped rollback (current template already matches revision {rev})\n"));
         return;
     }
-    let patch = json!([{"op": "replace", "path": "/spec/template", "value": tpl}]);
+    // The deployment keeps its own bookkeeping annotations and takes the revision's others
+    // (its change-cause, for instance): kubectl's `annotationsToSkip`.
+    const SKIP: &[&str] = &[
+        super::mutate::LAST_APPLIED,
+        REVISION,
+        "deployment.kubernetes.io/revision-history",
+        "deployment.kubernetes.io/desired-replicas",
+        "deployment.kubernetes.io/max-replicas",
+        "deprecated.deployment.rollback.to",
+    ];
+    let mut annotations = serde_json::Map::new();
+    let own = d.pointer("/metadata/annotations").and_then(Value::as_object).cloned().unwrap_or_default();
+    for (k, v) in own.iter().filter(|(k, _)| SKIP.contains(&k.as_str())) {
+        annotations.insert(k.clone(), v.clone());
+    }
+    let theirs = rs.pointer("/metadata/annotations").and_then(Value::as_object).cloned().unwrap_or_default();
+    for (k, v) in theirs.iter().filter(|(k, _)| !SKIP.contains(&k.as_str())) {
+        annotations.insert(k.clone(), v.clone());
+    }
+    let patch = json!([
+        {"op": "replace", "path": "/spec/template", "value": tpl},
+        {"op": "replace", "path": "/metadata/annotations", "value": annotations}
+    ]);
     match api.patch(kind, Some(ctx.ns), &name, &Patch::Json(patch), Subresource::Main) {
         Ok(_) => out.out(format!("deployment.apps/{name} rolled back\n")),
         Err(e) => out.fail(e.into()),

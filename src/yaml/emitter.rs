@@ -148,7 +148,7 @@ impl Emitter {
             }
             Value::Object(map) => {
                 self.increase_indent(false, false);
-                for (k, v) in sorted_entries(map) {
+                for (k, v) in sorted_entries(map, natural_cmp) {
                     self.write_indent();
                     if simple_key_ok(k) {
                         self.node(&Value::String(k.clone()), true, true);
@@ -175,6 +175,13 @@ impl Emitter {
 
     /// go-yaml's `stringv`: quote what would resolve to another type, literal for line breaks.
     fn string(&mut self, s: &str) {
+        let folded;
+        let s = if s.contains('\u{85}') && !self.simple_key_context {
+            folded = fold_nel(s);
+            folded.as_str()
+        } else {
+            s
+        };
         let style = if s.contains('\n') {
             ScalarStyle::Literal
         } else if resolve_is_str(s) && !is_base60_float(s) {
@@ -395,6 +402,39 @@ impl Emitter {
     }
 }
 
+/// kubectl prints JSON, which leaves NEL (U+0085) raw, and go-yaml reads that JSON back: inside
+/// a quoted scalar a raw NEL is a line break, so it is folded like one (spaces around it dropped,
+/// one break becomes a space, `n` breaks become `n - 1` line feeds).
+fn fold_nel(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '\u{85}' {
+            out.push(c);
+            continue;
+        }
+        // Go's JSON escapes tabs (`\t`), so only spaces are raw blanks next to the break.
+        while out.ends_with(' ') {
+            out.pop();
+        }
+        let mut breaks = 1;
+        while let Some(&n) = chars.peek() {
+            match n {
+                ' ' => {}
+                '\u{85}' => breaks += 1,
+                _ => break,
+            }
+            chars.next();
+        }
+        if breaks == 1 {
+            out.push(' ');
+        } else {
+            out.extend(std::iter::repeat_n('\n', breaks - 1));
+        }
+    }
+    out
+}
+
 fn is_break(c: char) -> bool {
     matches!(c, '\r' | '\n' | '\u{85}' | '\u{2028}' | '\u{2029}')
 }
@@ -536,10 +576,34 @@ fn number_text(n: &serde_json::Number) -> String {
     format_go_g(f, false)
 }
 
-fn sorted_entries(map: &Map<String, Value>) -> Vec<(&String, &Value)> {
-    let mut entries: Vec<(&String, &Value)> = map.iter().collect();
-    entries.sort_unstable_by(|a, b| natural_cmp(a.0, b.0));
-    entries
+/// A map's entries in key order, by `cmp`: a small bottom-up merge sort, so that one sort
+/// serves both orders this module needs (go-yaml's and Go's `%#v`) at little wasm cost, in
+/// O(n log n) even for a ConfigMap with thousands of keys.
+pub(crate) fn sorted_entries(map: &Map<String, Value>, cmp: fn(&str, &str) -> Ordering) -> Vec<(&String, &Value)> {
+    let mut a: Vec<(&String, &Value)> = map.iter().collect();
+    let mut b = a.clone();
+    let n = a.len();
+    let mut width = 1;
+    while width < n {
+        let mut start = 0;
+        while start < n {
+            let (mid, end) = ((start + width).min(n), (start + 2 * width).min(n));
+            let (mut i, mut j) = (start, mid);
+            for slot in &mut b[start..end] {
+                if j >= end || (i < mid && cmp(a[i].0, a[j].0) != Ordering::Greater) {
+                    *slot = a[i];
+                    i += 1;
+                } else {
+                    *slot = a[j];
+                    j += 1;
+                }
+            }
+            start = end;
+        }
+        std::mem::swap(&mut a, &mut b);
+        width *= 2;
+    }
+    a
 }
 
 /// go-yaml v2's `keyList.Less` for two string keys.
@@ -553,10 +617,32 @@ pub(crate) fn natural_cmp(a: &str, b: &str) -> Ordering {
     }
 }
 
-/// Go's `unicode.IsLetter`, exactly for ASCII; any other character counts as a letter (keys
-/// beyond ASCII are rare, and a Unicode table would cost the page several kilobytes).
+/// Go's `unicode.IsLetter`: exact for ASCII; beyond it, the letter blocks of the common scripts
+/// (Latin, Greek, Cyrillic, Armenian, Hebrew, Arabic, CJK, kana, Hangul) count as letters and
+/// symbols, punctuation and emoji do not. A full Unicode table would cost the page kilobytes for
+/// the order of keys that are rare in Kubernetes objects.
 fn is_letter(c: char) -> bool {
-    c.is_ascii_alphabetic() || !c.is_ascii()
+    const RANGES: [(u32, u32); 17] = [
+        (0xaa, 0xaa),
+        (0xb5, 0xb5),
+        (0xba, 0xba),
+        (0xc0, 0xd6),
+        (0xd8, 0xf6),
+        (0xf8, 0x2af),
+        (0x370, 0x3ff),
+        (0x400, 0x52f),
+        (0x531, 0x587),
+        (0x5d0, 0x5ea),
+        (0x620, 0x64a),
+        (0x1e00, 0x1fff),
+        (0x3041, 0x30ff),
+        (0x3400, 0x4dbf),
+        (0x4e00, 0x9fff),
+        (0xac00, 0xd7a3),
+        (0xff21, 0xff5a),
+    ];
+    let v = c as u32;
+    c.is_ascii_alphabetic() || (v > 0x7f && RANGES.iter().any(|&(lo, hi)| (lo..=hi).contains(&v)))
 }
 
 fn natural_less(a: &str, b: &str) -> bool {

@@ -6,10 +6,10 @@
 //! text is read; anything after a `...` is ignored.
 
 use serde_json::{Map, Number, Value};
-use std::collections::{HashMap, HashSet};
 
-use super::resolve::{format_go_g, resolve, Resolved, TWO_POW_63};
-use super::scanner::{Failure, Mark, Scanner, Style, Tok, K, MAX_DEPTH};
+use super::emitter::sorted_entries;
+use super::resolve::{format_go_g, resolve, resolve_as, Resolved, TWO_POW_63};
+use super::scanner::{Failure, FailureData, Mark, Scanner, Style, Tok, K, MAX_DEPTH};
 
 /// Why one document failed, before it is worded for the user (see `YamlError`).
 #[derive(Debug)]
@@ -24,18 +24,20 @@ pub(crate) enum DocError {
     Convert(String, Mark),
 }
 
-type R<T> = Result<T, DocError>;
+type R<T> = Result<T, Box<DocError>>;
 
-impl From<Failure> for DocError {
-    fn from(f: Failure) -> DocError {
-        DocError::Syntax(f)
+impl From<Failure> for Box<DocError> {
+    fn from(f: Failure) -> Box<DocError> {
+        Box::new(DocError::Syntax(f))
     }
 }
 
 struct Parser {
     sc: Scanner,
     /// `None` while the anchored node is still being read (an alias to it is then recursive).
-    anchors: HashMap<String, Option<Value>>,
+    anchors: Map<String, Value>,
+    /// Anchors whose node is still being read: an alias to one of them is recursive.
+    anchors_in_progress: Vec<String>,
     strict: bool,
     duplicates: Vec<String>,
     first_duplicate: Option<Mark>,
@@ -56,15 +58,21 @@ struct Node {
     merge_key: bool,
 }
 
-fn parser_error(context_mark: Mark, problem: &str, problem_mark: Mark) -> DocError {
-    DocError::Syntax(Failure { problem: problem.to_string(), problem_mark, context_mark, scanner: false })
+fn parser_error(context_mark: Mark, problem: &str, problem_mark: Mark) -> Box<DocError> {
+    Box::new(DocError::Syntax(Box::new(FailureData {
+        problem: problem.to_string(),
+        problem_mark,
+        context_mark,
+        scanner: false,
+    })))
 }
 
 /// Parses the first document of `text`; `Value::Null` when it holds none.
 pub(crate) fn parse_document(text: &str, strict: bool) -> R<Value> {
     let mut p = Parser {
         sc: Scanner::new(text),
-        anchors: HashMap::new(),
+        anchors: Map::new(),
+        anchors_in_progress: Vec::new(),
         strict,
         duplicates: Vec::new(),
         first_duplicate: None,
@@ -117,13 +125,13 @@ pub(crate) fn parse_document(text: &str, strict: bool) -> R<Value> {
     // go-yaml asks for the document end, which makes the scanner read one more token.
     p.sc.peek()?;
     if let Some(e) = p.decode_error {
-        return Err(e);
+        return Err(Box::new(e));
     }
     if !p.duplicates.is_empty() {
-        return Err(DocError::Unmarshal(p.duplicates, p.first_duplicate.unwrap_or_default()));
+        return Err(Box::new(DocError::Unmarshal(p.duplicates, p.first_duplicate.unwrap_or_default())));
     }
     match p.convert_error {
-        Some(e) => Err(e),
+        Some(e) => Err(Box::new(e)),
         None => Ok(value),
     }
 }
@@ -165,7 +173,7 @@ impl Parser {
             return Err(parser_error(start, &format!("exceeded max depth of {MAX_DEPTH}"), tok.start));
         }
         if let Some(name) = &anchor {
-            self.anchors.insert(name.clone(), None);
+            self.anchors_in_progress.push(name.clone());
         }
         let mut merge_key = false;
         let value = match tok.kind {
@@ -191,7 +199,8 @@ impl Parser {
         self.depth -= 1;
         self.decode_count += 1;
         if let Some(name) = anchor {
-            self.anchors.insert(name, Some(value.clone()));
+            self.anchors_in_progress.pop();
+            self.anchors.insert(name, value.clone());
         }
         Ok(Node { value, start, merge_key })
     }
@@ -207,14 +216,14 @@ impl Parser {
     }
 
     fn alias(&mut self, name: &str, at: Mark) -> R<Value> {
+        if self.anchors_in_progress.iter().any(|n| n == name) {
+            return Ok(self.fail_later(DocError::Decode(format!("anchor '{name}' value contains itself"), at)));
+        }
         let value = match self.anchors.get(name) {
-            None => return Err(DocError::Decode(format!("unknown anchor '{name}' referenced"), at)),
+            None => return Err(Box::new(DocError::Decode(format!("unknown anchor '{name}' referenced"), at))),
             // Once aliasing is found excessive, stop copying (the error is already recorded).
             Some(_) if self.decode_error.is_some() => return Ok(Value::Null),
-            Some(None) => {
-                return Ok(self.fail_later(DocError::Decode(format!("anchor '{name}' value contains itself"), at)))
-            }
-            Some(Some(v)) => v.clone(),
+            Some(v) => v.clone(),
         };
         let size = count_nodes(&value);
         self.alias_count += size;
@@ -247,7 +256,8 @@ impl Parser {
                 | "tag:yaml.org,2002:null"
                 | "tag:yaml.org,2002:timestamp"),
             ) => {
-                let r = resolve(text);
+                let want = &t["tag:yaml.org,2002:".len()..];
+                let r = resolve_as(text, want == "timestamp");
                 let rtag = match r {
                     Resolved::Null => "null",
                     Resolved::Bool(_) => "bool",
@@ -256,7 +266,6 @@ impl Parser {
                     Resolved::Timestamp => "timestamp",
                     Resolved::Str => "str",
                 };
-                let want = &t["tag:yaml.org,2002:".len()..];
                 if rtag != want && !(want == "float" && rtag == "int") {
                     return Ok(
                         self.fail_later(DocError::Decode(format!("cannot decode !!{rtag} `{text}` as a !!{want}"), at))
@@ -555,12 +564,12 @@ impl Parser {
         if !self.strict {
             return true;
         }
-        if map.seen.contains(&repr) {
+        if map.seen.contains_key(&repr) {
             self.duplicates.push(format!("line {}: key {repr} already set in map", at.line + 1));
             self.first_duplicate.get_or_insert(at);
             return false;
         }
-        map.seen.insert(repr);
+        map.seen.insert(repr, Value::Null);
         true
     }
 }
@@ -569,7 +578,7 @@ impl Parser {
 struct MapBuilder {
     map: Map<String, Value>,
     /// Keys met so far, as go-yaml prints them (`"a"`, `1`, `<nil>`), for strict mode.
-    seen: HashSet<String>,
+    seen: Map<String, Value>,
 }
 
 fn merge_error(at: Mark) -> DocError {
@@ -601,11 +610,9 @@ fn go_syntax(v: &Value) -> String {
             format!("[]interface {{}}{{{}}}", inner.join(", "))
         }
         Value::Object(map) => {
-            let mut inner: Vec<(String, String)> = map.iter().map(|(k, v)| (k.clone(), go_syntax(v))).collect();
-            inner.sort_unstable();
-            let inner: Vec<String> = inner
+            let inner: Vec<String> = sorted_entries(map, |a, b| a.cmp(b))
                 .into_iter()
-                .map(|(k, v)| format!("{}:{v}", serde_json::to_string(&k).unwrap_or_default()))
+                .map(|(k, v)| format!("{}:{}", go_syntax(&Value::String(k.clone())), go_syntax(v)))
                 .collect();
             format!("map[interface {{}}]interface {{}}{{{}}}", inner.join(", "))
         }

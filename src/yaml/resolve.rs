@@ -25,6 +25,12 @@ pub(crate) enum Resolved {
 }
 
 pub(crate) fn resolve(s: &str) -> Resolved {
+    resolve_as(s, true)
+}
+
+/// `resolve`, with timestamps tried or not: go-yaml tries them only for untagged scalars and
+/// `!!timestamp` (so `!!int 2024-01-01` fails as a `!!str`).
+pub(crate) fn resolve_as(s: &str, timestamps: bool) -> Resolved {
     match s {
         "" | "~" | "null" | "Null" | "NULL" => return Resolved::Null,
         "y" | "Y" | "yes" | "Yes" | "YES" | "true" | "True" | "TRUE" | "on" | "On" | "ON" => {
@@ -49,7 +55,7 @@ pub(crate) fn resolve(s: &str) -> Resolved {
             Resolved::Str
         }
         b'+' | b'-' | b'0'..=b'9' => {
-            if is_timestamp(s) {
+            if timestamps && is_timestamp(s) {
                 return Resolved::Timestamp;
             }
             let plain: String = s.chars().filter(|&c| c != '_').collect();

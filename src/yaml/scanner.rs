@@ -19,7 +19,7 @@
 //! Tokens are produced lazily, as the parser asks for them, so that errors surface in the same order
 //! as in go-yaml (which reports the first error it meets and never looks further).
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 
 /// A position in the input: character index, 0-based line and 0-based column (in characters).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -136,8 +136,11 @@ pub(crate) struct Token {
 }
 
 /// A scanner or parser failure, with the two marks go-yaml keeps (see `YamlError::from_marks`).
+/// Boxed, so that results carrying it stay small.
+pub(crate) type Failure = Box<FailureData>;
+
 #[derive(Clone, Debug)]
-pub(crate) struct Failure {
+pub(crate) struct FailureData {
     pub problem: String,
     pub problem_mark: Mark,
     pub context_mark: Mark,
@@ -171,12 +174,16 @@ pub(crate) struct Scanner {
     /// Invariant: strictly increasing, and every entry is less than `indent`.
     indents: Vec<isize>,
     simple_key_allowed: bool,
-    /// One slot per flow level plus one for the block context.
+    /// Invariant (once the stream has started): one slot per flow level plus one for the block
+    /// context, `simple_keys.len() == flow_level + 1`.
     simple_keys: Vec<SimpleKey>,
     /// go-yaml's `simple_keys_by_tok`: token number -> level of a possible simple key. Kept with
     /// go-yaml's exact bookkeeping, quirks included: closing a flow collection deletes the entry
     /// of the token that opened it, so `[]` and `{}` stop counting as a pending simple key.
-    simple_keys_by_tok: HashMap<usize, usize>,
+    /// Not an invariant: an entry may outlive its level (go-yaml deletes only the closing level's
+    /// current key), so lookups check the level is still there. Entries for tokens already handed
+    /// to the parser are dropped, which keeps this list as short as the token queue.
+    simple_keys_by_tok: Vec<(usize, usize)>,
     flow_level: usize,
 }
 
@@ -217,9 +224,19 @@ impl Scanner {
             indents: Vec::new(),
             simple_key_allowed: false,
             simple_keys: Vec::new(),
-            simple_keys_by_tok: HashMap::new(),
+            simple_keys_by_tok: Vec::new(),
             flow_level: 0,
         }
+    }
+
+    /// Checks the invariants stated on the fields (for tests).
+    #[cfg(test)]
+    pub fn invariants_hold(&self) -> bool {
+        let indents_ok =
+            self.indents.windows(2).all(|w| w[0] < w[1]) && self.indents.last().is_none_or(|&i| i < self.indent);
+        let keys_ok = !self.stream_start_produced || self.simple_keys.len() == self.flow_level + 1;
+        let queue_ok = self.simple_keys_by_tok.iter().all(|&(n, _)| n + 1 >= self.tokens_parsed);
+        indents_ok && keys_ok && queue_ok
     }
 
     fn ch(&self, k: usize) -> char {
@@ -263,7 +280,7 @@ impl Scanner {
     }
 
     fn scanner_error(&self, context_mark: Mark, problem: &str) -> Failure {
-        Failure { problem: problem.to_string(), problem_mark: self.mark, context_mark, scanner: true }
+        Box::new(FailureData { problem: problem.to_string(), problem_mark: self.mark, context_mark, scanner: true })
     }
 
     /// The next token's kind and start, without consuming it.
@@ -294,9 +311,12 @@ impl Scanner {
         loop {
             if !self.tokens.is_empty() {
                 // More tokens are needed while the head token may still become a simple key.
-                match self.simple_keys_by_tok.get(&self.tokens_parsed) {
+                // Entries for tokens already handed out can never be asked for again.
+                let head = self.tokens_parsed;
+                self.simple_keys_by_tok.retain(|&(n, _)| n >= head);
+                match self.simple_keys_by_tok.iter().find(|&&(n, _)| n == head).map(|&(_, level)| level) {
                     None => break,
-                    Some(&level) => {
+                    Some(level) => {
                         if level >= self.simple_keys.len() || !self.simple_key_is_valid(level)? {
                             break;
                         }
@@ -547,9 +567,15 @@ impl Scanner {
             if let Some(last) = self.simple_keys.last_mut() {
                 *last = key;
             }
-            self.simple_keys_by_tok.insert(key.token_number, self.simple_keys.len() - 1);
+            let level = self.simple_keys.len() - 1;
+            self.forget_key(key.token_number);
+            self.simple_keys_by_tok.push((key.token_number, level));
         }
         Ok(())
+    }
+
+    fn forget_key(&mut self, number: usize) {
+        self.simple_keys_by_tok.retain(|&(n, _)| n != number);
     }
 
     fn remove_simple_key(&mut self) -> R<()> {
@@ -561,7 +587,7 @@ impl Scanner {
                 }
                 key.possible = false;
                 let number = key.token_number;
-                self.simple_keys_by_tok.remove(&number);
+                self.forget_key(number);
             }
         }
         Ok(())
@@ -618,7 +644,7 @@ impl Scanner {
         if self.flow_level > 0 {
             self.flow_level -= 1;
             if let Some(popped) = self.simple_keys.pop() {
-                self.simple_keys_by_tok.remove(&popped.token_number);
+                self.forget_key(popped.token_number);
             }
         }
         self.simple_key_allowed = false;
@@ -667,7 +693,7 @@ impl Scanner {
             self.insert(key.token_number, Tok::Key, key.mark);
             self.roll_indent(key.mark.column, Some(key.token_number), Tok::BlockMapStart, key.mark)?;
             self.simple_keys[i].possible = false;
-            self.simple_keys_by_tok.remove(&key.token_number);
+            self.forget_key(key.token_number);
             self.simple_key_allowed = false;
         } else {
             if self.flow_level == 0 {

@@ -547,6 +547,13 @@ proptest! {
     }
 
     #[test]
+    fn arbitrary_bytes_never_panic(bytes in prop::collection::vec(any::<u8>(), 0..300)) {
+        let s = String::from_utf8_lossy(&bytes);
+        let _ = parse_documents(&s);
+        let _ = parse_value(&s);
+    }
+
+    #[test]
     fn token_soups_never_panic(parts in prop::collection::vec(prop::sample::select(vec![
         "a", "b: ", ":", "- ", "-", "?", " ", "  ", "\n", "\t", "[", "]", "{", "}", ",", "'", "\"", "\\", "|", ">",
         "|-", ">+2", "#", "&x ", "*x", "!!str ", "!t ", "<<: ", "---\n", "...\n", "%YAML 1.1\n", "1", "0x", ".inf", "\r\n",
@@ -589,6 +596,86 @@ proptest! {
         for text in cases {
             let want = text.parse::<f64>().ok().filter(|v| v.is_finite());
             prop_assert_eq!(super::resolve::parse_float(&text), want, "{}", text);
+        }
+    }
+}
+
+#[test]
+fn parse_value_reads_one_value() {
+    assert_eq!(parse_value("{\"spec\":{\"replicas\":3}}").unwrap(), json!({"spec": {"replicas": 3}}));
+    assert_eq!(parse_value("spec:\n  replicas: 3\n").unwrap(), json!({"spec": {"replicas": 3}}));
+    assert_eq!(parse_value("").unwrap(), Value::Null);
+    assert_eq!(parse_value("--- a\n--- b\n").unwrap(), json!("a"));
+    assert_eq!(
+        parse_value("a: b: c").unwrap_err().message,
+        "error converting YAML to JSON: yaml: mapping values are not allowed in this context"
+    );
+}
+
+#[test]
+fn big_maps_sort_quickly_and_correctly() {
+    let map: serde_json::Map<String, Value> = (0..20_000).rev().map(|i| (format!("key{i}"), json!(i))).collect();
+    let started = std::time::Instant::now();
+    let text = to_yaml(&Value::Object(map));
+    assert!(started.elapsed().as_secs() < 5);
+    let keys: Vec<&str> = text.lines().map(|l| l.split(':').next().unwrap_or("")).collect();
+    let expected: Vec<String> = (0..20_000).map(|i| format!("key{i}")).collect();
+    assert_eq!(keys, expected);
+}
+
+#[test]
+fn nel_in_values_folds_as_through_kubectls_json() {
+    assert_eq!(to_yaml(&json!({"k": "x\u{85}y"})), "k: x y\n");
+    assert_eq!(to_yaml(&json!({"k": "a\t\u{85}\u{85}\u{85} b"})), "k: \"a\\t\\n\\nb\"\n");
+    assert_eq!(to_yaml(&json!({"k": ["a \u{85} b"]})), "k:\n- a b\n");
+}
+
+/// Mistakes learners make, with what kubectl answers (`error: error parsing FILE: ` + this).
+#[test]
+fn common_mistakes_get_kubectls_messages() {
+    let cases = [
+        ("spec:\n\treplicas: 3\n", "yaml: line 2: found character that cannot start any token", (2, 1)),
+        (
+            "spec:\n  replicas:3\n  selector:\n    app: web\n",
+            "yaml: line 3: mapping values are not allowed in this context",
+            (3, 11),
+        ),
+        (
+            "spec:\n  containers:\n  - name: a\n    image: nginx\n   ports:\n    - 80\n",
+            "yaml: line 4: did not find expected key",
+            (5, 4),
+        ),
+        (
+            "spec:\n  containers:\n    - name: a\n    -name: b\n",
+            "yaml: line 3: did not find expected '-' indicator",
+            (4, 5),
+        ),
+        ("metadata:\n  labels: {app: web\n", "yaml: line 2: did not find expected ',' or '}'", (3, 1)),
+        ("data:\n  key: 'single ' quoted'\n", "yaml: line 1: did not find expected key", (2, 18)),
+        ("command: [\"sh\", \"-c\", \"echo hi\"\n", "yaml: line 1: did not find expected ',' or ']'", (2, 1)),
+    ];
+    for (text, want, at) in cases {
+        let e = parse_documents(text).unwrap_err();
+        assert_eq!(e.message, format!("error converting YAML to JSON: {want}"), "{text:?}");
+        assert_eq!((e.line, e.column), at, "{text:?}");
+    }
+}
+
+proptest! {
+    /// The scanner's stated invariants hold after every token, whatever the input.
+    #[test]
+    fn scanner_invariants_hold(parts in prop::collection::vec(prop::sample::select(vec![
+        "a", "b: ", ": ", "- ", "? ", " ", "  ", "\n", "\n  ", "[", "]", "{", "}", ", ", "'x'", "\"y\"", "|\n  t\n",
+        "&x ", "*x", "!!str ", "#c", "...\n", "%YAML 1.1\n", "\t",
+    ]), 0..50)) {
+        let text: String = parts.concat();
+        let mut sc = super::scanner::Scanner::new(&text);
+        for _ in 0..10_000 {
+            match sc.next() {
+                Ok(t) if t.kind == super::scanner::Tok::StreamEnd => break,
+                Ok(_) => prop_assert!(sc.invariants_hold(), "{:?}", text),
+                Err(_) => break,
+            }
         }
     }
 }

@@ -149,7 +149,7 @@ impl ApiServer {
         opts: &DeleteOptions,
     ) -> Result<Deleted, Status> {
         let key = Self::key(kind, ns, name);
-        let old = self.store.get(&key).cloned().ok_or_else(|| Status::not_found(kind, name))?;
+        let old = self.store.get(&key).ok_or_else(|| Status::not_found(kind, name))?;
         if kind.kind == "Namespace" && IMMORTAL_NAMESPACES.contains(&name) {
             return Err(Status::forbidden(kind, name, "this namespace may not be deleted"));
         }

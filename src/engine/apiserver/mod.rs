@@ -111,6 +111,11 @@ impl ApiServer {
         self.object_limit = n;
     }
 
+    /// The total size of the stored objects' JSON encodings, in bytes (what etcd would hold).
+    pub fn stored_bytes(&self) -> usize {
+        self.store.bytes()
+    }
+
     /// How many objects of a kind exist.
     pub fn count(&self, kind: &Kind) -> usize {
         self.store.count(kind_index(kind))
@@ -126,34 +131,32 @@ impl ApiServer {
         self.get_arc(kind, ns, name).map(|o| (*o).clone())
     }
 
-    /// GET without copying the object: the stored value itself, shared. For hot read paths
-    /// (informer relists, views) where a deep copy per call would dominate.
+    /// GET as a shared value (one decode, then cheap to pass around and clone).
     pub fn get_shared(&self, kind: &Kind, ns: Option<&str>, name: &str) -> Result<Arc<Value>, Status> {
         self.get_arc(kind, ns, name)
     }
 
     fn get_arc(&self, kind: &Kind, ns: Option<&str>, name: &str) -> Result<Arc<Value>, Status> {
-        self.store.get(&Self::key(kind, ns, name)).cloned().ok_or_else(|| Status::not_found(kind, name))
+        self.store.get(&Self::key(kind, ns, name)).ok_or_else(|| Status::not_found(kind, name))
     }
 
-    /// LIST without copying the objects: the stored values, shared, and the list's revision.
+    /// LIST as shared values (decoded once each), with the list's revision.
     pub fn list_shared(&self, kind: &Kind, ns: Option<&str>, sel: &Selector) -> (Vec<Arc<Value>>, u64) {
         let ns = if kind.namespaced { ns } else { None };
-        let items = self.store.range(kind_index(kind), ns).filter(|o| sel.matches(o.labels())).cloned().collect();
+        let items = self.store.range(kind_index(kind), ns, sel).map(Arc::new).collect();
         (items, self.store.revision())
     }
 
     /// LIST a kind in one namespace (`Some`) or all (`None`), filtered by a label selector.
     pub fn list(&self, kind: &Kind, ns: Option<&str>, sel: &Selector) -> Result<ObjectList, Status> {
         let ns = if kind.namespaced { ns } else { None };
-        let items =
-            self.store.range(kind_index(kind), ns).filter(|o| sel.matches(o.labels())).map(|o| (**o).clone()).collect();
+        let items = self.store.range(kind_index(kind), ns, sel).collect();
         Ok(ObjectList { items, resource_version: self.store.revision() })
     }
 
     /// Every object of every kind, in storage order (for the page's views and for tests).
-    pub fn all_objects(&self) -> impl Iterator<Item = &Value> {
-        self.store.all().map(|(_, v)| v.as_ref())
+    pub fn all_objects(&self) -> impl Iterator<Item = Value> + '_ {
+        self.store.all()
     }
 
     // ---- watches ----
@@ -162,7 +165,7 @@ impl ApiServer {
     pub fn watch(&mut self, kind: &Kind, ns: Option<&str>, sel: Selector, from: WatchFrom) -> WatchId {
         let ns = if kind.namespaced { ns } else { None };
         let initial = match from {
-            WatchFrom::Now | WatchFrom::Any => self.store.range(kind_index(kind), ns).cloned().collect(),
+            WatchFrom::Now | WatchFrom::Any => self.store.range(kind_index(kind), ns, &sel).map(Arc::new).collect(),
             WatchFrom::Exact(_) => Vec::new(),
         };
         self.watches.open(kind, ns, sel, from, initial)
@@ -216,23 +219,23 @@ impl ApiServer {
     fn commit_create(&mut self, key: Key, mut obj: Value) -> Value {
         let rv = self.store.next_revision();
         set_resource_version(&mut obj, rv);
+        self.store.put(key.clone(), &obj);
         let arc = Arc::new(obj);
-        self.store.put(key.clone(), arc.clone());
         self.watches.record(key.0, Change { rv, event_type: EventType::Added, object: arc.clone(), prev: None });
         (*arc).clone()
     }
 
-    /// Replaces an object. A write that changes nothing is not written: no new
-    /// resourceVersion, no event (kubernetes-semantics.md §3.1, TV-12).
+    /// Replaces an object. A write whose encoding is byte-identical to the stored one is not
+    /// written: no new resourceVersion, no event (kubernetes-semantics.md §3.1, TV-12).
     fn commit_update(&mut self, key: Key, old: Arc<Value>, mut new: Value) -> Value {
         set_resource_version(&mut new, old.resource_version());
-        if new == *old {
+        if self.store.raw(&key).is_some_and(|stored| *stored == *store::encode(&new)) {
             return new;
         }
         let rv = self.store.next_revision();
         set_resource_version(&mut new, rv);
+        self.store.put(key.clone(), &new);
         let arc = Arc::new(new);
-        self.store.put(key.clone(), arc.clone());
         self.watches
             .record(key.0, Change { rv, event_type: EventType::Modified, object: arc.clone(), prev: Some(old) });
         (*arc).clone()

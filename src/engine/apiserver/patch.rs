@@ -298,6 +298,22 @@ fn strategic_merge(target: &mut Value, patch: &Value) -> Result<(), String> {
             }
         }
     }
+    // `$setElementOrder/<field>` (sent by kubectl apply): the listed elements first, in that
+    // order; elements it does not list keep their relative order after them.
+    for (k, order) in p {
+        let Some(field) = k.strip_prefix(SET_ELEMENT_ORDER) else { continue };
+        let (Some(Value::Array(order)), Some(Value::Array(list))) = (Some(order), t.get_mut(field)) else { continue };
+        let key = merge_key(field).unwrap_or("");
+        let id = |x: &Value| if key.is_empty() { Some(x.clone()) } else { x.get(key).cloned() };
+        let mut rest = std::mem::take(list);
+        for o in order {
+            let want = id(o);
+            if let Some(i) = rest.iter().position(|x| want.is_some() && id(x) == want) {
+                list.push(rest.remove(i));
+            }
+        }
+        list.extend(rest);
+    }
     Ok(())
 }
 
@@ -401,7 +417,7 @@ impl ApiServer {
         }
         let key = Self::key(kind, ns, name);
         debug_assert_eq!(key.0, kind_index(kind));
-        let old = self.store.get(&key).cloned().ok_or_else(|| Status::not_found(kind, name))?;
+        let old = self.store.get(&key).ok_or_else(|| Status::not_found(kind, name))?;
         let mut new = (*old).clone();
         match patch {
             Patch::Merge(p) => {

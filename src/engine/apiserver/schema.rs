@@ -712,7 +712,6 @@ impl DecodeError {
 fn json_type(v: &Value) -> String {
     match v {
         Value::String(_) => "string".into(),
-        Value::Number(n) if n.is_f64() => format!("number {n}"),
         Value::Number(_) => "number".into(),
         Value::Bool(_) => "bool".into(),
         Value::Array(_) => "array".into(),
@@ -778,8 +777,13 @@ struct Walk {
 impl Walk {
     fn type_err(&mut self, v: &Value, st: &'static Struct, go_path: &str, path: &str, ty: &Ty) {
         if self.type_error.is_none() {
+            // encoding/json names the literal only when a number does not fit a numeric field.
+            let found = match (v, ty) {
+                (Value::Number(n), Ty::Int32 | Ty::Int64 | Ty::IntOrString) => format!("number {n}"),
+                _ => json_type(v),
+            };
             self.type_error = Some(DecodeError::Type {
-                found: json_type(v),
+                found,
                 go_struct: st.go_name,
                 go_path: go_path.to_string(),
                 go_type: go_type(ty),

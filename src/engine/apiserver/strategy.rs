@@ -344,6 +344,25 @@ fn validate_workload_spec(obj: &Value, errs: &mut Vec<FieldError>) {
     }
 }
 
+fn percent_digits(s: &str) -> Option<&str> {
+    s.strip_suffix('%').filter(|d| !d.is_empty() && d.bytes().all(|c| c.is_ascii_digit()))
+}
+
+/// `ValidatePositiveIntOrPercent` (apps validation).
+fn validate_int_or_percent(v: &Value, path: &str, errs: &mut Vec<FieldError>) {
+    match v {
+        Value::String(s) if percent_digits(s).is_none() => errs.push(FieldError::invalid(
+            path,
+            s,
+            "a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')",
+        )),
+        Value::Number(n) if n.as_i64().is_some_and(|i| i < 0) => {
+            errs.push(FieldError::invalid_raw(path, n.to_string(), "must be greater than or equal to 0"))
+        }
+        _ => {}
+    }
+}
+
 /// The kind's own `Validate` (create and update).
 pub fn validate(kind: &Kind, obj: &Value) -> Vec<FieldError> {
     let mut errs = Vec::new();
@@ -353,6 +372,13 @@ pub fn validate(kind: &Kind, obj: &Value) -> Vec<FieldError> {
             let st = obj.pointer("/spec/strategy/type").and_then(Value::as_str).unwrap_or("");
             match st {
                 "RollingUpdate" => {
+                    // ValidateRollingUpdateDeployment's order: both formats, both-zero, then 100%.
+                    for field in ["maxUnavailable", "maxSurge"] {
+                        let path = format!("spec.strategy.rollingUpdate.{field}");
+                        if let Some(v) = obj.pointer(&format!("/spec/strategy/rollingUpdate/{field}")) {
+                            validate_int_or_percent(v, &path, &mut errs);
+                        }
+                    }
                     let is_zero = |p: &str| match obj.pointer(p) {
                         Some(Value::Number(n)) => n.as_i64() == Some(0),
                         Some(Value::String(s)) => s == "0%" || s == "0",
@@ -366,6 +392,16 @@ pub fn validate(kind: &Kind, obj: &Value) -> Vec<FieldError> {
                             "0".into(),
                             "may not be 0 when `maxSurge` is 0",
                         ));
+                    }
+                    // IsNotMoreThan100Percent
+                    if let Some(Value::String(p)) = obj.pointer("/spec/strategy/rollingUpdate/maxUnavailable") {
+                        if percent_digits(p).and_then(|d| d.parse::<u64>().ok()).is_some_and(|n| n > 100) {
+                            errs.push(FieldError::invalid(
+                                "spec.strategy.rollingUpdate.maxUnavailable",
+                                p,
+                                "must not be greater than 100%",
+                            ));
+                        }
                     }
                 }
                 "Recreate" => {
@@ -399,6 +435,15 @@ pub fn validate(kind: &Kind, obj: &Value) -> Vec<FieldError> {
                         "spec.leaseDurationSeconds",
                         d.to_string(),
                         "must be greater than 0",
+                    ));
+                }
+            }
+            if let Some(t) = int_at(obj, "/spec/leaseTransitions") {
+                if t < 0 {
+                    errs.push(FieldError::invalid_raw(
+                        "spec.leaseTransitions",
+                        t.to_string(),
+                        "must be greater than or equal to 0",
                     ));
                 }
             }

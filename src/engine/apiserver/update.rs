@@ -14,6 +14,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::create::{decode, default, kind_of};
+use super::patch::FieldValidation;
 use super::schema;
 use super::store::Key;
 use super::strategy::{self, UpdateMode};
@@ -49,6 +50,18 @@ impl ApiServer {
         self.update_with(obj, UpdateMode::Main, true)
     }
 
+    /// PUT under an explicit `fieldValidation` (kubectl replace's `--validate`); returns the
+    /// object and the warnings.
+    pub fn update_validated(
+        &mut self,
+        mut obj: Value,
+        validation: FieldValidation,
+    ) -> Result<(Value, Vec<String>), Status> {
+        let kind = kind_of(&obj)?;
+        let warnings = super::create::decode_with(kind, &mut obj, validation)?;
+        self.update_with(obj, UpdateMode::Main, true).map(|v| (v, warnings))
+    }
+
     /// PUT of `/status`: only status (and, per kind, some metadata) is taken from the request;
     /// generation never changes.
     pub fn update_status(&mut self, obj: Value) -> Result<Value, Status> {
@@ -75,7 +88,7 @@ impl ApiServer {
     pub fn bind(&mut self, ns: &str, name: &str, node: &str) -> Result<Value, Status> {
         let kind = Kind::by_kind("Pod").ok_or_else(|| Status::new(Reason::InternalError, "no Pod kind"))?;
         let key = Self::key(kind, Some(ns), name);
-        let old = self.store.get(&key).cloned().ok_or_else(|| Status::not_found(kind, name))?;
+        let old = self.store.get(&key).ok_or_else(|| Status::not_found(kind, name))?;
         let conflict = |why: String| Status::conflict_with("pods/binding", "", "pods/binding", name, &why);
         if old.is_deleting() {
             return Err(conflict(format!("pod {name} is being deleted, cannot be assigned to a host")));
@@ -124,7 +137,7 @@ impl ApiServer {
             obj.meta_mut().insert("namespace".into(), Value::from(ns.as_str()));
         }
         let key = Self::key(kind, ns.as_deref(), &name);
-        let old = self.store.get(&key).cloned().ok_or_else(|| Status::not_found(kind, &name))?;
+        let old = self.store.get(&key).ok_or_else(|| Status::not_found(kind, &name))?;
         self.update_existing(kind, key, old, obj, mode, uid_precondition)
     }
 
