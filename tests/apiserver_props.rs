@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 
 use proptest::prelude::*;
 use reconcile_lab::engine::apiserver::{
-    ApiServer, DeleteOptions, EventType, Patch, Propagation, Subresource, WatchEvent, WatchFrom, WatchId,
+    ApiServer, DeleteOptions, EventType, FieldSelector, Patch, Propagation, Subresource, WatchEvent, WatchFrom, WatchId,
 };
 use reconcile_lab::engine::kinds::Kind;
 use reconcile_lab::engine::labels::Selector;
@@ -50,7 +50,7 @@ fn op() -> impl Strategy<Value = Op> {
         1 => (k.clone(), n.clone()).prop_map(|(kind, name)| Op::AddFinalizer { kind, name }),
         2 => (k.clone(), n.clone()).prop_map(|(kind, name)| Op::RemoveFinalizers { kind, name }),
         3 => (k.clone(), n.clone(), 0..4u8, proptest::option::of(0..2u64)).prop_map(|(kind, name, policy, precondition)| Op::Delete { kind, name, policy, precondition }),
-        2 => (k, 0..3u8, 0..12u64, 0..3u8).prop_map(|(kind, from, back, selector)| Op::Watch { kind, from, back, selector }),
+        2 => (k, 0..3u8, 0..12u64, 0..4u8).prop_map(|(kind, from, back, selector)| Op::Watch { kind, from, back, selector }),
         3 => (0..8usize, 0..6usize).prop_map(|(watch, n)| Op::Deliver { watch, n }),
         1 => (1..20usize).prop_map(|n| Op::SetHistory { n }),
         1 => Just(Op::Expire),
@@ -77,6 +77,7 @@ struct WatchRun {
     id: WatchId,
     kind: usize,
     selector: Selector,
+    fields: FieldSelector,
     /// The state the watch starts from (empty for Now/Any: their ADDED events rebuild it).
     state: BTreeMap<String, Value>,
     /// How many synthetic ADDED events come first (their RVs are not ordered).
@@ -122,9 +123,9 @@ impl WatchRun {
     }
 }
 
-/// The store as a watch on `kind` with `sel` sees it.
-fn visible(s: &ApiServer, k: usize, sel: &Selector) -> BTreeMap<String, Value> {
-    s.list(kind(k), Some("default"), sel)
+/// The store as a watch on `kind` with `sel` and `fields` sees it.
+fn visible(s: &ApiServer, k: usize, sel: &Selector, fields: &FieldSelector) -> BTreeMap<String, Value> {
+    s.list_filtered(kind(k), Some("default"), sel, fields)
         .map(|l| l.items.into_iter().map(|o| (o.name().to_string(), o)).collect())
         .unwrap_or_default()
 }
@@ -134,7 +135,8 @@ fn run(ops: Vec<Op>) -> Result<(), TestCaseError> {
     let mut watches: Vec<WatchRun> = Vec::new();
     // The visible state per (kind) after every revision, to give Exact watches their start state.
     let mut history: BTreeMap<u64, [BTreeMap<String, Value>; 2]> = BTreeMap::new();
-    let snapshot = |s: &ApiServer| [visible(s, 0, &Selector::everything()), visible(s, 1, &Selector::everything())];
+    let all = (Selector::everything(), FieldSelector::everything());
+    let snapshot = |s: &ApiServer| [visible(s, 0, &all.0, &all.1), visible(s, 1, &all.0, &all.1)];
     history.insert(s.resource_version(), snapshot(&s));
     let mut last_rv = s.resource_version();
     for op in ops {
@@ -189,25 +191,33 @@ fn run(ops: Vec<Op>) -> Result<(), TestCaseError> {
             }
             Op::Watch { kind: k, from, back, selector } => {
                 let sel = match selector {
-                    0 => Selector::everything(),
+                    0 | 3 => Selector::everything(),
                     1 => Selector::parse("app=a").expect("selector"),
                     _ => Selector::parse("app notin (a)").expect("selector"),
                 };
+                let fields = match selector {
+                    3 => FieldSelector::parse("metadata.name!=b").expect("fields"),
+                    _ => FieldSelector::everything(),
+                };
                 let (wf, state, initial) = match from {
-                    0 => (WatchFrom::Now, BTreeMap::new(), visible(&s, k, &sel).len()),
-                    1 => (WatchFrom::Any, BTreeMap::new(), visible(&s, k, &sel).len()),
+                    0 => (WatchFrom::Now, BTreeMap::new(), visible(&s, k, &sel, &fields).len()),
+                    1 => (WatchFrom::Any, BTreeMap::new(), visible(&s, k, &sel, &fields).len()),
                     _ => {
                         let rv = s.resource_version().saturating_sub(back);
                         let start = history.range(..=rv).next_back().map(|(_, st)| st[k].clone()).unwrap_or_default();
-                        let start = start.into_iter().filter(|(_, o)| sel.matches(o.labels())).collect();
+                        let start = start
+                            .into_iter()
+                            .filter(|(_, o)| sel.matches(o.labels()) && fields.matches(kind(k), o))
+                            .collect();
                         (WatchFrom::Exact(rv), start, 0)
                     }
                 };
-                let id = s.watch(kind(k), Some("default"), sel.clone(), wf);
+                let id = s.watch_filtered(kind(k), Some("default"), sel.clone(), fields.clone(), wf).expect("watch");
                 watches.push(WatchRun {
                     id,
                     kind: k,
                     selector: sel,
+                    fields,
                     state,
                     initial,
                     seen: 0,
@@ -240,7 +250,7 @@ fn run(ops: Vec<Op>) -> Result<(), TestCaseError> {
             w.apply(ev)?;
         }
         if !w.errored {
-            prop_assert_eq!(&w.state, &visible(&s, w.kind, &w.selector), "replay differs from the store");
+            prop_assert_eq!(&w.state, &visible(&s, w.kind, &w.selector, &w.fields), "replay differs from the store");
         }
     }
     // Every stored object's RV is at most the global revision, and all are distinct.

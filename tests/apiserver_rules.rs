@@ -602,3 +602,60 @@ fn strategic_merge_patch_set_element_order() {
         .message
         .starts_with("Pod \"p\" is invalid: spec: Forbidden: pod updates may not change fields other than"));
 }
+
+#[test]
+fn field_selectors_on_lists_and_watches() {
+    use reconcile_lab::engine::apiserver::FieldSelector;
+    let mut s = ApiServer::new(1);
+    s.create(pod("a")).unwrap();
+    s.create(pod("b")).unwrap();
+    let running = FieldSelector::parse("status.phase=Running").unwrap();
+    let w = s.watch_filtered(k("po"), None, Selector::everything(), running.clone(), WatchFrom::Now).unwrap();
+    assert!(s.pending_events(w).is_empty());
+    let mut a = s.get(k("po"), Some("default"), "a").unwrap();
+    a["status"]["phase"] = json!("Running");
+    s.update_status(a).unwrap();
+    let ev = s.next_event(w).unwrap();
+    assert_eq!((ev.event_type, ev.object.name()), (EventType::Added, "a"));
+    let list = s.list_filtered(k("po"), Some("default"), &Selector::everything(), &running).unwrap();
+    assert_eq!(list.items.len(), 1);
+    let bad = FieldSelector::parse("spec.containers=x").unwrap();
+    assert_eq!(
+        s.list_filtered(k("po"), None, &Selector::everything(), &bad).unwrap_err().message,
+        "field label not supported: spec.containers"
+    );
+}
+
+#[test]
+fn events_look_like_core_v1_events() {
+    let mut s = ApiServer::new(1);
+    let e = s
+        .create(json!({"apiVersion": "v1", "kind": "Event", "metadata": {"name": "web.1"},
+            "involvedObject": {"kind": "Deployment", "name": "web"}, "reason": "ScalingReplicaSet",
+            "message": "Scaled up replica set web-abc from 0 to 3", "source": {"component": "deployment-controller"},
+            "firstTimestamp": "2026-01-01T00:00:00Z", "lastTimestamp": "2026-01-01T00:00:00Z", "count": 1, "type": "Normal"}))
+        .unwrap();
+    assert_eq!(e["eventTime"], Value::Null);
+    assert!(e.as_object().unwrap().contains_key("eventTime"));
+    assert_eq!((e["reportingComponent"].clone(), e["reportingInstance"].clone()), (json!(""), json!("")));
+    let keys: Vec<&String> = e.as_object().unwrap().keys().collect();
+    assert_eq!(
+        keys,
+        [
+            "apiVersion",
+            "kind",
+            "metadata",
+            "involvedObject",
+            "reason",
+            "message",
+            "source",
+            "firstTimestamp",
+            "lastTimestamp",
+            "count",
+            "type",
+            "eventTime",
+            "reportingComponent",
+            "reportingInstance"
+        ]
+    );
+}

@@ -485,16 +485,17 @@ static EVENT: Struct = Struct {
         p("reason", Ty::Str),
         p("message", Ty::Str),
         d("source", Ty::Obj(&EVENT_SOURCE), Def::Empty),
-        p("firstTimestamp", Ty::Str),
-        p("lastTimestamp", Ty::Str),
+        // Zero metav1.Time/MicroTime marshal as null; the reporting fields have no omitempty.
+        d("firstTimestamp", Ty::Any, Def::Null),
+        d("lastTimestamp", Ty::Any, Def::Null),
         p("count", Ty::Int32),
         p("type", Ty::Str),
-        p("eventTime", Ty::Any),
+        d("eventTime", Ty::Any, Def::Null),
         p("series", Ty::Any),
         p("action", Ty::Str),
         p("related", Ty::Obj(&OBJECT_REFERENCE)),
-        p("reportingComponent", Ty::Str),
-        p("reportingInstance", Ty::Str),
+        d("reportingComponent", Ty::Str, Def::Str("")),
+        d("reportingInstance", Ty::Str, Def::Str("")),
     ],
 };
 
