@@ -50,7 +50,6 @@
 //! - kubectl's `-o yaml` reads its own JSON back with go-yaml, which takes a raw NEL (U+0085)
 //!   inside a JSON string for a line break: values are folded the same way here, but a map key
 //!   holding NEL (which makes kubectl fail) is printed as `"\N"`.
-//! - JSON syntax errors carry serde_json's wording after `json: offset N: `, not Go's.
 //!
 //! # Size
 //! In a wasm32 release build (opt-level z, LTO, wasm-opt -Oz), a throwaway cdylib that parses and
@@ -59,6 +58,7 @@
 //! against about 49 KB for serde_yaml_ng measured the same way (toolchain.md).
 
 mod emitter;
+mod json_stream;
 mod parser;
 mod resolve;
 mod scanner;
@@ -230,36 +230,32 @@ fn chunk_error(chunk: &Chunk, e: DocError) -> YamlError {
 /// A JSON stream, as `json.Decoder` reads it: values one after another; `null`s skipped; integers
 /// beyond int64 become floats, as Kubernetes' number conversion makes them.
 fn parse_json_stream(text: &str) -> Result<Vec<Value>, YamlError> {
+    let place = |at: usize| {
+        let before = &text.as_bytes()[..at.min(text.len())];
+        let line = before.iter().filter(|&&c| c == b'\n').count() + 1;
+        let line_start = before.iter().rposition(|&c| c == b'\n').map_or(0, |p| p + 1);
+        (line, String::from_utf8_lossy(&before[line_start..]).chars().count() + 1)
+    };
+    let spans = json_stream::split(text).map_err(|(message, at)| {
+        let (line, column) = place(at);
+        YamlError { message, line, column }
+    })?;
     let mut docs = Vec::new();
-    let stream = serde_json::Deserializer::from_str(text).into_iter::<Value>();
-    for item in stream {
-        match item {
+    for (start, end) in spans {
+        match serde_json::from_str::<Value>(&text[start..end]) {
             Ok(v) if v.is_null() => {}
             Ok(mut v) => {
                 normalize_json_numbers(&mut v);
                 docs.push(v);
             }
+            // Valid JSON that serde_json still refuses: a number beyond f64's range.
             Err(e) => {
-                let (line, column) = (e.line(), e.column());
-                let offset = byte_offset(text, line, column);
-                let what = e.to_string();
-                let what = what.split(" at line ").next().unwrap_or(&what).to_string();
-                return Err(YamlError { message: format!("json: offset {offset}: {what}"), line, column });
+                let (line, column) = place(start);
+                return Err(YamlError { message: e.to_string(), line, column });
             }
         }
     }
     Ok(docs)
-}
-
-fn byte_offset(text: &str, line: usize, column: usize) -> usize {
-    let mut offset = 0;
-    for (n, l) in text.split_inclusive('\n').enumerate() {
-        if n + 1 == line {
-            return offset + column;
-        }
-        offset += l.len();
-    }
-    offset
 }
 
 fn normalize_json_numbers(v: &mut Value) {
