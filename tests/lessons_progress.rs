@@ -1,6 +1,7 @@
 //! Saved progress: round trip, and every kind of bad saved data is a clear error, never a panic.
 
 use proptest::prelude::*;
+use reconcile_lab::engine::kinds::Kind;
 use reconcile_lab::lessons::progress::{MAX_GOALS, MAX_PROGRESS_BYTES};
 use reconcile_lab::lessons::{self, LessonRun, Progress, ProgressError, PROGRESS_VERSION};
 
@@ -25,6 +26,36 @@ fn progress_round_trips_and_restores_a_lesson() {
     again.checker.restore(saved.goals_met.iter().map(String::as_str));
     assert_eq!(again.checker.current_step(), saved.current_step);
     assert!(again.check().is_empty());
+    // The same through the player's own calls.
+    let mut p2 = Progress::new();
+    run.save(&mut p2);
+    assert_eq!(p2, p);
+    let resumed = LessonRun::resume(&lesson, &Progress::decode(&p2.encode()).expect("decodes")).expect("starts");
+    assert_eq!(resumed.checker.met(), run.checker.met());
+    let other = LessonRun::resume(&lesson, &Progress::new()).expect("starts");
+    assert!(other.checker.met().is_empty());
+}
+
+#[test]
+fn reset_rebuilds_the_world_and_keeps_the_goals() {
+    let lesson = lessons::lesson("conflicts").expect("listed").expect("parses");
+    let mut run = LessonRun::start(&lesson).expect("starts");
+    run.play_solution(0).expect("step 1");
+    run.play_solution(1).expect("step 2");
+    assert_eq!(
+        run.world
+            .api()
+            .get(Kind::lookup("deploy").expect("kind"), Some("default"), "web")
+            .map(|d| d["spec"]["replicas"].clone())
+            .ok(),
+        Some(4.into())
+    );
+    run.reset().expect("resets");
+    let web = run.world.api().get(Kind::lookup("deploy").expect("kind"), Some("default"), "web").expect("exists");
+    assert_eq!(web["spec"]["replicas"], 2, "the world starts over");
+    assert_eq!(run.console.files.get("web.yaml"), Some(&lesson.files[0].1), "the editor starts over");
+    assert!(run.checker.is_met("got-409") && run.checker.is_met("applied"), "the goals stay");
+    assert_eq!(run.checker.current_step(), 2);
 }
 
 #[test]

@@ -4,6 +4,7 @@
 
 use super::checker::Checker;
 use super::format::{Action, Lesson, EXPECT_FAILURE, STEP_UNTIL_CAP};
+use super::progress::Progress;
 use crate::engine::world::{Settled, World};
 use crate::kubectl::Console;
 
@@ -76,6 +77,30 @@ impl LessonRun {
         }
         let checker = Checker::new(lesson, &world);
         Ok(LessonRun { lesson: lesson.clone(), world, console, checker })
+    }
+
+    /// Starts the lesson and restores the goals saved in `progress` for it (a reload).
+    pub fn resume(lesson: &Lesson, progress: &Progress) -> Result<LessonRun, PlayError> {
+        let mut run = LessonRun::start(lesson)?;
+        if let Some(saved) = progress.lesson(&lesson.slug) {
+            run.checker.restore(saved.goals_met.iter().map(String::as_str));
+        }
+        Ok(run)
+    }
+
+    /// The page's Reset: a fresh world, console and editor buffers from the lesson, keeping the
+    /// goals already met.
+    pub fn reset(&mut self) -> Result<(), PlayError> {
+        let met = self.checker.met();
+        let mut fresh = LessonRun::start(&self.lesson)?;
+        fresh.checker.restore(met.iter().map(String::as_str));
+        *self = fresh;
+        Ok(())
+    }
+
+    /// Writes this lesson's progress (goals met, current step) into `progress`.
+    pub fn save(&self, progress: &mut Progress) {
+        progress.record(&self.lesson.slug, &self.checker.met(), self.checker.current_step());
     }
 
     /// Checks the goals now (the page calls this after anything it does to the world itself).
