@@ -122,6 +122,8 @@ fn a_good_file_parses_into_its_parts() {
     assert_eq!(s.solution[3], Action::Settle);
     assert!(l.steps[1].puzzle);
     assert!(matches!(l.steps[1].goals[0].check, Check::All(ref v) if v.len() == 2));
+    assert_eq!(l.goal("free").map(|(i, g)| (i, g.text.as_str())), Some((1, "Something.")));
+    assert!(l.goal("nothing").is_none());
 }
 
 /// Replaces `from` in GOOD and expects an error at `line` whose text contains `needle`.

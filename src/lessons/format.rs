@@ -101,6 +101,13 @@ pub struct Lesson {
     pub steps: Vec<Step>,
 }
 
+impl Lesson {
+    /// A goal by id, with the index of its step.
+    pub fn goal(&self, id: &str) -> Option<(usize, &Goal)> {
+        self.steps.iter().enumerate().find_map(|(i, s)| s.goals.iter().find(|g| g.id == id).map(|g| (i, g)))
+    }
+}
+
 /// One step of a lesson.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Step {

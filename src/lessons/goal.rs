@@ -208,10 +208,6 @@ pub enum Check {
     LeakedBucket { namespace: String, name: String },
     /// The edge-triggered pod counter of a namespace disagrees with the Pods that exist.
     EdgeDrift { namespace: String },
-    /// A check the engine cannot evaluate yet (it needs a part of the engine that has not
-    /// landed); it never holds. The string is the check as written. No check parses to this
-    /// today; it stays so that a lesson can name a check before its engine part lands.
-    Unavailable(String),
 }
 
 fn kind_named(s: &str) -> Result<&'static Kind, String> {
@@ -608,17 +604,6 @@ impl Check {
                     world.api().list(pod, Some(namespace), &Selector::everything()).map(|l| l.items.len() as i64);
                 matches!((stored, pods), (Some(s), Ok(p)) if s != p)
             }
-            Check::Unavailable(_) => false,
-        }
-    }
-
-    /// The checks inside that the engine cannot evaluate yet.
-    pub fn unavailable(&self) -> Vec<&str> {
-        match self {
-            Check::Unavailable(s) => vec![s.as_str()],
-            Check::Not(c) => c.unavailable(),
-            Check::All(cs) => cs.iter().flat_map(Check::unavailable).collect(),
-            _ => Vec::new(),
         }
     }
 }
