@@ -113,6 +113,12 @@ fn the_vocabulary_against_a_real_world() {
     assert!(!holds(&run, "field deploy web .spec.replicas > 2"));
     assert!(holds(&run, "field deploy web .metadata.name == web"));
     assert!(holds(&run, "field deploy web .metadata.name == \"web\""));
+    assert!(holds(&run, "field deploy web .metadata.labels == '{\"app\":\"web\"}'"));
+    assert!(holds(&run, "field deploy web .spec.replicas == \"2\""), "a string holding a number is that number");
+    // One result is the value itself, not a one-element array.
+    assert!(!holds(&run, "field deploy web .spec.template.spec.containers[*].image == '[\"nginx\"]'"));
+    assert!(holds(&run, "field deploy web .spec.template.spec.containers[*].image == nginx"));
+    assert!(holds(&run, "field deploy web .spec.template.spec.containers[0].image == nginx"));
     assert!(holds(&run, "field deploy web .metadata.deletionTimestamp == null"));
     assert!(holds(&run, "field deploy web .status.observedGeneration == @.metadata.generation"));
     assert!(holds(&run, "field deploy web .metadata.generation < @.status.observedGeneration+1"));

@@ -15,8 +15,9 @@
 //! | `not CHECK` | the check does not hold |
 //! | `CHECK and CHECK ...` | all hold at once (several `Check:` lines under one goal mean the same) |
 //!
-//! OP is one of `==`, `!=`, `<`, `<=`, `>`, `>=` (the ordered ones compare numbers). VALUE is
-//! JSON (`3`, `true`, `null`, `"a b"`, `["x"]`) or a bare word taken as a string, or `@PATH`: a
+//! OP is one of `==`, `!=`, `<`, `<=`, `>`, `>=` (the ordered ones compare numbers; a string
+//! holding a number counts as that number). VALUE is one shell word (quotes removed, as in the
+//! console) read as JSON (`3`, `true`, `null`, `'["x"]'`) or else taken as a string, or `@PATH`: a
 //! field of the same object (`field deploy web .status.observedGeneration == @.metadata.generation`),
 //! optionally plus or minus a whole number (`@.status.observedGeneration+2`).
 //! A path that finds nothing yields `null`; several results yield an array.
@@ -82,16 +83,18 @@ impl Op {
         })
     }
 
-    /// Compares `a OP b`: equality on JSON values (numbers by value), order on numbers only.
+    /// Compares `a OP b`: equality on JSON values, with numbers by value and a string holding a
+    /// number taken as that number (ConfigMap `data` values are strings); order on numbers only.
     pub fn compare(self, a: &Value, b: &Value) -> bool {
-        let eq = match (a.as_f64(), b.as_f64()) {
+        let num = |v: &Value| v.as_f64().or_else(|| v.as_str().and_then(|s| s.trim().parse::<f64>().ok()));
+        let eq = match (num(a), num(b)) {
             (Some(x), Some(y)) => x == y,
             _ => a == b,
         };
         match self {
             Op::Eq => eq,
             Op::Ne => !eq,
-            _ => match (a.as_f64(), b.as_f64()) {
+            _ => match (num(a), num(b)) {
                 (Some(x), Some(y)) => match self {
                     Op::Lt => x < y,
                     Op::Le => x <= y,
