@@ -187,3 +187,99 @@ fn bad_checks_are_refused_with_a_reason() {
         assert!(e.contains(needle), "{text:?}: {e}");
     }
 }
+
+mod props {
+    use proptest::prelude::*;
+    use reconcile_lab::lessons::{self, goal, LessonRun};
+
+    const TOKENS: &[&str] = &[
+        "exists",
+        "absent",
+        "field",
+        "condition",
+        "count",
+        "seen",
+        "process",
+        "not",
+        "and",
+        "no-leaked-buckets",
+        "leaked-bucket",
+        "edge-drift",
+        "deploy",
+        "pods",
+        "ns",
+        "lease",
+        "web",
+        "default/web",
+        "kube-system/x",
+        "a/b/c",
+        ".spec.replicas",
+        "{.metadata.name}",
+        ".status.conditions[*].type",
+        "..name",
+        "[",
+        "==",
+        "!=",
+        "<",
+        ">=",
+        "3",
+        "-1",
+        "null",
+        "\"x y\"",
+        "'[1,2]'",
+        "@.metadata.generation",
+        "@.x+99999999999999999999",
+        "@.y-2",
+        "-l",
+        "app=web",
+        "-n",
+        "-A",
+        "where",
+        "action=list",
+        "actor=kubectl",
+        "code=409",
+        "key=default/web",
+        "text=relisted",
+        "verb=DELETE",
+        "kind=Pod",
+        "2",
+        "running",
+        "leading",
+        "True",
+        "Available",
+        "'",
+        "\"",
+    ];
+
+    thread_local! {
+        static RUN: LessonRun = {
+            let lesson = lessons::lesson("reconcile-loop").expect("listed").expect("parses");
+            LessonRun::start(&lesson).expect("starts")
+        };
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(500))]
+
+        /// Any sequence of vocabulary words parses or is refused, and what parses evaluates,
+        /// without a panic.
+        #[test]
+        fn checks_never_panic(words in proptest::collection::vec(0usize..TOKENS.len(), 0..10)) {
+            let text: Vec<&str> = words.iter().map(|&i| TOKENS[i]).collect();
+            if let Ok(c) = goal::parse_check(&text.join(" ")) {
+                RUN.with(|run| {
+                    let mut counters = vec![0; c.seen_slots()];
+                    for r in run.world.history().iter().take(50) {
+                        c.observe(r, &mut counters, &mut 0);
+                    }
+                    let _ = c.eval(&run.world, &counters, &mut 0);
+                });
+            }
+        }
+
+        #[test]
+        fn arbitrary_check_text_never_panics(s in "\\PC{0,200}") {
+            let _ = goal::parse_check(&s);
+        }
+    }
+}
