@@ -283,3 +283,55 @@ mod props {
         }
     }
 }
+
+fn start(slug: &str) -> LessonRun {
+    let lesson = lessons::lesson(slug).expect("listed").expect("parses");
+    LessonRun::start(&lesson).expect("starts")
+}
+
+#[test]
+fn a_resumed_watch_is_not_a_relist() {
+    let mut run = start("missed-events");
+    run.play_solution(0).expect("step 1");
+    assert!(run.checker.step_done(0));
+    // Step 2's wrong version: break the watch again but keep the history, so the reflector
+    // resumes its watch without relisting.
+    run.execute("lab break-watch kube-controller-manager-a Pod");
+    run.execute("kubectl delete pod -l app=web");
+    run.settle();
+    assert!(!run.checker.is_met("relisted"), "{:?}", run.checker.met());
+    // With the history expired, the same gets a 410 and a relist.
+    run.execute("lab break-watch kube-controller-manager-a Pod");
+    run.execute("lab expire-history");
+    let p = run.settle();
+    assert!(p.newly_met.contains(&"relisted".to_string()), "{:?}", p.newly_met);
+}
+
+#[test]
+fn scaling_with_the_controller_running_shows_no_gap() {
+    let mut run = start("generation");
+    for i in 0..3 {
+        run.play_solution(i).expect("steps 1 to 3");
+    }
+    // The wrong way: stop only the leader; the standby takes over and catches up.
+    run.execute("lab stop kube-controller-manager-a");
+    run.execute("kubectl scale deployment web --replicas=4");
+    run.settle();
+    assert!(!run.checker.is_met("gap"), "{:?}", run.checker.met());
+    assert!(!run.checker.complete());
+}
+
+#[test]
+fn a_proper_delete_leaks_nothing() {
+    let mut run = start("finalizers");
+    for i in 0..3 {
+        run.play_solution(i).expect("steps 1 to 3");
+    }
+    // The right way out of a stuck delete: start the controller again, not remove the finalizer.
+    run.execute("lab start bucket-operator");
+    let p = run.settle();
+    assert!(p.newly_met.is_empty(), "{:?}", p.newly_met);
+    assert!(!run.checker.is_met("leaked"));
+    assert!(run.world.leaked_buckets().is_empty());
+    assert!(holds(&run, "absent namespace old"));
+}
