@@ -187,3 +187,20 @@ fn failing_image_never_becomes_ready_then_recovers() {
     settle(&mut w);
     assert_converged(&w, "web", 2);
 }
+
+/// Regression (found by the property test): with the ReplicaSet watch broken, the Deployment
+/// controller's create of an existing ReplicaSet gets 409 AlreadyExists; since its cache does not
+/// show the ReplicaSet yet, that is an error to retry, not a hash collision (no new hash, no
+/// second ReplicaSet).
+#[test]
+fn already_exists_without_cache_entry_is_not_a_collision() {
+    let mut w = World::new(32);
+    w.run_until_idle(1000);
+    w.break_watch(CONTROLLER_MANAGER_A, "ReplicaSet").unwrap();
+    w.create(deployment("api", 2, "nginx")).unwrap();
+    settle(&mut w);
+    assert_eq!(list(&w, "ReplicaSet").len(), 1);
+    let d = w.api().get(kind("Deployment"), Some("default"), "api").unwrap();
+    assert!(d.pointer("/status/collisionCount").is_none());
+    assert_converged(&w, "api", 2);
+}

@@ -473,8 +473,12 @@ impl Sync<'_, '_> {
             Err(e) if e.code() == 409 => {
                 // A ReplicaSet with this name exists: ours with the same template, or a hash collision.
                 let key = format!("{}/{name}", self.d.namespace().unwrap_or("default"));
-                let found = self.ctx.cache.get(kind("ReplicaSet"), &key).cloned();
-                match found {
+                // Not in the cache yet: return the error and let the next sync look again
+                // (only a cached ReplicaSet that is not ours is a hash collision).
+                let Some(found) = self.ctx.cache.get(kind("ReplicaSet"), &key).cloned() else {
+                    return Err(e.message);
+                };
+                match Some(found) {
                     Some(f)
                         if is_controlled_by(&f, self.d.uid())
                             && f.pointer("/spec/template").is_some_and(|t| {

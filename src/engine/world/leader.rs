@@ -216,6 +216,12 @@ impl LeaderElector {
         api.update(l).is_ok()
     }
 
+    /// When a leader that has not renewed by then stops leading (`renewDeadline` after the
+    /// start of the current renewal round).
+    pub fn renew_deadline_at(&self) -> Time {
+        self.renew_round_start.after(self.config.renew_deadline)
+    }
+
     /// The Lease's key, `kube-system/<name>`.
     pub fn lease_key(&self) -> String {
         format!("{}/{}", self.namespace, self.name)

@@ -518,7 +518,15 @@ impl World {
                 }
             }
         }
-        out.sort_by_key(|(t, a)| (*t, a.class(), *a));
+        // A leader whose renew deadline has passed (after a clock jump, say) stops leading before
+        // anything else happens at that instant: its timer fired first in real time.
+        let expired = |a: &Act| match a {
+            Act::Lease(pi) => {
+                s.processes[*pi].elector.as_ref().is_some_and(|e| e.leading && e.renew_deadline_at() <= now)
+            }
+            _ => false,
+        };
+        out.sort_by_key(|(t, a)| (*t, if expired(a) { 0 } else { a.class() + 1 }, *a));
         out
     }
 
