@@ -258,3 +258,22 @@ fn going_back_restores_the_cloud() {
     let sentences = |w: &World| w.history().iter().map(|r| r.sentence.clone()).collect::<Vec<_>>();
     assert_eq!(sentences(&again), sentences(&w), "same seed, same inputs, same records");
 }
+
+/// A conflicting writer before every status write: the operator gets 409s, retries, converges.
+#[test]
+fn conflicting_writes_are_retried() {
+    let mut w = World::new(30);
+    settle(&mut w);
+    w.create(bucket("busy", "default", false)).unwrap();
+    for _ in 0..30 {
+        w.conflict_next_write(BUCKET_OPERATOR).unwrap();
+        w.step();
+    }
+    settle(&mut w);
+    let b = get(&w, "busy").unwrap();
+    assert_eq!(ready(&b).0, "True");
+    assert_eq!(b["status"]["observedGeneration"], b.generation());
+    let conflicts = w.history().iter().flat_map(|r| &r.calls).filter(|c| c.code == 409).count();
+    assert!(conflicts > 0);
+    assert_cloud_ok(&w);
+}

@@ -369,3 +369,29 @@ fn collection_retries_through_failing_api_calls() {
     assert!(failed, "some call failed during the fault");
     graph_ok(&w);
 }
+
+/// Conflicting writes: another client changes the owner right before the collector's finalizer
+/// patch (409 on the resourceVersion precondition); it re-reads and retries within the same
+/// run, as `retry.RetryOnConflict` does. A partitioned leader is replaced and the new one
+/// finishes the cascade.
+#[test]
+fn conflicts_and_partitions_during_a_foreground_cascade() {
+    let mut w = web();
+    let leader =
+        if w.process(CONTROLLER_MANAGER_A).unwrap().leading() { CONTROLLER_MANAGER_A } else { CONTROLLER_MANAGER_B };
+    w.delete(kind("Deployment"), Some("default"), "web", opts(Propagation::Foreground)).unwrap();
+    for _ in 0..40 {
+        w.conflict_next_write(leader).unwrap();
+        w.step();
+    }
+    w.partition(leader).unwrap();
+    w.advance(Duration::from_secs(30));
+    w.heal(leader).unwrap();
+    settle(&mut w);
+    assert!(w.api().get(kind("Deployment"), Some("default"), "web").is_err());
+    assert!(list(&w, "ReplicaSet").is_empty() && list(&w, "Pod").is_empty());
+    let conflicts = w.history().iter().flat_map(|r| &r.calls).filter(|c| c.code == 409).count();
+    assert!(conflicts > 0, "the injected writes caused conflicts");
+    graph_ok(&w);
+    assert_caches_match(&w);
+}

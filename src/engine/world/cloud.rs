@@ -316,6 +316,50 @@ impl Cloud {
             .collect()
     }
 
+    /// The cloud as a table for `lab cloud` and the page's Cloud panel: one row per bucket at
+    /// `now`, columns padded like kubectl's tables (3 spaces), a `LEAKED` column naming the
+    /// buckets in `leaked` (from [`Cloud::leaked`]). An empty cloud prints `No buckets in the cloud.`
+    pub fn table(&self, now: Time, leaked: &[CloudBucket]) -> String {
+        let buckets = self.buckets(now);
+        if buckets.is_empty() {
+            return "No buckets in the cloud.\n".to_string();
+        }
+        let mut rows = vec![["NAME", "REGION", "STATE", "VERSIONING", "OWNER UID", "LEAKED"].map(String::from)];
+        for b in &buckets {
+            let is_leaked = leaked.iter().any(|l| l.name == b.name);
+            rows.push([
+                b.name.clone(),
+                b.region.clone(),
+                b.state.as_str().to_string(),
+                if b.versioning { "Enabled" } else { "Suspended" }.to_string(),
+                b.owner_uid.clone(),
+                if is_leaked { "yes" } else { "no" }.to_string(),
+            ]);
+        }
+        let widths: Vec<usize> = (0..6).map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0)).collect();
+        let mut out = String::new();
+        for r in &rows {
+            let mut line = String::new();
+            for (c, cell) in r.iter().enumerate() {
+                if c + 1 == r.len() {
+                    line.push_str(cell);
+                } else {
+                    line.push_str(&format!("{cell:<w$}   ", w = widths[c]));
+                }
+            }
+            out.push_str(line.trim_end());
+            out.push('\n');
+        }
+        if let Some(f) = self.fault {
+            let what = match f {
+                CloudFault::Failing => "failing: every call answers 503",
+                CloudFault::Hanging => "hanging: operations do not complete",
+            };
+            out.push_str(&format!("The cloud is {what}.\n"));
+        }
+        out
+    }
+
     /// Checks the invariant stated in the module documentation.
     pub fn check_invariants(&self) -> Result<(), String> {
         for (name, s) in &self.buckets {
@@ -504,6 +548,24 @@ mod tests {
         c.set_fault(None, much_later);
         c.check_invariants().unwrap();
         assert_eq!(c.bucket("b", much_later.after(DEFAULT_LATENCY)).map(|b| b.state), Some(CloudBucketState::Ready));
+    }
+
+    #[test]
+    fn table_lists_buckets_and_leaks() {
+        let mut c = Cloud::new();
+        assert_eq!(c.table(Time::START, &[]), "No buckets in the cloud.\n");
+        c.call(Time::START, &create("default-a", "u1")).unwrap();
+        c.call(Time::START, &create("default-bb", "u2")).unwrap();
+        let leaked = c.leaked(Time::START, &["u1".to_string()].into());
+        let t = c.table(Time::START, &leaked);
+        assert_eq!(
+            t,
+            "NAME         REGION      STATE      VERSIONING   OWNER UID   LEAKED\n\
+             default-a    eu-west-1   Creating   Suspended    u1          no\n\
+             default-bb   eu-west-1   Creating   Suspended    u2          yes\n"
+        );
+        c.set_fault(Some(CloudFault::Failing), Time::START);
+        assert!(c.table(Time::START, &leaked).ends_with("The cloud is failing: every call answers 503.\n"));
     }
 
     #[test]

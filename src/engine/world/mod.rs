@@ -1074,12 +1074,17 @@ impl World {
             slot.controller.reconcile(&key, &mut ctx)
         };
         slot.queue.done(&key);
+        let mut queued_more = Vec::new();
         for k in slot.controller.take_enqueues() {
             match k {
                 Enqueue::Now(k) => {
-                    slot.queue.add(k);
+                    slot.queue.add(k.clone());
+                    queued_more.push(k);
                 }
-                Enqueue::After(k, d) => slot.queue.add_after(k, d, now),
+                Enqueue::After(k, d) => {
+                    slot.queue.add_after(k.clone(), d, now);
+                    queued_more.push(format!("{k} (in {})", fmt_duration(d)));
+                }
             }
         }
         let after = match &outcome {
@@ -1114,7 +1119,10 @@ impl World {
             .map(|c| c.to_string())
             .collect();
         let did = if writes.is_empty() { "found nothing to change".to_string() } else { writes.join("; ") };
-        let sentence = format!("{cname} reconciled {key}: {did}.{after}");
+        let mut sentence = format!("{cname} reconciled {key}: {did}.{after}");
+        if !queued_more.is_empty() {
+            sentence.push_str(&format!(" It queued {}.", queued_more.join(", ")));
+        }
         let mut objects: Vec<ObjectRef> = Vec::new();
         for c in &calls {
             if let Some((k, t)) = c.target.split_once(' ') {
@@ -1482,6 +1490,11 @@ impl World {
     pub fn garbage_collector(&self) -> Option<&GarbageCollector> {
         let p = self.state.processes.iter().find(|p| p.leading())?;
         p.slots.iter().find_map(|s| s.controller.as_any().and_then(|a| a.downcast_ref::<GarbageCollector>()))
+    }
+
+    /// What `lab cloud` prints: the cloud's buckets now, with the leaked ones marked.
+    pub fn cloud_table(&self) -> String {
+        self.state.cloud.table(self.state.now, &self.leaked_buckets())
     }
 
     /// Makes the external cloud fail, hang, or (with `None`) work again.
