@@ -286,6 +286,99 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 128, ..ProptestConfig::default() })]
+
+    /// Pods with any grace period, bound or not, deleted any number of times with any options:
+    /// never a panic, and a pod is gone once deleted with grace 0 and no finalizers.
+    #[test]
+    fn pod_deletion_never_panics(
+        grace in proptest::option::of(any::<i64>()),
+        bound in any::<bool>(),
+        deletes in proptest::collection::vec((proptest::option::of(any::<i64>()), 0..4u8), 1..5),
+    ) {
+        let mut s = ApiServer::new(3);
+        let mut p = manifest(1, "p", true, false);
+        if let Some(g) = grace {
+            p["spec"]["terminationGracePeriodSeconds"] = json!(g);
+        }
+        if s.create(p).is_ok() {
+            if bound {
+                s.bind("default", "p", "node-1").expect("bind");
+            }
+            for (g, policy) in deletes {
+                let propagation_policy = match policy {
+                    0 => None,
+                    1 => Some(Propagation::Background),
+                    2 => Some(Propagation::Foreground),
+                    _ => Some(Propagation::Orphan),
+                };
+                let _ = s.delete(kind(1), Some("default"), "p", &DeleteOptions { propagation_policy, grace_period_seconds: g, ..Default::default() });
+            }
+            let zero = DeleteOptions { grace_period_seconds: Some(0), propagation_policy: Some(Propagation::Background), ..Default::default() };
+            let _ = s.delete(kind(1), Some("default"), "p", &zero);
+            prop_assert!(s.get(kind(1), Some("default"), "p").is_err());
+        }
+    }
+}
+
+/// A valid manifest of each kind, for the mutation test below.
+fn valid_manifests() -> Vec<Value> {
+    vec![
+        manifest(0, "c", true, false),
+        manifest(1, "p", true, true),
+        json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d"},
+            "spec": {"selector": {"matchLabels": {"app": "a"}}, "strategy": {"type": "RollingUpdate", "rollingUpdate": {"maxSurge": 1}},
+                "template": {"metadata": {"labels": {"app": "a"}}, "spec": {"containers": [{"name": "c", "image": "i", "ports": [{"containerPort": 80}]}]}}}}),
+        json!({"apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": {"name": "r", "ownerReferences": [{"apiVersion": "apps/v1", "kind": "Deployment", "name": "d", "uid": "u", "controller": true}]},
+            "spec": {"selector": {"matchExpressions": [{"key": "app", "operator": "In", "values": ["a"]}]},
+                "template": {"metadata": {"labels": {"app": "a"}}, "spec": {"containers": [{"name": "c", "image": "i"}]}}}}),
+        json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "n"}}),
+        json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "node-9"}, "spec": {"taints": [{"key": "k", "effect": "NoSchedule"}]}}),
+        json!({"apiVersion": "coordination.k8s.io/v1", "kind": "Lease", "metadata": {"name": "l"}, "spec": {"holderIdentity": "x", "leaseDurationSeconds": 15}}),
+        json!({"apiVersion": "v1", "kind": "Event", "metadata": {"name": "e"}, "involvedObject": {"kind": "Pod", "name": "p"}}),
+        json!({"apiVersion": "example.com/v1", "kind": "Bucket", "metadata": {"name": "b"}, "spec": {"region": "eu", "versioning": true}}),
+    ]
+}
+
+/// Every object and array position of a value, as JSON pointers.
+fn pointers(v: &Value, at: String, out: &mut Vec<String>) {
+    out.push(at.clone());
+    match v {
+        Value::Object(m) => m.iter().for_each(|(k, c)| pointers(c, format!("{at}/{k}"), out)),
+        Value::Array(a) => a.iter().enumerate().for_each(|(i, c)| pointers(c, format!("{at}/{i}"), out)),
+        _ => {}
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+
+    /// A valid manifest with one value replaced by arbitrary JSON, then created, updated and
+    /// patched: every call answers, none panics, and what is stored reads back.
+    #[test]
+    fn mutated_manifests_never_panic(which in 0..9usize, at in any::<proptest::sample::Index>(), v in arbitrary_json(2)) {
+        let mut s = ApiServer::new(9);
+        let mut m = valid_manifests()[which].clone();
+        let mut ptrs = Vec::new();
+        pointers(&m, String::new(), &mut ptrs);
+        let ptr = ptrs[at.index(ptrs.len())].clone();
+        if let Some(slot) = m.pointer_mut(&ptr) {
+            *slot = v.clone();
+        }
+        if let Ok(created) = s.create(m.clone()) {
+            let k = Kind::for_object(created.api_version(), created.kind()).expect("kind");
+            let ns = created.namespace().map(str::to_string);
+            prop_assert_eq!(s.get(k, ns.as_deref(), created.name()).ok(), Some(created.clone()));
+            let _ = s.update(created.clone());
+            let _ = s.update_status(created.clone());
+            let _ = s.patch(k, ns.as_deref(), created.name(), &Patch::Merge(json!({"spec": v.clone()})), Subresource::Main);
+            let _ = s.patch(k, ns.as_deref(), created.name(), &Patch::Strategic(json!({"metadata": {"labels": v.clone()}})), Subresource::Main);
+            let _ = s.delete(k, ns.as_deref(), created.name(), &DeleteOptions::default());
+        }
+    }
+}
+
 fn arbitrary_json(depth: u32) -> impl Strategy<Value = Value> {
     let leaf = prop_oneof![
         Just(Value::Null),

@@ -659,3 +659,78 @@ fn events_look_like_core_v1_events() {
         ]
     );
 }
+
+/// `updateForGracefulDeletionAndFinalizers` writes the deletion fields before deleting a pod
+/// whose grace period is 0, so watchers see MODIFIED (Terminating) then DELETED.
+#[test]
+fn zero_grace_pod_deletion_writes_then_deletes() {
+    let mut s = ApiServer::new(1);
+    let p = s.create(pod("p")).unwrap();
+    let w = s.watch(k("po"), None, Selector::everything(), WatchFrom::Exact(p.resource_version()));
+    let Deleted::Gone(last) = s.delete(k("po"), Some("default"), "p", &DeleteOptions::default()).unwrap() else {
+        panic!()
+    };
+    let evs: Vec<EventType> = std::iter::from_fn(|| s.next_event(w)).map(|e| e.event_type).collect();
+    assert_eq!(evs, [EventType::Modified, EventType::Deleted]);
+    assert_eq!(last["metadata"]["deletionGracePeriodSeconds"], 0);
+    assert_eq!(last.generation(), 2);
+    assert_eq!(last.resource_version(), p.resource_version() + 2);
+    // The kubelet's final delete of a terminating pod does the same.
+    s.create(pod("q")).unwrap();
+    s.bind("default", "q", "node-1").unwrap();
+    s.delete(k("po"), Some("default"), "q", &DeleteOptions::default()).unwrap();
+    let w = s.watch(k("po"), None, Selector::everything(), WatchFrom::Exact(s.resource_version()));
+    let zero = DeleteOptions { grace_period_seconds: Some(0), ..Default::default() };
+    assert!(matches!(s.delete(k("po"), Some("default"), "q", &zero).unwrap(), Deleted::Gone(_)));
+    let evs: Vec<(EventType, Value)> = std::iter::from_fn(|| s.next_event(w))
+        .map(|e| (e.event_type, e.object["metadata"]["deletionGracePeriodSeconds"].clone()))
+        .collect();
+    assert_eq!(evs, [(EventType::Modified, json!(0)), (EventType::Deleted, json!(0))]);
+}
+
+#[test]
+fn creating_over_an_object_being_deleted() {
+    let mut s = ApiServer::new(1);
+    let mut d = deployment("web");
+    d["metadata"]["finalizers"] = json!(["example.com/x"]);
+    s.create(d.clone()).unwrap();
+    s.delete(k("deploy"), Some("default"), "web", &DeleteOptions::default()).unwrap();
+    let err = s.create(d).unwrap_err();
+    assert_eq!(
+        (err.code(), err.message.as_str()),
+        (409, "object is being deleted: deployments.apps \"web\" already exists")
+    );
+}
+
+#[test]
+fn extreme_grace_periods_do_not_panic() {
+    let mut s = ApiServer::new(1);
+    for (i, g) in [i64::MAX, i64::MIN, -1, 0, 1].into_iter().enumerate() {
+        let name = format!("p{i}");
+        let mut p = pod(&name);
+        p["spec"]["terminationGracePeriodSeconds"] = json!(g);
+        if s.create(p).is_err() {
+            continue;
+        }
+        s.bind("default", &name, "n").unwrap();
+        let _ = s.delete(k("po"), Some("default"), &name, &DeleteOptions::default());
+        for opt in [i64::MAX, i64::MIN, 0] {
+            let o = DeleteOptions { grace_period_seconds: Some(opt), ..Default::default() };
+            let _ = s.delete(k("po"), Some("default"), &name, &o);
+        }
+    }
+    assert!(s.list(k("po"), None, &Selector::everything()).unwrap().items.is_empty());
+}
+
+#[test]
+fn required_status_fields_appear_as_go_marshals_them() {
+    let mut s = ApiServer::new(1);
+    let rs = s
+        .create(json!({"apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": {"name": "r"},
+            "spec": {"selector": {"matchLabels": {"a": "b"}}, "template": {"metadata": {"labels": {"a": "b"}}, "spec": {"containers": [{"name": "c", "image": "i"}]}}}}))
+        .unwrap();
+    assert_eq!(rs["status"], json!({"replicas": 0}));
+    let n = s.create(json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "node-1"}})).unwrap();
+    assert_eq!(n["status"]["daemonEndpoints"], json!({"kubeletEndpoint": {"Port": 0}}));
+    assert_eq!(n["status"]["nodeInfo"]["kubeletVersion"], "");
+}

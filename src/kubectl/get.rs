@@ -294,6 +294,10 @@ pub fn run(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) -
         });
         return None;
     }
+    if all_ns && targets.iter().any(|t| matches!(t, Target::Named(..))) {
+        out.fail(CmdError::Plain("a resource cannot be retrieved by name across all namespaces".into()));
+        return None;
+    }
     if p.has("selector") && targets.iter().any(|t| matches!(t, Target::Named(..))) {
         out.fail(CmdError::Plain("name cannot be provided when a selector is specified".into()));
         return None;
@@ -345,25 +349,26 @@ pub fn run(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) -
             }
         }
     }
-    let total: usize = found.iter().map(|f| f.objects.len()).sum();
     let now = api.now();
 
     let watching = p.bool("watch") || p.bool("watch-only");
     if !watching {
+        // kubectl's trackingWriter: "No resources found" only when the table printer printed
+        // nothing; the other printers (printGeneric) print the empty List or nothing at all.
+        let before = out.stdout().len();
         print_found(&found, &format, p, all_ns, single_named, now, out);
+        let human = matches!(format, Format::Table | Format::Wide);
+        let written = !human || out.stdout().len() > before;
         for e in errors {
             out.fail(e);
         }
-        if total == 0 && out.exit_code == 0 && !matches!(format, Format::Json | Format::Yaml) {
-            let namespaced = targets.iter().any(|t| t.kind().namespaced);
+        if !written && out.exit_code == 0 && !p.bool("ignore-not-found") {
+            let namespaced = targets.iter().all(|t| t.kind().namespaced);
             if namespaced && !all_ns {
                 out.err(format!("No resources found in {} namespace.\n", ctx.ns));
             } else {
                 out.err("No resources found\n");
             }
-        }
-        if total == 0 && matches!(format, Format::Json | Format::Yaml) && !single_named && out.exit_code == 0 {
-            print_found(&[], &format, p, all_ns, false, now, out);
         }
         return None;
     }
@@ -486,8 +491,8 @@ fn print_found(
             Err(e) => out.fail(CmdError::Plain(e)),
         },
         Format::CustomColumns(cols) => match custom_column_rows(cols, &all, !p.bool("no-headers")) {
-            Ok(rows) if !all.is_empty() => out.out(TabWriter::new().format(&rows)),
-            Ok(_) => {}
+            // The header is printed even for an empty list (CustomColumnsPrinter).
+            Ok(rows) => out.out(TabWriter::new().format(&rows)),
             Err(e) => out.fail(e),
         },
     }

@@ -7,18 +7,20 @@
 //! separator: the decoder's "after top-level value" complaint is dropped when the next value
 //! starts (Go's `stateEndTop` reports it on the next call, which `Decode` never makes).
 
-/// The byte ranges of the stream's values, or Go's error for its first syntax error and the byte
-/// index it points at.
-pub(crate) fn split(text: &str) -> Result<Vec<(usize, usize)>, (String, usize)> {
+/// The byte ranges of the stream's values up to its first syntax error, and Go's words for that
+/// error with the byte index it points at.
+pub(crate) fn split(text: &str) -> (Vec<Span>, Option<GoError>) {
     let mut s = Checker { b: text.as_bytes(), i: 0 };
     let mut spans = Vec::new();
     loop {
         s.space();
         if s.i >= s.b.len() {
-            return Ok(spans);
+            return (spans, None);
         }
         let start = s.i;
-        s.value()?;
+        if let Err(e) = s.value() {
+            return (spans, Some(e));
+        }
         spans.push((start, s.i));
     }
 }
@@ -28,7 +30,12 @@ struct Checker<'a> {
     i: usize,
 }
 
-type R = Result<(), (String, usize)>;
+/// A value's byte range in the stream.
+pub(crate) type Span = (usize, usize);
+/// Go's message and the byte index it points at.
+pub(crate) type GoError = (String, usize);
+
+type R = Result<(), GoError>;
 
 fn is_space(c: u8) -> bool {
     matches!(c, b' ' | b'\t' | b'\r' | b'\n')
@@ -55,12 +62,12 @@ fn quote_char(c: u8) -> String {
 }
 
 impl Checker<'_> {
-    fn invalid(&self, c: u8, context: &str) -> (String, usize) {
+    fn invalid(&self, c: u8, context: &str) -> GoError {
         let offset = self.i + 1;
         (format!("json: offset {offset}: invalid character {} {context}", quote_char(c)), self.i)
     }
 
-    fn eof(&self) -> (String, usize) {
+    fn eof(&self) -> GoError {
         ("unexpected EOF".to_string(), self.i)
     }
 
@@ -75,7 +82,7 @@ impl Checker<'_> {
     }
 
     /// The next non-space byte, or `unexpected EOF`.
-    fn next_token(&mut self) -> Result<u8, (String, usize)> {
+    fn next_token(&mut self) -> Result<u8, GoError> {
         self.space();
         self.peek().ok_or_else(|| self.eof())
     }

@@ -697,3 +697,21 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn partial_reads_stop_where_kubectl_stops() {
+    let (docs, e) = parse_documents_partial("a: 1\n---\nb: 2\n---\nc: : 3\n---\nd: 4\n");
+    assert_eq!(docs, vec![json!({"a": 1}), json!({"b": 2})]);
+    assert_eq!(
+        e.map(|e| (e.message, e.line)),
+        Some(("error converting YAML to JSON: yaml: mapping values are not allowed in this context".to_string(), 5))
+    );
+    // A bad separator loses the document it ends, as apimachinery's reader does.
+    let (docs, e) = parse_documents_partial("a: 1\n---\nb: 2\n--- x\nc: 3\n");
+    assert_eq!(docs, vec![json!({"a": 1})]);
+    assert_eq!(e.map(|e| e.message), Some("invalid Yaml document separator: x".to_string()));
+    let (docs, e) = parse_documents_partial("{\"a\": 1}\n{\"b\": }");
+    assert_eq!(docs, vec![json!({"a": 1})]);
+    assert!(e.is_some_and(|e| e.message == "json: offset 16: invalid character '}' looking for beginning of value"));
+    assert_eq!(parse_documents_partial("a: 1\n"), (vec![json!({"a": 1})], None));
+}

@@ -123,6 +123,8 @@ impl ApiServer {
         let uid = self.rng.uuid_v4();
         obj.meta_mut().insert("uid".into(), Value::from(uid));
         strategy::prepare_for_create(kind, &mut obj);
+        // The reset status is a zero Go struct: its fields without omitempty still marshal.
+        schema::apply_defaults(&mut obj, schema::root(kind));
         let meta = obj.meta_mut();
         meta.insert("creationTimestamp".into(), Value::from(self.now.rfc3339()));
         let generate = meta.get("generateName").and_then(Value::as_str).unwrap_or("").to_string();
@@ -138,8 +140,13 @@ impl ApiServer {
         self.admit_quota(kind, obj.name())?;
 
         let key = Self::key(kind, obj.namespace(), obj.name());
-        if self.store.contains(&key) {
-            return Err(Status::already_exists(kind, obj.name()));
+        if let Some(existing) = self.store.get(&key) {
+            let mut err = Status::already_exists(kind, obj.name());
+            // store.go Create: a name held by an object that is being deleted says so.
+            if existing.is_deleting() {
+                err.message = format!("object is being deleted: {}", err.message);
+            }
+            return Err(err);
         }
         if obj
             .meta()

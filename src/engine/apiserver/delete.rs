@@ -1,6 +1,12 @@
 //! DELETE (kubernetes-semantics.md §3.5, §4.2, §5): preconditions, propagation policy turned
 //! into the GC finalizers, graceful deletion of pods, finalizers keeping an object alive with a
 //! deletionTimestamp, and the namespace's two-phase deletion.
+//!
+//! Read against apiserver `pkg/registry/generic/registry/store.go` (`Delete`,
+//! `updateForGracefulDeletionAndFinalizers`): a pod deleted with a grace period of 0 (unscheduled,
+//! finished, `--grace-period=0`, or the kubelet's final delete) is first *written* with its
+//! deletion fields and then deleted, so watchers see MODIFIED then DELETED (the reference's TV-23
+//! says "DELETED immediately"; the code writes first, `lastGraceful == 0` → delete).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -13,6 +19,7 @@ use super::ApiServer;
 use crate::engine::kinds::{DefaultPropagation, Kind};
 use crate::engine::object::ObjectExt;
 use crate::engine::status::Status;
+use crate::engine::time::Time;
 
 /// `metav1.DeletionPropagation`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -130,6 +137,10 @@ fn set_finalizers(obj: &mut Value, f: Vec<String>) {
     }
 }
 
+fn secs(n: i64) -> Duration {
+    Duration::from_secs(u64::try_from(n).unwrap_or(0))
+}
+
 fn grace_of(obj: &Value) -> Option<i64> {
     obj.meta().and_then(|m| m.get("deletionGracePeriodSeconds")).and_then(Value::as_i64)
 }
@@ -183,24 +194,24 @@ impl ApiServer {
                 return Err(Status::conflict_with(&gr, kind.group, kind.kind, name, &cause));
             }
         }
+        // rest.BeforeDelete: a graceful kind gets deletionTimestamp = now + grace (first delete) or
+        // may only shorten a pending grace period; `graceful` says whether it did either.
         let mut new = (*old).clone();
         let now = self.now;
         let mut graceful = false;
+        let mut grace = 0;
         if old.is_deleting() {
-            // Already being deleted: a graceful object may only shorten its grace period.
-            if kind.graceful && grace_of(&old).unwrap_or(0) > 0 {
-                let current = grace_of(&old).unwrap_or(0);
+            let current = grace_of(&old).unwrap_or(0);
+            if kind.graceful && current > 0 {
                 match opts.grace_period_seconds {
                     Some(g) if g.max(0) < current => {
-                        let g = g.max(0);
-                        let ts =
-                            old.deletion_timestamp().and_then(crate::engine::time::Time::parse_rfc3339).unwrap_or(now);
-                        let start = crate::engine::time::Time(ts.millis().saturating_sub(current as u64 * 1000));
-                        let new_ts = start.after(Duration::from_secs(g as u64));
+                        grace = g.max(0);
+                        let ts = old.deletion_timestamp().and_then(Time::parse_rfc3339).unwrap_or(now);
+                        let start = Time(ts.millis().saturating_sub((current as u64).saturating_mul(1000)));
                         let meta = new.meta_mut();
-                        meta.insert("deletionTimestamp".into(), Value::from(new_ts.rfc3339()));
-                        meta.insert("deletionGracePeriodSeconds".into(), Value::from(g));
-                        graceful = g > 0;
+                        meta.insert("deletionTimestamp".into(), Value::from(start.after(secs(grace)).rfc3339()));
+                        meta.insert("deletionGracePeriodSeconds".into(), Value::from(grace));
+                        graceful = true;
                     }
                     // Graceful deletion pending: nothing changes, finalizers included.
                     _ => return Ok(Deleted::Pending((*old).clone())),
@@ -208,41 +219,51 @@ impl ApiServer {
             }
         } else if kind.graceful {
             // podStrategy.CheckGracefulDelete
-            let mut g = opts
+            grace = opts
                 .grace_period_seconds
                 .or_else(|| old.pointer("/spec/terminationGracePeriodSeconds").and_then(Value::as_i64))
                 .unwrap_or(0);
             let node = old.pointer("/spec/nodeName").and_then(Value::as_str).unwrap_or("");
             let phase = old.pointer("/status/phase").and_then(Value::as_str).unwrap_or("");
             if node.is_empty() || phase == "Succeeded" || phase == "Failed" {
-                g = 0;
+                grace = 0;
             }
-            if g < 0 {
-                g = 1;
+            if grace < 0 {
+                grace = 1;
             }
             let meta = new.meta_mut();
-            meta.insert("deletionTimestamp".into(), Value::from(now.after(Duration::from_secs(g as u64)).rfc3339()));
-            meta.insert("deletionGracePeriodSeconds".into(), Value::from(g));
+            meta.insert("deletionTimestamp".into(), Value::from(now.after(secs(grace)).rfc3339()));
+            meta.insert("deletionGracePeriodSeconds".into(), Value::from(grace));
             if old.generation() > 0 {
-                meta.insert("generation".into(), Value::from(old.generation() + 1));
+                meta.insert("generation".into(), Value::from(old.generation().saturating_add(1)));
             }
-            graceful = g > 0;
+            graceful = true;
         }
-        if let Some(f) = gc_finalizers(kind, &new, opts.propagation_policy) {
+        // Store.Delete → updateForGracefulDeletionAndFinalizers.
+        let gc = gc_finalizers(kind, &new, opts.propagation_policy);
+        if !graceful && old.finalizers().is_empty() && gc.is_none() {
+            return Ok(Deleted::Gone(self.commit_delete(key, old)));
+        }
+        if let Some(f) = gc {
             set_finalizers(&mut new, f);
         }
-        if !new.finalizers().is_empty() {
-            if !kind.graceful || !new.is_deleting() {
-                self.mark_as_deleting(&mut new);
+        let pending_finalizers = !new.finalizers().is_empty();
+        if !graceful {
+            if !pending_finalizers {
+                // errDeleteNow: deleted without a write.
+                return Ok(Deleted::Gone(self.commit_delete(key, old)));
             }
-            schema::normalize(&mut new, schema::root(kind));
-            return Ok(Deleted::Pending(self.commit_update(key, old, new)));
+            self.mark_as_deleting(&mut new);
         }
-        if graceful {
-            schema::normalize(&mut new, schema::root(kind));
-            return Ok(Deleted::Pending(self.commit_update(key, old, new)));
+        schema::normalize(&mut new, schema::root(kind));
+        let written = self.commit_update(key.clone(), old.clone(), new);
+        if pending_finalizers || grace > 0 {
+            return Ok(Deleted::Pending(written));
         }
-        Ok(Deleted::Gone(self.commit_delete(key, old)))
+        // A graceful kind deleted with grace 0: the update above was written (one MODIFIED with
+        // deletionTimestamp), then the object is deleted (DELETED) in the same request.
+        let last = self.store.get(&key).unwrap_or(old);
+        Ok(Deleted::Gone(self.commit_delete(key, last)))
     }
 
     /// `markAsDeleting`: generation +1 on the first deletion, deletionTimestamp now (unless set
@@ -253,13 +274,10 @@ impl ApiServer {
         let now = self.now;
         let meta = obj.meta_mut();
         if first && g > 0 {
-            meta.insert("generation".into(), Value::from(g + 1));
+            meta.insert("generation".into(), Value::from(g.saturating_add(1)));
         }
-        let later = meta
-            .get("deletionTimestamp")
-            .and_then(Value::as_str)
-            .and_then(crate::engine::time::Time::parse_rfc3339)
-            .is_none_or(|t| t > now);
+        let later =
+            meta.get("deletionTimestamp").and_then(Value::as_str).and_then(Time::parse_rfc3339).is_none_or(|t| t > now);
         if later {
             meta.insert("deletionTimestamp".into(), Value::from(now.rfc3339()));
         }

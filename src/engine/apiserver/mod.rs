@@ -271,7 +271,9 @@ impl ApiServer {
     /// written: no new resourceVersion, no event (kubernetes-semantics.md §3.1, TV-12).
     fn commit_update(&mut self, key: Key, old: Arc<Value>, mut new: Value) -> Value {
         set_resource_version(&mut new, old.resource_version());
-        if self.store.raw(&key).is_some_and(|stored| *stored == *store::encode(&new)) {
+        // Both sides are normalized (same key order), so value equality is byte equality of
+        // their encodings, without encoding.
+        if new == *old {
             return new;
         }
         let rv = self.store.next_revision();

@@ -423,6 +423,30 @@ static NODE_CONDITION: Struct = Struct {
 
 static NODE_ADDRESS: Struct = Struct { go_name: "NodeAddress", fields: &[p("type", Ty::Str), p("address", Ty::Str)] };
 
+static DAEMON_ENDPOINT: Struct = Struct { go_name: "DaemonEndpoint", fields: &[d("Port", Ty::Int32, Def::Int(0))] };
+
+static DAEMON_ENDPOINTS: Struct =
+    Struct { go_name: "NodeDaemonEndpoints", fields: &[d("kubeletEndpoint", Ty::Obj(&DAEMON_ENDPOINT), Def::Empty)] };
+
+/// `NodeSystemInfo`: its string fields have no omitempty, so a node always shows them.
+static NODE_SYSTEM_INFO: Struct = Struct {
+    go_name: "NodeSystemInfo",
+    fields: &[
+        d("machineID", Ty::Str, Def::Str("")),
+        d("systemUUID", Ty::Str, Def::Str("")),
+        d("bootID", Ty::Str, Def::Str("")),
+        d("kernelVersion", Ty::Str, Def::Str("")),
+        d("osImage", Ty::Str, Def::Str("")),
+        d("containerRuntimeVersion", Ty::Str, Def::Str("")),
+        d("kubeletVersion", Ty::Str, Def::Str("")),
+        d("kubeProxyVersion", Ty::Str, Def::Str("")),
+        d("operatingSystem", Ty::Str, Def::Str("")),
+        d("architecture", Ty::Str, Def::Str("")),
+        p("swap", Ty::Any),
+        p("features", Ty::Any),
+    ],
+};
+
 static NODE_STATUS: Struct = Struct {
     go_name: "NodeStatus",
     fields: &[
@@ -431,8 +455,8 @@ static NODE_STATUS: Struct = Struct {
         p("phase", Ty::Str),
         p("conditions", Ty::List(&NODE_CONDITION)),
         p("addresses", Ty::List(&NODE_ADDRESS)),
-        p("daemonEndpoints", Ty::Any),
-        p("nodeInfo", Ty::Any),
+        d("daemonEndpoints", Ty::Obj(&DAEMON_ENDPOINTS), Def::Empty),
+        d("nodeInfo", Ty::Obj(&NODE_SYSTEM_INFO), Def::Empty),
         p("images", Ty::Any),
     ],
 };
@@ -587,7 +611,8 @@ static REPLICA_SET_CONDITION: Struct = Struct {
 static REPLICA_SET_STATUS: Struct = Struct {
     go_name: "ReplicaSetStatus",
     fields: &[
-        p("replicas", Ty::Int32),
+        // `replicas` has no omitempty: a new ReplicaSet reads `status: {replicas: 0}`.
+        d("replicas", Ty::Int32, Def::Int(0)),
         p("fullyLabeledReplicas", Ty::Int32),
         p("readyReplicas", Ty::Int32),
         p("availableReplicas", Ty::Int32),

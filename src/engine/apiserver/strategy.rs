@@ -204,7 +204,7 @@ pub fn prepare_for_update(kind: &Kind, mode: UpdateMode, new: &mut Value, old: &
         set_namespace_name_label(new);
     }
     if mode == UpdateMode::Main && generation_changes(kind, new, old) {
-        let g = old.generation() + 1;
+        let g = old.generation().saturating_add(1);
         new.meta_mut().insert("generation".into(), Value::from(g));
     }
 }
