@@ -35,9 +35,13 @@
 // `Status` is the API's error value, as the API server returns it (see apiserver/mod.rs).
 #![allow(clippy::result_large_err)]
 
+pub mod bucket;
 pub mod deployment;
+pub mod edgetriggered;
+pub mod garbagecollector;
 pub mod hash;
 pub mod kubelet;
+pub mod namespace;
 pub mod replicaset;
 pub mod scheduler;
 pub mod util;
@@ -184,7 +188,32 @@ pub trait Api {
         name: &str,
         opts: &DeleteOpts,
     ) -> Result<Option<Value>, Status>;
+    /// A live `LIST` of a kind (in a namespace, or all), straight from the API server rather than
+    /// an informer cache: the namespace controller needs the truth before it finalizes
+    /// (kubernetes-semantics.md §5). Clients that cannot list answer 405.
+    fn list(&mut self, kind: &'static Kind, namespace: Option<&str>) -> Result<Vec<Value>, Status> {
+        let _ = namespace;
+        Err(Status::new(
+            crate::engine::status::Reason::MethodNotAllowed,
+            format!("this client cannot list {}", kind.group_resource()),
+        ))
+    }
+    /// `PUT /api/v1/namespaces/<name>/finalize` (kubernetes-semantics.md §5). Clients that cannot
+    /// reach the subresource answer 405.
+    fn finalize_namespace(&mut self, obj: Value) -> Result<Value, Status> {
+        let _ = obj;
+        Err(Status::new(crate::engine::status::Reason::MethodNotAllowed, "this client cannot finalize namespaces"))
+    }
+    /// One call to the external cloud's storage API ([`crate::engine::world::cloud`]), for
+    /// controllers of things outside the cluster (the Bucket controller). The world records it like
+    /// an API call. Clients with no cloud answer [`CloudError::Unreachable`].
+    fn cloud(&mut self, call: CloudCall) -> Result<CloudBucket, CloudError> {
+        let _ = call;
+        Err(CloudError::Unreachable)
+    }
 }
+
+pub use crate::engine::world::cloud::{CloudBucket, CloudCall, CloudError};
 
 /// Everything a reconcile may use.
 pub struct Ctx<'a> {
@@ -253,6 +282,22 @@ pub trait Controller {
     /// Downcasting, for the world's faults and views that need one controller's own settings
     /// (for example the kubelet's failing images).
     fn as_any_mut(&mut self) -> &mut dyn std::any::Any;
+    /// Read-only downcasting, for views of a controller's own state (the garbage collector's
+    /// owner graph). Controllers with nothing to show answer `None`.
+    fn as_any(&self) -> Option<&dyn std::any::Any> {
+        None
+    }
+    /// Keys the last reconcile added to the controller's *own* queue besides its own key (the
+    /// garbage collector's `attemptToDelete.Add(dependent)` from inside a worker). The world
+    /// calls this after every reconcile and adds them with `queue.Add`. Most controllers never do.
+    fn take_enqueues(&mut self) -> Vec<Enqueue> {
+        Vec::new()
+    }
+    /// The rate limiter of this controller's work queue. Most use client-go's
+    /// `DefaultControllerRateLimiter`; the namespace controller has its own (5 ms .. 60 s).
+    fn rate_limiter(&self) -> crate::engine::client::RateLimiter<String> {
+        crate::engine::client::RateLimiter::default_controller()
+    }
 }
 
 impl Clone for Box<dyn Controller> {

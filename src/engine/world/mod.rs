@@ -32,6 +32,7 @@
 #![allow(clippy::result_large_err)]
 
 pub mod api;
+pub mod cloud;
 pub mod informer;
 pub mod leader;
 pub mod record;
@@ -44,12 +45,17 @@ use serde_json::{json, Value};
 pub use record::{ActionKind, Actor, ApiCall, ObjectRef, Pending, Settled, StepRecord};
 
 use self::api::{Failure, WorldApi};
+use self::cloud::{Cloud, CloudApi, CloudFault};
 use self::informer::{replace, Informer, ReflectorState, BACKOFF_INITIAL};
 use self::leader::{LeaderElector, Tick};
 use crate::engine::apiserver::{ApiServer, DeleteOptions, Deleted, EventType, Patch, Subresource, WatchFrom};
 use crate::engine::client::WorkQueue;
+use crate::engine::controllers::bucket::BucketController;
 use crate::engine::controllers::deployment::DeploymentController;
+use crate::engine::controllers::edgetriggered::{PodCounter, Trigger};
+use crate::engine::controllers::garbagecollector::GarbageCollector;
 use crate::engine::controllers::kubelet::{Kubelet, KubeletConfig};
+use crate::engine::controllers::namespace::NamespaceController;
 use crate::engine::controllers::replicaset::ReplicaSetController;
 use crate::engine::controllers::scheduler::Scheduler;
 use crate::engine::controllers::{Caches, Controller, Ctx, Enqueue, Notification, Outcome};
@@ -62,8 +68,20 @@ use crate::engine::time::Time;
 
 /// The controllers every kube-controller-manager replica runs, in registration order.
 pub fn controller_manager_controllers() -> Vec<Box<dyn Controller>> {
-    vec![Box::new(DeploymentController::new()), Box::new(ReplicaSetController::new())]
+    vec![
+        Box::new(DeploymentController::new()),
+        Box::new(ReplicaSetController::new()),
+        Box::new(GarbageCollector::new()),
+        Box::new(NamespaceController::new()),
+    ]
 }
+
+/// The Bucket operator: a single process running the Bucket controller (a custom resource's
+/// controller runs outside kube-controller-manager, as an operator does).
+pub const BUCKET_OPERATOR: &str = "bucket-operator";
+/// The edge- versus level-triggered pod counters (lesson `missed-events`): a process that is
+/// stopped in a new world; `start_process(POD_COUNTERS)` starts it.
+pub const POD_COUNTERS: &str = "pod-counters";
 
 /// The names of the processes, in order.
 pub const CONTROLLER_MANAGER_A: &str = "kube-controller-manager-a";
@@ -92,7 +110,8 @@ pub struct Slot {
 impl Slot {
     fn new(controller: Box<dyn Controller>) -> Slot {
         let name = controller.name().trim_end_matches("-controller").to_string();
-        Slot { controller, listener: VecDeque::new(), queue: WorkQueue::new(name), check_keys: Default::default() }
+        let queue = WorkQueue::with_rate_limiter(name, controller.rate_limiter());
+        Slot { controller, listener: VecDeque::new(), queue, check_keys: Default::default() }
     }
 }
 
@@ -202,6 +221,9 @@ pub enum Fault {
     FixImage(String),
     /// The clock jumps forward without anything running in between.
     ClockJump(Duration),
+    /// The external cloud fails every call (503) or hangs (operations never complete); `None`
+    /// ends the fault.
+    Cloud(Option<CloudFault>),
 }
 
 /// A user's API call, as kubectl or the editor makes it.
@@ -284,6 +306,8 @@ struct State {
     rng: Rng,
     processes: Vec<Process>,
     event_seq: u64,
+    /// The external cloud (outside the API server; the Bucket controller's buckets live there).
+    cloud: Cloud,
 }
 
 /// The simulated cluster. See the module documentation.
@@ -365,23 +389,37 @@ impl World {
         }
         let single: Vec<(&str, Box<dyn Controller>)> =
             vec![(SCHEDULER, Box::new(Scheduler)), (KUBELET, Box::new(Kubelet::new(kubelet)))];
-        for (name, c) in single {
+        let operators: Vec<(&str, Vec<Box<dyn Controller>>)> = vec![
+            (BUCKET_OPERATOR, vec![Box::new(BucketController::new())]),
+            (
+                POD_COUNTERS,
+                vec![
+                    Box::new(PodCounter::new(Trigger::Edge, "default")),
+                    Box::new(PodCounter::new(Trigger::Level, "default")),
+                ],
+            ),
+        ];
+        let single: Vec<(&str, Vec<Box<dyn Controller>>)> =
+            single.into_iter().map(|(n, c)| (n, vec![c])).chain(operators).collect();
+        for (name, cs) in single {
             let mut p = Process {
                 name: name.into(),
                 host: "control-plane-a".into(),
-                running: true,
+                running: name != POD_COUNTERS,
                 elector: None,
                 partitioned: false,
                 api_fails_until: None,
                 conflict_armed: false,
                 informers: Vec::new(),
                 caches: Caches::default(),
-                slots: vec![Slot::new(c)],
+                slots: cs.into_iter().map(Slot::new).collect(),
             };
-            p.start(now);
+            if p.running {
+                p.start(now);
+            }
             processes.push(p);
         }
-        let state = State { api, now, rng, processes, event_seq: 0 };
+        let state = State { api, now, rng, processes, event_seq: 0, cloud: Cloud::new() };
         World {
             seed,
             snapshots: vec![(0, state.clone())],
@@ -1018,7 +1056,7 @@ impl World {
 
     fn reconcile(&mut self, pi: usize, si: usize) -> StepRecord {
         let now = self.state.now;
-        let State { api, processes, event_seq, .. } = &mut self.state;
+        let State { api, processes, event_seq, cloud, .. } = &mut self.state;
         let p = &mut processes[pi];
         let failure = p.failure(now);
         let Process { caches, slots, name, conflict_armed, .. } = p;
@@ -1031,10 +1069,24 @@ impl World {
         let mut calls = Vec::new();
         let outcome = {
             let mut wapi = WorldApi { server: api, calls: &mut calls, failure, conflict_armed };
-            let mut ctx = Ctx { now, cache: caches, api: &mut wapi, event_seq };
+            let mut capi = CloudApi { inner: &mut wapi, cloud, now };
+            let mut ctx = Ctx { now, cache: caches, api: &mut capi, event_seq };
             slot.controller.reconcile(&key, &mut ctx)
         };
         slot.queue.done(&key);
+        let mut queued_more = Vec::new();
+        for k in slot.controller.take_enqueues() {
+            match k {
+                Enqueue::Now(k) => {
+                    slot.queue.add(k.clone());
+                    queued_more.push(k);
+                }
+                Enqueue::After(k, d) => {
+                    slot.queue.add_after(k.clone(), d, now);
+                    queued_more.push(format!("{k} (in {})", fmt_duration(d)));
+                }
+            }
+        }
         let after = match &outcome {
             Outcome::Done => {
                 slot.queue.forget(&key);
@@ -1067,7 +1119,10 @@ impl World {
             .map(|c| c.to_string())
             .collect();
         let did = if writes.is_empty() { "found nothing to change".to_string() } else { writes.join("; ") };
-        let sentence = format!("{cname} reconciled {key}: {did}.{after}");
+        let mut sentence = format!("{cname} reconciled {key}: {did}.{after}");
+        if !queued_more.is_empty() {
+            sentence.push_str(&format!(" It queued {}.", queued_more.join(", ")));
+        }
         let mut objects: Vec<ObjectRef> = Vec::new();
         for c in &calls {
             if let Some((k, t)) = c.target.split_once(' ') {
@@ -1390,6 +1445,18 @@ impl World {
                 }
                 format!("The image \"{image}\" can be pulled again.")
             }
+            Fault::Cloud(fault) => {
+                self.state.cloud.set_fault(*fault, now);
+                match fault {
+                    Some(CloudFault::Failing) => {
+                        "The external cloud is failing: every call to it answers 503 ServiceUnavailable.".to_string()
+                    }
+                    Some(CloudFault::Hanging) => {
+                        "The external cloud hangs: it accepts calls, but no bucket operation completes.".to_string()
+                    }
+                    None => "The external cloud works again; stalled operations resume.".to_string(),
+                }
+            }
             Fault::ClockJump(d) => {
                 let t = now.after(*d);
                 self.state.now = t;
@@ -1398,6 +1465,41 @@ impl World {
             }
         };
         self.record(Actor::Lab, ActionKind::Fault, Vec::new(), calls, sentence)
+    }
+
+    /// The external cloud.
+    pub fn cloud(&self) -> &Cloud {
+        &self.state.cloud
+    }
+
+    /// The external buckets whose `Bucket` object is gone (by uid): leaked, because someone
+    /// removed the `example.com/bucket` finalizer by hand (kubernetes-semantics.md §5).
+    pub fn leaked_buckets(&self) -> Vec<cloud::CloudBucket> {
+        let kind = Kind::by_kind("Bucket").expect("built-in kind");
+        let live = self
+            .state
+            .api
+            .list(kind, None, &Selector::everything())
+            .map(|l| l.items.iter().map(|b| b.uid().to_string()).collect())
+            .unwrap_or_default();
+        self.state.cloud.leaked(self.state.now, &live)
+    }
+
+    /// The garbage collector of the leading controller-manager replica, if one leads (its owner
+    /// graph is what the page's "Owner graph" view draws).
+    pub fn garbage_collector(&self) -> Option<&GarbageCollector> {
+        let p = self.state.processes.iter().find(|p| p.leading())?;
+        p.slots.iter().find_map(|s| s.controller.as_any().and_then(|a| a.downcast_ref::<GarbageCollector>()))
+    }
+
+    /// What `lab cloud` prints: the cloud's buckets now, with the leaked ones marked.
+    pub fn cloud_table(&self) -> String {
+        self.state.cloud.table(self.state.now, &self.leaked_buckets())
+    }
+
+    /// Makes the external cloud fail, hang, or (with `None`) work again.
+    pub fn cloud_fault(&mut self, fault: Option<CloudFault>) -> Result<StepRecord, String> {
+        self.fault(Fault::Cloud(fault))
     }
 
     /// Breaks a process's watch of a kind.
