@@ -50,7 +50,6 @@ struct Emitter {
     indents: Vec<isize>,
     whitespace: bool,
     indention: bool,
-    open_ended: bool,
     mapping_context: bool,
     simple_key_context: bool,
 }
@@ -64,17 +63,13 @@ pub fn to_yaml(value: &Value) -> String {
         indents: Vec::new(),
         whitespace: true,
         indention: true,
-        open_ended: false,
         mapping_context: false,
         simple_key_context: false,
     };
     e.node(value, false, false);
-    // Document end (implicit), then stream end.
+    // Document end (implicit). go-yaml's encoder clears `open_ended` before the stream end, so
+    // no `...` ever follows, even after a `|+` block.
     e.write_indent();
-    if e.open_ended {
-        e.write_indicator("...", true, false, false);
-        e.write_indent();
-    }
     e.out
 }
 
@@ -110,7 +105,6 @@ impl Emitter {
         }
         self.whitespace = is_whitespace;
         self.indention = self.indention && is_indention;
-        self.open_ended = false;
     }
 
     fn increase_indent(&mut self, flow: bool, indentless: bool) {
@@ -367,18 +361,15 @@ impl Emitter {
         if chars.first().is_some_and(|&c| c == ' ' || is_break(c)) {
             self.write_indicator(&BEST_INDENT.to_string(), false, false, false);
         }
-        self.open_ended = false;
         let n = chars.len();
         let chomp = if n == 0 || !is_break(chars[n - 1]) {
             Some("-")
         } else if n == 1 || is_break(chars[n - 2]) {
-            self.open_ended = true;
             Some("+")
         } else {
             None
         };
         if let Some(h) = chomp {
-            // As in go-yaml, writing the indicator clears `open_ended` again.
             self.write_indicator(h, false, false, false);
         }
         self.put_break();

@@ -23,6 +23,9 @@
 //! - [`parse_documents_strict`]: the same, but duplicate keys are an error worded as go-yaml's
 //!   strict mode words it (`yaml: unmarshal errors:\n  line 5: key "replicas" already set in
 //!   map`): for the page's editor, which should point them out.
+//! - [`parse_documents_partial`]`(text) -> (Vec<Value>, Option<YamlError>)`: the manifests
+//!   before the first error and the error. kubectl decodes lazily, so `apply -f` and `create -f`
+//!   act on the objects that precede a broken document, then report it.
 //! - [`parse_value`]`(text) -> Result<Value, YamlError>`: one value, as `YAMLToJSON` reads a
 //!   `patch -p` argument: the first document, `null` when empty, no line-based splitting.
 //! - [`to_yaml`]`(value) -> String`: byte for byte what `kubectl get -o yaml` prints for that value
@@ -50,15 +53,16 @@
 //! - kubectl's `-o yaml` reads its own JSON back with go-yaml, which takes a raw NEL (U+0085)
 //!   inside a JSON string for a line break: values are folded the same way here, but a map key
 //!   holding NEL (which makes kubectl fail) is printed as `"\N"`.
-//! - JSON syntax errors carry serde_json's wording after `json: offset N: `, not Go's.
 //!
 //! # Size
 //! In a wasm32 release build (opt-level z, LTO, wasm-opt -Oz), a throwaway cdylib that parses and
-//! prints a manifest measured 58.3 KB gzipped with this module against 20.4 KB for serde_json alone
-//! doing the same with JSON: about 38 KB gzipped for the YAML path (go-yaml's rules are not small),
-//! against about 49 KB for serde_yaml_ng measured the same way (toolchain.md).
+//! prints a manifest measured 59.2 KB gzipped with this module against 20.4 KB for serde_json alone
+//! doing the same with JSON: about 39 KB gzipped for the YAML path (go-yaml's rules are not small;
+//! some of it, such as serde_json's typed-error formatting, the page pays for anyway), against
+//! about 49 KB for serde_yaml_ng (toolchain.md's figures).
 
 mod emitter;
+mod json_stream;
 mod parser;
 mod resolve;
 mod scanner;
@@ -94,12 +98,26 @@ impl std::error::Error for YamlError {}
 
 /// Reads every manifest in `text` the way `kubectl apply -f` does (duplicate keys: last wins).
 pub fn parse_documents(text: &str) -> Result<Vec<Value>, YamlError> {
-    parse(text, false)
+    whole(parse(text, false))
 }
 
 /// Like [`parse_documents`], but a duplicate key is an error (go-yaml's strict wording).
 pub fn parse_documents_strict(text: &str) -> Result<Vec<Value>, YamlError> {
-    parse(text, true)
+    whole(parse(text, true))
+}
+
+/// The manifests read before the first error, and that error. kubectl decodes a file lazily,
+/// document by document, so `kubectl apply -f` and `create -f` act on the objects that precede a
+/// broken document and then report it; this gives the console what it needs to do the same.
+pub fn parse_documents_partial(text: &str) -> (Vec<Value>, Option<YamlError>) {
+    parse(text, false)
+}
+
+fn whole((docs, error): (Vec<Value>, Option<YamlError>)) -> Result<Vec<Value>, YamlError> {
+    match error {
+        Some(e) => Err(e),
+        None => Ok(docs),
+    }
 }
 
 /// One YAML (or JSON) value, as sigs.k8s.io/yaml's `YAMLToJSON` reads it: the first document of
@@ -113,19 +131,22 @@ pub fn parse_value(text: &str) -> Result<Value, YamlError> {
 
 const CONVERTING: &str = "error converting YAML to JSON: ";
 
-fn parse(text: &str, strict: bool) -> Result<Vec<Value>, YamlError> {
+fn parse(text: &str, strict: bool) -> (Vec<Value>, Option<YamlError>) {
     if text.trim_start().starts_with('{') {
         return parse_json_stream(text);
     }
     let mut docs = Vec::new();
-    for chunk in split_documents(text)? {
-        check_characters(&chunk)?;
-        let value = parser::parse_document(&chunk.text, strict).map_err(|e| chunk_error(&chunk, *e))?;
-        if !value.is_null() {
-            docs.push(value);
+    let (chunks, split_error) = split_documents(text);
+    for chunk in chunks {
+        let parsed = check_characters(&chunk)
+            .and_then(|()| parser::parse_document(&chunk.text, strict).map_err(|e| chunk_error(&chunk, *e)));
+        match parsed {
+            Ok(value) if value.is_null() => {}
+            Ok(value) => docs.push(value),
+            Err(e) => return (docs, Some(e)),
         }
     }
-    Ok(docs)
+    (docs, split_error)
 }
 
 /// One document's text and the 0-based line of the whole text where it starts.
@@ -136,20 +157,26 @@ struct Chunk {
 
 /// apimachinery's `YAMLReader`: lines are read without their `\n` or `\r\n` and given back a
 /// `\n`; a line starting with `---` ends the document and may only be followed by a comment.
-fn split_documents(text: &str) -> Result<Vec<Chunk>, YamlError> {
+/// Returns the documents before a bad separator, and its error.
+fn split_documents(text: &str) -> (Vec<Chunk>, Option<YamlError>) {
     let mut chunks = Vec::new();
     let mut current = Chunk { text: String::new(), first_line: 0 };
     for (n, raw) in text.split_inclusive('\n').enumerate() {
-        let line = raw.strip_suffix('\n').unwrap_or(raw);
-        let line = line.strip_suffix('\r').unwrap_or(line);
+        // bufio's ReadLine drops "\n" or "\r\n", never a lone "\r".
+        let line = match raw.strip_suffix('\n') {
+            Some(l) => l.strip_suffix('\r').unwrap_or(l),
+            None => raw,
+        };
         if let Some(rest) = line.strip_prefix("---") {
             let trimmed = rest.trim();
             if !trimmed.is_empty() && !trimmed.starts_with('#') {
-                return Err(YamlError {
+                // The reader fails at once: the document it was collecting is never decoded.
+                let error = YamlError {
                     message: format!("invalid Yaml document separator: {trimmed}"),
                     line: n + 1,
                     column: 1,
-                });
+                };
+                return (chunks, Some(error));
             }
             if !current.text.is_empty() {
                 chunks.push(current);
@@ -166,7 +193,7 @@ fn split_documents(text: &str) -> Result<Vec<Chunk>, YamlError> {
     if !current.text.is_empty() {
         chunks.push(current);
     }
-    Ok(chunks)
+    (chunks, None)
 }
 
 /// go-yaml's reader refuses control characters (`yaml: control characters are not allowed`).
@@ -229,37 +256,34 @@ fn chunk_error(chunk: &Chunk, e: DocError) -> YamlError {
 
 /// A JSON stream, as `json.Decoder` reads it: values one after another; `null`s skipped; integers
 /// beyond int64 become floats, as Kubernetes' number conversion makes them.
-fn parse_json_stream(text: &str) -> Result<Vec<Value>, YamlError> {
+fn parse_json_stream(text: &str) -> (Vec<Value>, Option<YamlError>) {
+    let place = |at: usize| {
+        let before = &text.as_bytes()[..at.min(text.len())];
+        let line = before.iter().filter(|&&c| c == b'\n').count() + 1;
+        let line_start = before.iter().rposition(|&c| c == b'\n').map_or(0, |p| p + 1);
+        (line, String::from_utf8_lossy(&before[line_start..]).chars().count() + 1)
+    };
+    let (spans, error) = json_stream::split(text);
+    let error = error.map(|(message, at)| {
+        let (line, column) = place(at);
+        YamlError { message, line, column }
+    });
     let mut docs = Vec::new();
-    let stream = serde_json::Deserializer::from_str(text).into_iter::<Value>();
-    for item in stream {
-        match item {
+    for (start, end) in spans {
+        match serde_json::from_str::<Value>(&text[start..end]) {
             Ok(v) if v.is_null() => {}
             Ok(mut v) => {
                 normalize_json_numbers(&mut v);
                 docs.push(v);
             }
+            // Valid JSON that serde_json still refuses: a number beyond f64's range.
             Err(e) => {
-                let (line, column) = (e.line(), e.column());
-                let offset = byte_offset(text, line, column);
-                let what = e.to_string();
-                let what = what.split(" at line ").next().unwrap_or(&what).to_string();
-                return Err(YamlError { message: format!("json: offset {offset}: {what}"), line, column });
+                let (line, column) = place(start);
+                return (docs, Some(YamlError { message: e.to_string(), line, column }));
             }
         }
     }
-    Ok(docs)
-}
-
-fn byte_offset(text: &str, line: usize, column: usize) -> usize {
-    let mut offset = 0;
-    for (n, l) in text.split_inclusive('\n').enumerate() {
-        if n + 1 == line {
-            return offset + column;
-        }
-        offset += l.len();
-    }
-    offset
+    (docs, error)
 }
 
 fn normalize_json_numbers(v: &mut Value) {

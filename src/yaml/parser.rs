@@ -34,7 +34,7 @@ impl From<Failure> for Box<DocError> {
 
 struct Parser {
     sc: Scanner,
-    /// `None` while the anchored node is still being read (an alias to it is then recursive).
+    /// Anchored nodes already read, by name (a later anchor of the same name replaces it).
     anchors: Map<String, Value>,
     /// Anchors whose node is still being read: an alias to one of them is recursive.
     anchors_in_progress: Vec<String>,
@@ -191,8 +191,6 @@ impl Parser {
             K::BlockMapStart if block => self.block_mapping()?,
             _ if anchor.is_some() || tag.is_some() => self.scalar("", Style::Plain, tag.as_deref(), tok.start)?,
             _ => {
-                let context = if block { "while parsing a block node" } else { "while parsing a flow node" };
-                let _ = context;
                 return Err(parser_error(start, "did not find expected node content", tok.start));
             }
         };

@@ -135,7 +135,9 @@ pub(crate) struct Token {
     pub start: Mark,
 }
 
-/// A scanner or parser failure, with the two marks go-yaml keeps (see `YamlError::from_marks`).
+/// A scanner or parser failure, with the two marks go-yaml keeps. go-yaml's message shows only
+/// the problem (never libyaml's "while scanning ..." context), with a line chosen from the marks
+/// (see `chunk_error` in `mod.rs`).
 /// Boxed, so that results carrying it stay small.
 pub(crate) type Failure = Box<FailureData>;
 
@@ -721,8 +723,6 @@ impl Scanner {
         }
         let c = self.ch(0);
         if name.is_empty() || !(is_blankz(c) || "?:,]}%@`".contains(c)) {
-            let context = if alias { "while scanning an alias" } else { "while scanning an anchor" };
-            let _ = context;
             return Err(self.scanner_error(start, "did not find expected alphabetic or numeric character"));
         }
         self.push(if alias { Tok::Alias(name) } else { Tok::Anchor(name) }, start);

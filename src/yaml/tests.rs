@@ -192,8 +192,26 @@ fn json_streams_are_read_as_json() {
     let docs = parse_documents("{\"kind\": \"A\", \"n\": 1.0}\n{\"kind\": \"B\", \"big\": 18446744073709551615}\nnull")
         .unwrap();
     assert_eq!(docs, vec![json!({"kind": "A", "n": 1.0}), json!({"kind": "B", "big": 18446744073709551615.0_f64})]);
-    let e = parse_documents("{\"a\": }").unwrap_err();
-    assert!(e.message.starts_with("json: offset 7: "), "{}", e.message);
+    // Go's json.Decoder reads values back to back, and words errors its own way.
+    assert_eq!(
+        parse_documents("{\"a\": 1}{\"b\": 2} 3null").unwrap(),
+        vec![json!({"a": 1}), json!({"b": 2}), json!(3)]
+    );
+    let cases = [
+        ("{\"a\": }", "json: offset 7: invalid character '}' looking for beginning of value", (1, 7)),
+        ("{\"a\": 1,}", "json: offset 9: invalid character '}' looking for beginning of object key string", (1, 9)),
+        ("{\"a\" 1}", "json: offset 6: invalid character '1' after object key", (1, 6)),
+        ("{\"a\": [1 2]}", "json: offset 10: invalid character '2' after array element", (1, 10)),
+        ("{\"a\": 1 \"b\": 2}", "json: offset 9: invalid character '\"' after object key:value pair", (1, 9)),
+        ("{\"a\": tru}", "json: offset 10: invalid character '}' in literal true (expecting 'e')", (1, 10)),
+        ("{\"a\": \"\\q\"}", "json: offset 9: invalid character 'q' in string escape code", (1, 9)),
+        ("{\n  \"a\": 1.}", "json: offset 12: invalid character '}' after decimal point in numeric literal", (2, 10)),
+        ("{\"a\": [1, 2", "unexpected EOF", (1, 12)),
+    ];
+    for (text, want, at) in cases {
+        let e = parse_documents(text).unwrap_err();
+        assert_eq!((e.message.as_str(), (e.line, e.column)), (want, at), "{text:?}");
+    }
 }
 
 #[test]
@@ -678,4 +696,22 @@ proptest! {
             }
         }
     }
+}
+
+#[test]
+fn partial_reads_stop_where_kubectl_stops() {
+    let (docs, e) = parse_documents_partial("a: 1\n---\nb: 2\n---\nc: : 3\n---\nd: 4\n");
+    assert_eq!(docs, vec![json!({"a": 1}), json!({"b": 2})]);
+    assert_eq!(
+        e.map(|e| (e.message, e.line)),
+        Some(("error converting YAML to JSON: yaml: mapping values are not allowed in this context".to_string(), 5))
+    );
+    // A bad separator loses the document it ends, as apimachinery's reader does.
+    let (docs, e) = parse_documents_partial("a: 1\n---\nb: 2\n--- x\nc: 3\n");
+    assert_eq!(docs, vec![json!({"a": 1})]);
+    assert_eq!(e.map(|e| e.message), Some("invalid Yaml document separator: x".to_string()));
+    let (docs, e) = parse_documents_partial("{\"a\": 1}\n{\"b\": }");
+    assert_eq!(docs, vec![json!({"a": 1})]);
+    assert!(e.is_some_and(|e| e.message == "json: offset 16: invalid character '}' looking for beginning of value"));
+    assert_eq!(parse_documents_partial("a: 1\n"), (vec![json!({"a": 1})], None));
 }
