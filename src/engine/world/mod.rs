@@ -37,6 +37,7 @@ pub mod leader;
 pub mod record;
 
 use std::collections::{BTreeMap, VecDeque};
+use std::rc::Rc;
 use std::time::Duration;
 
 use serde_json::{json, Value};
@@ -82,17 +83,28 @@ pub struct Slot {
     /// The controller.
     pub controller: Box<dyn Controller>,
     /// Notifications waiting for the handler (client-go's `processorListener` buffer), oldest first.
-    pub listener: VecDeque<(&'static Kind, Notification)>,
+    /// Notifications are shared between the listeners of a process (one copy per event).
+    pub listener: VecDeque<(&'static Kind, Rc<Notification>)>,
     /// The work queue.
     pub queue: WorkQueue<String>,
     /// Keys whose delayed entry is only a deadline check ([`Outcome::CheckAfter`]).
     pub check_keys: std::collections::BTreeSet<String>,
+    /// When each waiting key joined the queue (a world-wide sequence number). Reconciles of all
+    /// controllers run oldest key first, as if every worker ran at once: a burst of events for
+    /// one key collapses while other controllers work through older keys.
+    pub since: BTreeMap<String, u64>,
 }
 
 impl Slot {
     fn new(controller: Box<dyn Controller>) -> Slot {
         let name = controller.name().trim_end_matches("-controller").to_string();
-        Slot { controller, listener: VecDeque::new(), queue: WorkQueue::new(name), check_keys: Default::default() }
+        Slot {
+            controller,
+            listener: VecDeque::new(),
+            queue: WorkQueue::new(name),
+            check_keys: Default::default(),
+            since: BTreeMap::new(),
+        }
     }
 }
 
@@ -284,6 +296,8 @@ struct State {
     rng: Rng,
     processes: Vec<Process>,
     event_seq: u64,
+    /// Sequence numbers for [`Slot::since`].
+    queue_seq: u64,
 }
 
 /// The simulated cluster. See the module documentation.
@@ -364,7 +378,7 @@ impl World {
             });
         }
         let single: Vec<(&str, Box<dyn Controller>)> =
-            vec![(SCHEDULER, Box::new(Scheduler)), (KUBELET, Box::new(Kubelet::new(kubelet)))];
+            vec![(SCHEDULER, Box::new(Scheduler::new())), (KUBELET, Box::new(Kubelet::new(kubelet)))];
         for (name, c) in single {
             let mut p = Process {
                 name: name.into(),
@@ -381,7 +395,7 @@ impl World {
             p.start(now);
             processes.push(p);
         }
-        let state = State { api, now, rng, processes, event_seq: 0 };
+        let state = State { api, now, rng, processes, event_seq: 0, queue_seq: 0 };
         World {
             seed,
             snapshots: vec![(0, state.clone())],
@@ -488,7 +502,14 @@ impl World {
             }
             _ => false,
         };
-        out.sort_by_key(|(t, a)| (*t, if expired(a) { 0 } else { a.class() + 1 }, *a));
+        let age = |a: &Act| match a {
+            Act::Reconcile(pi, si) => {
+                let slot = &s.processes[*pi].slots[*si];
+                slot.queue.waiting_keys().next().and_then(|k| slot.since.get(k)).copied().unwrap_or(0)
+            }
+            _ => 0,
+        };
+        out.sort_by_key(|(t, a)| (*t, if expired(a) { 0 } else { a.class() + 1 }, age(a), *a));
         out
     }
 
@@ -837,12 +858,12 @@ impl World {
         let rv = list.resource_version;
         let count = list.items.len();
         let store = p.caches.stores.entry(kind.kind).or_default();
-        let notes = replace(store, list.items);
+        let notes: Vec<Rc<Notification>> = replace(store, list.items).into_iter().map(Rc::new).collect();
         let changes = notes.len();
         for s in p.slots.iter_mut() {
             if s.controller.watches().iter().any(|k| std::ptr::eq(*k, kind)) {
                 for n in &notes {
-                    s.listener.push_back((kind, n.clone()));
+                    s.listener.push_back((kind, Rc::clone(n)));
                 }
             }
         }
@@ -961,10 +982,11 @@ impl World {
                 return self.record(actor, ActionKind::DeliverEvent, Vec::new(), Vec::new(), sentence);
             }
         };
-        if let Some(n) = &note {
+        if let Some(n) = note {
+            let n = Rc::new(n);
             for s in p.slots.iter_mut() {
                 if s.controller.watches().iter().any(|k| std::ptr::eq(*k, kind)) {
-                    s.listener.push_back((kind, n.clone()));
+                    s.listener.push_back((kind, Rc::clone(&n)));
                 }
             }
         }
@@ -980,6 +1002,7 @@ impl World {
 
     fn handler(&mut self, pi: usize, si: usize) -> StepRecord {
         let now = self.state.now;
+        let seq = &mut self.state.queue_seq;
         let p = &mut self.state.processes[pi];
         let Process { caches, slots, name, .. } = p;
         let slot = &mut slots[si];
@@ -992,7 +1015,10 @@ impl World {
         for k in keys {
             match k {
                 Enqueue::Now(k) => {
-                    slot.queue.add(k.clone());
+                    if slot.queue.add(k.clone()) {
+                        *seq += 1;
+                        slot.since.insert(k.clone(), *seq);
+                    }
                     added.push(k);
                 }
                 Enqueue::After(k, d) => {
@@ -1018,7 +1044,7 @@ impl World {
 
     fn reconcile(&mut self, pi: usize, si: usize) -> StepRecord {
         let now = self.state.now;
-        let State { api, processes, event_seq, .. } = &mut self.state;
+        let State { api, processes, event_seq, queue_seq, .. } = &mut self.state;
         let p = &mut processes[pi];
         let failure = p.failure(now);
         let Process { caches, slots, name, conflict_armed, .. } = p;
@@ -1034,7 +1060,11 @@ impl World {
             let mut ctx = Ctx { now, cache: caches, api: &mut wapi, event_seq };
             slot.controller.reconcile(&key, &mut ctx)
         };
-        slot.queue.done(&key);
+        slot.since.remove(&key);
+        if slot.queue.done(&key) {
+            *queue_seq += 1;
+            slot.since.insert(key.clone(), *queue_seq);
+        }
         let after = match &outcome {
             Outcome::Done => {
                 slot.queue.forget(&key);
@@ -1087,6 +1117,8 @@ impl World {
         let keys = slot.queue.fire_due(now);
         for k in &keys {
             slot.check_keys.remove(k);
+            self.state.queue_seq += 1;
+            slot.since.entry(k.clone()).or_insert(self.state.queue_seq);
         }
         let sentence = format!(
             "A delayed key of {} is due: {} is back in its work queue.",
