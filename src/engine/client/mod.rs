@@ -6,9 +6,23 @@
 //!
 //! - [`ratelimit`]: per-item exponential back-off, the token bucket, `MaxOf` (§1.5).
 //! - [`workqueue`]: the de-duplicating, delaying, rate-limiting queue (§1.1-§1.4).
+//! - [`store`]: the informer's indexed cache (§2.2).
+//! - [`informer`]: reflector, shared informer and handler notifications (§2.1-§2.4).
+//! - [`leaderelection`]: leader election over a Lease (§7).
 
+pub mod informer;
+pub mod leaderelection;
 pub mod ratelimit;
+pub mod store;
 pub mod workqueue;
 
+pub use informer::{
+    DeletedFinalStateUnknown, DeletedObject, HandlerId, Informer, InformerStep, ListerWatcher, Notification,
+    ReflectorState, SharedInformerFactory,
+};
+pub use leaderelection::{
+    ElectionOutcome, ElectionStep, LeaderElectionConfig, LeaderElector, LeaseClient, Unreachable,
+};
 pub use ratelimit::{Bucket, ItemExponentialFailure, RateLimiter};
+pub use store::Indexer;
 pub use workqueue::{DelayedKey, WorkQueue};

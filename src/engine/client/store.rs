@@ -1,0 +1,254 @@
+//! The informer's local cache: client-go's `Indexer` (`tools/cache/store.go`, `index.go`,
+//! `thread_safe_store.go`; kubernetes-semantics.md §2.2).
+//!
+//! Objects are stored by key (`namespace/name`, or `name` for cluster-scoped objects: client-go's
+//! `MetaNamespaceKeyFunc`), never by uid: a delete and re-create of the same name that falls in a
+//! gap is seen as one update (TV-10). Indexes map an index value to the set of keys whose object
+//! produces it; the namespace index is always there and others (for example "pods by controller
+//! uid") can be added before objects arrive.
+//!
+//! Iteration is in key order, so that a listing is deterministic (client-go's order is a Go map's,
+//! which is unspecified).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde_json::Value;
+
+use crate::engine::labels::Selector;
+use crate::engine::object::ObjectExt;
+
+/// An index function: the index values an object files under (client-go `IndexFunc`).
+pub type IndexFunc = fn(&Value) -> Vec<String>;
+
+/// The name of the namespace index (client-go `cache.NamespaceIndex`).
+pub const NAMESPACE_INDEX: &str = "namespace";
+
+/// The name of the index by controller uid (`controllerRef.uid`), as controllers that own
+/// other objects use it to find their dependents quickly.
+pub const CONTROLLER_UID_INDEX: &str = "controllerUID";
+
+/// `MetaNamespaceIndexFunc`: an object's namespace ("" for cluster-scoped objects).
+pub fn namespace_index_func(obj: &Value) -> Vec<String> {
+    vec![obj.namespace().unwrap_or("").to_string()]
+}
+
+/// The uid of the object's controller reference, if it has one.
+pub fn controller_uid_index_func(obj: &Value) -> Vec<String> {
+    obj.controller_ref().map(|r| vec![r.uid]).unwrap_or_default()
+}
+
+/// A keyed, indexed cache of objects.
+///
+/// Invariant: for every index `n`, every key in `indices[n][v]` is in `items`, and `v` is one of
+/// `indexers[n](items[key])`; conversely every stored object is filed under each of its values.
+#[derive(Clone, Debug)]
+pub struct Indexer {
+    items: BTreeMap<String, Value>,
+    indexers: BTreeMap<&'static str, IndexFunc>,
+    indices: BTreeMap<&'static str, BTreeMap<String, BTreeSet<String>>>,
+}
+
+impl Default for Indexer {
+    fn default() -> Self {
+        Indexer::new()
+    }
+}
+
+impl Indexer {
+    /// An empty cache with the namespace index.
+    pub fn new() -> Indexer {
+        let mut ix = Indexer { items: BTreeMap::new(), indexers: BTreeMap::new(), indices: BTreeMap::new() };
+        ix.add_indexer(NAMESPACE_INDEX, namespace_index_func);
+        ix
+    }
+
+    /// Adds an index. Existing objects are filed under it at once (client-go refuses to add an
+    /// indexer to a started informer; here it is simply rebuilt).
+    pub fn add_indexer(&mut self, name: &'static str, f: IndexFunc) {
+        self.indexers.insert(name, f);
+        let mut index: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+        for (key, obj) in &self.items {
+            for v in f(obj) {
+                index.entry(v).or_default().insert(key.clone());
+            }
+        }
+        self.indices.insert(name, index);
+    }
+
+    /// Adds or replaces the object under its key; returns the previous object.
+    pub fn update(&mut self, obj: Value) -> Option<Value> {
+        let key = obj.key();
+        let old = self.items.insert(key.clone(), obj);
+        if let Some(old) = &old {
+            self.unindex(&key, old);
+        }
+        if let Some(new) = self.items.get(&key) {
+            for (name, f) in &self.indexers {
+                let index = self.indices.entry(name).or_default();
+                for v in f(new) {
+                    index.entry(v).or_default().insert(key.clone());
+                }
+            }
+        }
+        old
+    }
+
+    /// Removes the object stored under `key`, returning it.
+    pub fn delete(&mut self, key: &str) -> Option<Value> {
+        let old = self.items.remove(key)?;
+        self.unindex(key, &old);
+        Some(old)
+    }
+
+    fn unindex(&mut self, key: &str, obj: &Value) {
+        for (name, f) in &self.indexers {
+            if let Some(index) = self.indices.get_mut(name) {
+                for v in f(obj) {
+                    if let Some(keys) = index.get_mut(&v) {
+                        keys.remove(key);
+                        if keys.is_empty() {
+                            index.remove(&v);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The object stored under `key` (`GetByKey`).
+    pub fn get(&self, key: &str) -> Option<&Value> {
+        self.items.get(key)
+    }
+
+    /// Every stored key, in order (`ListKeys`).
+    pub fn keys(&self) -> impl Iterator<Item = &String> {
+        self.items.keys()
+    }
+
+    /// Every stored object, in key order (`List`).
+    pub fn list(&self) -> impl Iterator<Item = &Value> {
+        self.items.values()
+    }
+
+    /// The number of stored objects.
+    pub fn len(&self) -> usize {
+        self.items.len()
+    }
+
+    /// Whether the cache is empty.
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+
+    /// The objects filed under `value` in index `name` (`ByIndex`), in key order. An unknown index
+    /// gives nothing.
+    pub fn by_index(&self, name: &str, value: &str) -> Vec<&Value> {
+        self.indices
+            .get(name)
+            .and_then(|ix| ix.get(value))
+            .map(|keys| keys.iter().filter_map(|k| self.items.get(k)).collect())
+            .unwrap_or_default()
+    }
+
+    /// The objects of one namespace (the namespace index; a lister's `List` in a namespace).
+    pub fn in_namespace(&self, namespace: &str) -> Vec<&Value> {
+        self.by_index(NAMESPACE_INDEX, namespace)
+    }
+
+    /// A lister's `List(selector)` (all namespaces) or `Namespace(ns).List(selector)`: the
+    /// objects whose labels match, in key order.
+    pub fn list_matching(&self, namespace: Option<&str>, selector: &Selector) -> Vec<&Value> {
+        let candidates: Vec<&Value> = match namespace {
+            Some(ns) => self.in_namespace(ns),
+            None => self.items.values().collect(),
+        };
+        candidates.into_iter().filter(|o| selector.matches(o.labels())).collect()
+    }
+
+    /// Checks the invariant stated on the type; `Err` says which entry is wrong.
+    pub fn check_invariants(&self) -> Result<(), String> {
+        for (name, f) in &self.indexers {
+            let index = self.indices.get(name).ok_or_else(|| format!("index {name} is missing"))?;
+            for (v, keys) in index {
+                for k in keys {
+                    let obj = self.items.get(k).ok_or_else(|| format!("index {name}[{v}] names a missing key {k}"))?;
+                    if !f(obj).contains(v) {
+                        return Err(format!("index {name}[{v}] holds {k}, which no longer files there"));
+                    }
+                }
+            }
+            for (k, obj) in &self.items {
+                for v in f(obj) {
+                    if !index.get(&v).is_some_and(|keys| keys.contains(k)) {
+                        return Err(format!("{k} is not filed under {name}[{v}]"));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn pod(ns: &str, name: &str, owner_uid: Option<&str>) -> Value {
+        let mut p = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": ns}});
+        if let Some(uid) = owner_uid {
+            p["metadata"]["ownerReferences"] =
+                json!([{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "rs", "uid": uid, "controller": true}]);
+        }
+        p
+    }
+
+    #[test]
+    fn indexes_follow_updates_and_deletes() {
+        let mut ix = Indexer::new();
+        ix.add_indexer(CONTROLLER_UID_INDEX, controller_uid_index_func);
+        ix.update(pod("default", "a", Some("u1")));
+        ix.update(pod("default", "b", Some("u1")));
+        ix.update(pod("other", "c", None));
+        assert_eq!(ix.by_index(CONTROLLER_UID_INDEX, "u1").len(), 2);
+        assert_eq!(ix.in_namespace("other").len(), 1);
+        // Re-parent a: it moves from u1 to u2.
+        let old = ix.update(pod("default", "a", Some("u2")));
+        assert!(old.is_some());
+        assert_eq!(ix.by_index(CONTROLLER_UID_INDEX, "u1").len(), 1);
+        assert_eq!(ix.by_index(CONTROLLER_UID_INDEX, "u2")[0].key(), "default/a");
+        ix.delete("default/b");
+        assert!(ix.by_index(CONTROLLER_UID_INDEX, "u1").is_empty());
+        assert_eq!(ix.keys().cloned().collect::<Vec<_>>(), vec!["default/a", "other/c"]);
+        ix.check_invariants().unwrap();
+        // A stale entry is caught by the check.
+        ix.indices.get_mut(NAMESPACE_INDEX).unwrap().entry("ghost".into()).or_default().insert("default/a".into());
+        assert!(ix.check_invariants().is_err());
+    }
+
+    #[test]
+    fn lists_by_namespace_and_selector() {
+        let mut ix = Indexer::new();
+        let mut web = pod("default", "web-1", None);
+        web["metadata"]["labels"] = json!({"app": "web"});
+        ix.update(web);
+        ix.update(pod("default", "db-1", None));
+        let mut other = pod("other", "web-2", None);
+        other["metadata"]["labels"] = json!({"app": "web"});
+        ix.update(other);
+        let sel = Selector::parse("app=web").unwrap();
+        let keys = |v: Vec<&Value>| v.into_iter().map(|o| o.key()).collect::<Vec<_>>();
+        assert_eq!(keys(ix.list_matching(Some("default"), &sel)), vec!["default/web-1"]);
+        assert_eq!(keys(ix.list_matching(None, &sel)), vec!["default/web-1", "other/web-2"]);
+        assert_eq!(ix.list_matching(Some("default"), &Selector::everything()).len(), 2);
+    }
+
+    #[test]
+    fn index_added_late_sees_existing_objects() {
+        let mut ix = Indexer::new();
+        ix.update(pod("default", "a", Some("u1")));
+        ix.add_indexer(CONTROLLER_UID_INDEX, controller_uid_index_func);
+        assert_eq!(ix.by_index(CONTROLLER_UID_INDEX, "u1").len(), 1);
+        assert!(ix.by_index("no-such-index", "x").is_empty());
+    }
+}
