@@ -385,7 +385,7 @@ mod tests {
         let mut k = Kubelet::new(KubeletConfig::default());
         let mut api = FakeApi::default();
         let mut cache = Caches::default();
-        cache.stores.entry("Pod").or_default().insert(pod.key(), pod.clone());
+        cache.insert(pod.clone());
         assert_eq!(k.handle(kind("Pod"), &Notification::Add(pod.clone()), &cache, Time::START).len(), 1);
         let mut seq = 0;
         let mut ctx = Ctx { now: Time::START, cache: &cache, api: &mut api, event_seq: &mut seq };
@@ -397,7 +397,7 @@ mod tests {
         assert_eq!(waiting_reason(&creating), Some("ContainerCreating"));
         assert_eq!(creating["status"]["conditions"][2]["message"], "containers with unready status: [web]");
         let mut cache2 = Caches::default();
-        cache2.stores.entry("Pod").or_default().insert(creating.key(), creating.clone());
+        cache2.insert(creating.clone());
         let t2 = t1.after(Duration::from_secs(2));
         let mut ctx = Ctx { now: t2, cache: &cache2, api: &mut api, event_seq: &mut seq };
         assert_eq!(k.reconcile("default/p", &mut ctx), Outcome::Done);

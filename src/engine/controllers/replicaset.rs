@@ -519,7 +519,7 @@ mod tests {
     fn caches(objs: &[Value]) -> Caches {
         let mut c = Caches::default();
         for o in objs {
-            c.stores.entry(Kind::by_kind(o.kind()).unwrap().kind).or_default().insert(o.key(), o.clone());
+            c.insert(o.clone());
         }
         c
     }
@@ -563,7 +563,7 @@ mod tests {
         let pods: Vec<Value> = api.objects.values().filter(|o| o.kind() == "Pod").cloned().collect();
         let mut with_pods = cache.clone();
         for p in &pods {
-            with_pods.stores.entry("Pod").or_default().insert(p.key(), p.clone());
+            with_pods.insert(p.clone());
         }
         for p in &pods {
             let keys = c.handle(Kind::by_kind("Pod").unwrap(), &Notification::Add(p.clone()), &with_pods, Time::START);

@@ -173,7 +173,7 @@ mod tests {
         for o in
             [node("node-1", "True"), node("node-2", "True"), node("node-3", "False"), pod("a", "node-1"), pod("b", "")]
         {
-            cache.stores.entry(Kind::by_kind(o.kind()).unwrap().kind).or_default().insert(o.key(), o.clone());
+            cache.insert(o.clone());
         }
         let mut api = FakeApi::default();
         api.put(pod("b", ""));

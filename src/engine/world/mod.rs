@@ -956,9 +956,9 @@ impl World {
         let note = match ev.event_type {
             EventType::Added | EventType::Modified => {
                 p.informers[ii].last_sync_rv = rv;
-                match store.insert(key.clone(), obj.clone()) {
+                match store.insert(key.clone(), Rc::new(obj.clone())) {
                     None => Some(Notification::Add(obj.clone())),
-                    Some(old) => Some(Notification::Update(old, obj.clone())),
+                    Some(old) => Some(Notification::Update(Rc::unwrap_or_clone(old), obj.clone())),
                 }
             }
             EventType::Deleted => {
