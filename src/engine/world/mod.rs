@@ -17,16 +17,36 @@
 //! actions are listed, in the order `step` would take them, by [`World::pending`]: first what can
 //! happen now (informer lists, then watch-event deliveries, then handler runs, then reconciles,
 //! then due timers), then timers in deadline order (back-off requeues, `AddAfter`s such as kubelet
-//! transitions and grace periods, relists, lease ticks). Taking a future action moves the clock to
-//! its time. Only the oldest undelivered event of each watch is offered, so a stream is always
-//! delivered in order, whatever [`World::run`] picks.
+//! transitions and grace periods, relists, lease ticks). Among reconciles, the oldest waiting key
+//! of any controller goes first, as if every worker ran at once. Taking a future action moves the
+//! clock to its time. Only the oldest undelivered event of each watch is offered, so a stream is
+//! always delivered in order, whatever [`World::run`] picks.
+//!
+//! "Periodic" work, where [`World::run_until_idle`] stops: lease ticks once someone leads, the
+//! retries of a partitioned process, and deadline checks ([`Outcome::CheckAfter`]: the Deployment
+//! progress deadline, image pull retries).
 //!
 //! # History
 //! Every input (a step, a chosen action, a user API call, a fault, a clock move) is logged and
 //! gives exactly one record. The world keeps snapshots of its state every few inputs; going
 //! back to step N restores the latest snapshot at or before N and replays the logged inputs
-//! (the world is deterministic: same seed, same inputs, same records). Acting after going back
-//! starts a new branch: the inputs after N are dropped.
+//! (the world is deterministic: same seed, same inputs, same records). The later inputs are kept
+//! until a new input starts a new branch, so [`World::goto`] can also go forward again.
+//!
+//! # For the console and the page
+//! - Build: [`World::new`]`(seed)`; read: [`World::api`] (get/list), [`World::now`],
+//!   [`World::processes`] (each [`Process`]: `leading()`, `informers`, `caches`, `slots` with their
+//!   `queue` and `listener`), [`World::history`], [`World::pending`].
+//! - Write as a user (logged, replayed): [`World::create`], [`World::update`], [`World::patch`],
+//!   [`World::delete`], or [`World::user`] with any [`UserCall`] (update /status, /finalize).
+//!   Watches for `kubectl --watch`: [`World::api_mut`] (`watch`, `next_event`, `stop_watch`).
+//! - Time: [`World::step`], [`World::run`]`(pending id)`, [`World::run_until_idle`]`(cap)`,
+//!   [`World::advance`]`(duration)`, [`World::step_back`], [`World::goto`]`(n)`.
+//! - Faults ([`Fault`], or one method each): `break_watch(process, kind)`, `expire_history()`,
+//!   `stop_process` (clean: releases the Lease), `kill_process`, `start_process`,
+//!   `restart_process`, `fail_api(process, duration)`, `conflict_next_write(process)`,
+//!   `partition(process)` / `heal(process)`, `pause_kubelets` / `resume_kubelets`,
+//!   `slow_kubelets(factor)`, `fail_image(image)` / `fix_image(image)`, `clock_jump(duration)`.
 
 // `Status` is the API's error value, as the API server returns it (see apiserver/mod.rs).
 #![allow(clippy::result_large_err)]
