@@ -219,18 +219,21 @@ impl Ctx<'_> {
         let name = format!("{}.{nanos:x}", involved.name());
         let ns = involved.namespace().unwrap_or("default").to_string();
         let ts = self.now.rfc3339();
+        // An ObjectReference: `namespace` only for namespaced objects (omitempty).
+        let mut involved_ref = serde_json::Map::new();
+        involved_ref.insert("kind".into(), json!(involved.kind()));
+        if let Some(ns) = involved.namespace() {
+            involved_ref.insert("namespace".into(), json!(ns));
+        }
+        involved_ref.insert("name".into(), json!(involved.name()));
+        involved_ref.insert("uid".into(), json!(involved.uid()));
+        involved_ref.insert("apiVersion".into(), json!(involved.api_version()));
+        involved_ref.insert("resourceVersion".into(), json!(involved.resource_version().to_string()));
         let ev = json!({
             "apiVersion": "v1",
             "kind": "Event",
             "metadata": {"name": name, "namespace": ns},
-            "involvedObject": {
-                "kind": involved.kind(),
-                "namespace": involved.namespace(),
-                "name": involved.name(),
-                "uid": involved.uid(),
-                "apiVersion": involved.api_version(),
-                "resourceVersion": involved.resource_version().to_string(),
-            },
+            "involvedObject": involved_ref,
             "reason": reason,
             "message": message,
             "source": {"component": component},
