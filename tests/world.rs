@@ -412,3 +412,54 @@ fn recreate_strategy_waits_for_old_pods() {
     assert!(scaled[2].starts_with("Scaled up replica set web-") && scaled[2].ends_with("from 0 to 2"), "{scaled:?}");
     assert_converged(&w, "web", 2);
 }
+
+/// TV-38 through the world: the ReplicaSet controller issued 3 creates; while its Pod informer
+/// has not delivered the 3 ADDs, another sync of the same ReplicaSet (woken by an unrelated
+/// change) creates nothing, even though its cache still shows no pods.
+#[test]
+fn tv38_expectations_hold_until_the_informer_catches_up() {
+    let mut w = World::new(13);
+    w.run_until_idle(1000);
+    let rs = json!({"apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": {"name": "front", "namespace": "default"},
+        "spec": {"replicas": 3, "selector": {"matchLabels": {"app": "front"}},
+                 "template": {"metadata": {"labels": {"app": "front"}},
+                              "spec": {"containers": [{"name": "web", "image": "nginx"}]}}}});
+    w.create(rs).unwrap();
+    let pod_informer = |p: &reconcile_lab::engine::world::Pending| {
+        p.action == ActionKind::DeliverEvent && p.actor.to_string() == format!("Pod informer ({CONTROLLER_MANAGER_A})")
+    };
+    // Run everything except the controller-manager's pod deliveries until the 3 creates happen.
+    let mut creates = 0;
+    for _ in 0..500 {
+        let p = w.pending().into_iter().find(|p| !pod_informer(p) && p.at <= w.now()).expect("work to do");
+        let r = w.run(p.id).unwrap();
+        creates += r.calls.iter().filter(|c| c.verb == "CREATE" && c.target.starts_with("Pod ")).count();
+        if creates == 3 {
+            break;
+        }
+    }
+    assert_eq!(creates, 3);
+    // Something else changes the ReplicaSet: the controller syncs it again.
+    w.patch(kind("ReplicaSet"), Some("default"), "front", Patch::Merge(json!({"metadata": {"labels": {"team": "a"}}})))
+        .unwrap();
+    let mut resynced = false;
+    for _ in 0..500 {
+        let Some(p) = w.pending().into_iter().find(|p| !pod_informer(p) && p.at <= w.now()) else { break };
+        let r = w.run(p.id).unwrap();
+        if r.action == ActionKind::Reconcile && r.sentence.starts_with("replicaset-controller reconciled default/front")
+        {
+            resynced = true;
+            assert!(
+                r.calls.iter().all(|c| c.verb != "CREATE" || !c.target.starts_with("Pod ")),
+                "no double creation: {}",
+                r.sentence
+            );
+        }
+    }
+    assert!(resynced, "the ReplicaSet was synced again before the pod ADDs arrived");
+    let a = w.process(CONTROLLER_MANAGER_A).unwrap();
+    assert_eq!(a.caches.list(kind("Pod"), "default").count(), 0, "the cache still shows no pods");
+    // Once the informer delivers the ADDs, everything settles with exactly 3 pods.
+    w.run_until_idle(5000);
+    assert_eq!(list(&w, "Pod").len(), 3);
+}
