@@ -818,3 +818,22 @@ fn pod_status_updates_keep_spec_owners_and_qos() {
     assert_eq!(out.owner_references().len(), 1);
     assert_eq!(out.generation(), p.generation());
 }
+
+#[test]
+fn volumes_env_and_security_contexts_are_checked_and_defaulted() {
+    let mut s = ApiServer::new(1);
+    let mut p = pod("p");
+    p["spec"]["volumes"] = json!([{"name": "cfg", "configMap": {"name": "app"}}, {"name": "tmp", "emptyDir": {}}]);
+    p["spec"]["containers"][0]["env"] =
+        json!([{"name": "NS", "valueFrom": {"fieldRef": {"fieldPath": "metadata.namespace"}}}]);
+    p["spec"]["containers"][0]["securityContext"] = json!({"runAsNonRoot": true, "capabilities": {"drop": ["ALL"]}});
+    let out = s.create(p.clone()).unwrap();
+    assert_eq!(out["spec"]["volumes"][0], json!({"name": "cfg", "configMap": {"name": "app", "defaultMode": 420}}));
+    assert_eq!(out["spec"]["containers"][0]["env"][0]["valueFrom"]["fieldRef"]["apiVersion"], "v1");
+    p["metadata"]["name"] = json!("q");
+    p["spec"]["containers"][0]["securityContext"] = json!({"runAsNonRot": true});
+    assert_eq!(
+        s.create(p).unwrap_err().message,
+        "Pod in version \"v1\" cannot be handled as a Pod: strict decoding error: unknown field \"spec.containers[0].securityContext.runAsNonRot\""
+    );
+}
