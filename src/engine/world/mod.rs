@@ -861,6 +861,7 @@ impl World {
                 code: err.code(),
                 resource_version: 0,
                 error: Some(err.message.clone()),
+                stored_resource_version: 0,
             };
             let sentence = format!(
                 "The {} informer of {} failed to list {}: it will retry after a back-off.",
@@ -901,6 +902,7 @@ impl World {
             code: 200,
             resource_version: rv,
             error: None,
+            stored_resource_version: 0,
         };
         let watch = ApiCall {
             verb: "WATCH".into(),
@@ -909,6 +911,7 @@ impl World {
             code: 200,
             resource_version: rv,
             error: None,
+            stored_resource_version: 0,
         };
         let sentence = if relist {
             format!(
@@ -949,6 +952,7 @@ impl World {
             code: 200,
             resource_version: rv,
             error: None,
+            stored_resource_version: 0,
         };
         let sentence = format!(
             "The {} informer of {} watches {} again from resourceVersion {rv}, without relisting.",
@@ -1256,6 +1260,7 @@ impl World {
             }
             Err(e) => (e.code(), 0, Some(e.message.clone())),
         };
+        let stored = if code == 409 { stored_rv(&self.state.api, &target) } else { 0 };
         let call = ApiCall {
             verb: verb.into(),
             target: target.clone(),
@@ -1263,6 +1268,7 @@ impl World {
             code,
             resource_version: rv,
             error,
+            stored_resource_version: stored,
         };
         let sentence = match &r {
             Ok(_) => format!("{who} sent {verb} {target}: {code}, now at resourceVersion {rv}."),
@@ -1605,6 +1611,17 @@ impl World {
             }
         }
     }
+}
+
+/// The stored resourceVersion of `Kind ns/name` (for the record of a 409), or 0.
+pub(crate) fn stored_rv(api: &ApiServer, target: &str) -> u64 {
+    let Some((k, key)) = target.split_once(' ') else { return 0 };
+    let Some(kind) = Kind::by_kind(k) else { return 0 };
+    let (ns, name) = match key.split_once('/') {
+        Some((ns, name)) => (Some(ns), name),
+        None => (None, key),
+    };
+    api.get(kind, ns, name).map(|o| o.resource_version()).unwrap_or(0)
 }
 
 /// Go-style short durations: `500ms`, `2s`, `1m30s`.
