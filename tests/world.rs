@@ -463,3 +463,32 @@ fn tv38_expectations_hold_until_the_informer_catches_up() {
     w.run_until_idle(5000);
     assert_eq!(list(&w, "Pod").len(), 3);
 }
+
+/// With a bounded history the oldest records are forgotten, yet going back to them still works
+/// (by replay) and gives the same state as a world that kept everything.
+#[test]
+fn bounded_history_still_goes_back() {
+    let run = |limit: Option<usize>| {
+        let mut w = World::new(14);
+        w.set_history_limit(limit);
+        w.set_snapshot_every(40);
+        w.create(deployment("web", 3, "nginx")).unwrap();
+        for _ in 0..300 {
+            w.step();
+        }
+        w
+    };
+    let mut full = run(None);
+    let mut small = run(Some(50));
+    assert_eq!(small.history().len(), 50);
+    assert_eq!(small.position(), 301);
+    assert_eq!(small.history()[0].number, 252);
+    assert_eq!(small.history().last(), full.history().last());
+    small.goto(100);
+    full.goto(100);
+    assert_eq!(small.position(), 100);
+    assert_eq!(snapshot_objects(&small), snapshot_objects(&full));
+    assert_eq!(small.history().last(), full.history().last());
+    small.goto(10);
+    assert_eq!(small.history().len(), 10, "records before the limit come back by replay");
+}

@@ -325,6 +325,10 @@ pub struct World {
     seed: u64,
     state: State,
     history: Vec<StepRecord>,
+    /// Records forgotten to bound memory: `history[0]` is record number `history_base + 1`.
+    history_base: usize,
+    /// Keep at most this many records in memory (None: all).
+    history_limit: Option<usize>,
     inputs: Vec<Input>,
     /// `(number of inputs applied, state then)`, oldest first; the first is the initial state.
     snapshots: Vec<(usize, State)>,
@@ -421,6 +425,8 @@ impl World {
             snapshots: vec![(0, state.clone())],
             state,
             history: Vec::new(),
+            history_base: 0,
+            history_limit: None,
             inputs: Vec::new(),
             snapshot_every: 200,
             replaying: false,
@@ -459,8 +465,32 @@ impl World {
     }
 
     /// Every record so far, oldest first.
+    /// The records kept in memory (all of them unless [`World::set_history_limit`] was used;
+    /// each record's `number` says where it stands).
     pub fn history(&self) -> &[StepRecord] {
         &self.history
+    }
+
+    /// The number of records so far on this branch (the position [`World::goto`] counts in).
+    pub fn position(&self) -> usize {
+        self.history_base + self.history.len()
+    }
+
+    /// Keeps at most `n` records in memory (the oldest are forgotten; going back to them still
+    /// works, by replay, and brings their records back). `None`: keep every record.
+    pub fn set_history_limit(&mut self, n: Option<usize>) {
+        self.history_limit = n.map(|n| n.max(1));
+        self.trim_history();
+    }
+
+    fn trim_history(&mut self) {
+        if let Some(limit) = self.history_limit {
+            if self.history.len() > limit {
+                let drop = self.history.len() - limit;
+                self.history.drain(..drop);
+                self.history_base += drop;
+            }
+        }
     }
 
     /// Snapshot spacing in inputs (0: keep only the initial snapshot; going back then replays
@@ -727,9 +757,10 @@ impl World {
     }
 
     fn finish(&mut self, mut r: StepRecord) -> StepRecord {
-        r.number = self.history.len() as u64 + 1;
+        r.number = self.position() as u64 + 1;
         self.history.push(r.clone());
-        let at = self.history.len();
+        self.trim_history();
+        let at = self.position();
         if self.snapshot_every > 0
             && at.is_multiple_of(self.snapshot_every)
             && !self.snapshots.iter().any(|(i, _)| *i == at)
@@ -1542,7 +1573,7 @@ impl World {
 
     /// Goes back one record. Returns false at the start.
     pub fn step_back(&mut self) -> bool {
-        let n = self.history.len();
+        let n = self.position();
         if n == 0 {
             return false;
         }
@@ -1555,15 +1586,21 @@ impl World {
     /// again, until a new input (a step, a user call, a fault) starts a new branch from here.
     pub fn goto(&mut self, n: usize) {
         let n = n.min(self.inputs.len());
-        if n < self.history.len() {
+        if n < self.position() {
             let Some((at, snap)) = self.snapshots.iter().rev().find(|(i, _)| *i <= n).map(|(i, s)| (*i, s.clone()))
             else {
                 return;
             };
             self.state = snap;
-            self.history.truncate(at);
+            if at >= self.history_base {
+                self.history.truncate(at - self.history_base);
+            } else {
+                // The records between the snapshot and the forgotten ones come back by replay.
+                self.history.clear();
+                self.history_base = at;
+            }
         }
-        let from = self.history.len();
+        let from = self.position();
         let replay: Vec<Input> = self.inputs[from..n].to_vec();
         self.replaying = true;
         for input in replay {
@@ -1582,7 +1619,7 @@ impl World {
         if self.replaying {
             return;
         }
-        let at = self.history.len();
+        let at = self.position();
         if at < self.inputs.len() {
             self.inputs.truncate(at);
             self.snapshots.retain(|(i, _)| *i <= at);
