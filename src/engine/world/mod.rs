@@ -41,7 +41,9 @@
 //!   [`World::delete`], or [`World::user`] with any [`UserCall`] (update /status, /finalize).
 //!   Watches for `kubectl --watch`: [`World::api_mut`] (`watch`, `next_event`, `stop_watch`).
 //! - Time: [`World::step`], [`World::run`]`(pending id)`, [`World::run_until_idle`]`(cap)`,
-//!   [`World::advance`]`(duration)`, [`World::step_back`], [`World::goto`]`(n)`.
+//!   [`World::advance`]`(duration)`, [`World::step_back`], [`World::goto`]`(n)`,
+//!   [`World::position`], [`World::branch_len`]; memory: [`World::set_history_limit`],
+//!   [`World::set_snapshot_every`].
 //! - Faults ([`Fault`], or one method each): `break_watch(process, kind)`, `expire_history()`,
 //!   `stop_process` (clean: releases the Lease), `kill_process`, `start_process`,
 //!   `restart_process`, `fail_api(process, duration)`, `conflict_next_write(process)`,
