@@ -100,7 +100,9 @@ fn a_conflicting_write_gets_409_and_the_controller_retries() {
     settle(&mut w);
     let conflict = w.history().iter().find(|r| r.calls.iter().any(|c| c.code == 409)).expect("a 409 in the records");
     assert!(conflict.calls.iter().any(|c| c.verb == "PATCH (another client)"));
-    let msg = conflict.calls.iter().find(|c| c.code == 409).and_then(|c| c.error.clone()).unwrap();
+    let lost = conflict.calls.iter().find(|c| c.code == 409).unwrap();
+    assert!(lost.sent_resource_version > 0 && lost.stored_resource_version > lost.sent_resource_version, "{lost:?}");
+    let msg = lost.error.clone().unwrap();
     assert!(
         msg.contains("the object has been modified; please apply your changes to the latest version and try again"),
         "{msg}"

@@ -1104,7 +1104,7 @@ mod tests {
         let mut api = FakeApi::default();
         api.put(d.clone());
         let mut cache = Caches::default();
-        cache.stores.entry("Deployment").or_default().insert(d.key(), d.clone());
+        cache.insert(d.clone());
         let mut seq = 0;
         let mut ctx = Ctx { now: Time::START, cache: &cache, api: &mut api, event_seq: &mut seq };
         let out = DeploymentController::new().reconcile("default/web", &mut ctx);

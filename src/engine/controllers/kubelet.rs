@@ -220,8 +220,54 @@ impl Kubelet {
     fn write_status(&mut self, pod: &Value, state: &str, ctx: &mut Ctx<'_>) -> Result<(), String> {
         let mut p = pod.clone();
         p["status"] = self.status(pod, state, ctx.now);
-        ctx.api.update_status(p).map(|_| ()).map_err(|e| e.message)
+        ctx.api.update_status(p).map_err(|e| e.message)?;
+        // The container events the kubelet records on the pod (k/k `pkg/kubelet/images/
+        // image_manager.go`, `kuberuntime/kuberuntime_container.go`).
+        let pull = self.scaled(self.config.start_delay);
+        for (name, image) in containers(pod) {
+            match state {
+                "creating" => ctx.event("kubelet", pod, "Normal", "Pulling", &format!("Pulling image \"{image}\"")),
+                "running" => {
+                    let d = go_duration(pull);
+                    let size = image_size(&image);
+                    let pulled = format!("Successfully pulled image \"{image}\" in {d} ({d} including waiting). Image size: {size} bytes.");
+                    ctx.event("kubelet", pod, "Normal", "Pulled", &pulled);
+                    ctx.event("kubelet", pod, "Normal", "Created", &format!("Created container: {name}"));
+                    ctx.event("kubelet", pod, "Normal", "Started", &format!("Started container {name}"));
+                }
+                "pull-error" => ctx.event("kubelet", pod, "Warning", "Failed", "Error: ErrImagePull"),
+                "backoff" => ctx.event("kubelet", pod, "Warning", "Failed", "Error: ImagePullBackOff"),
+                _ => {}
+            }
+        }
+        Ok(())
     }
+}
+
+/// Go's `time.Duration.String()` for the durations the kubelet prints: `500ms`, `2s`, `1.5s`, `2m0s`.
+pub fn go_duration(d: Duration) -> String {
+    let ms = d.as_millis();
+    if ms < 1000 {
+        return format!("{ms}ms");
+    }
+    let (m, rest_ms) = (ms / 60_000, ms % 60_000);
+    let secs = if rest_ms % 1000 == 0 {
+        format!("{}s", rest_ms / 1000)
+    } else {
+        let frac = format!("{:03}", rest_ms % 1000);
+        format!("{}.{}s", rest_ms / 1000, frac.trim_end_matches('0'))
+    };
+    if m == 0 {
+        secs
+    } else {
+        format!("{m}m{secs}")
+    }
+}
+
+/// A stable, plausible image size in bytes (the lab has no registry to ask).
+fn image_size(image: &str) -> u64 {
+    let h = image.bytes().fold(2_166_136_261u32, |h, b| (h ^ u32::from(b)).wrapping_mul(16_777_619));
+    40_000_000 + u64::from(h % 40_000_000)
 }
 
 fn waiting_reason(pod: &Value) -> Option<&str> {
@@ -369,6 +415,15 @@ mod tests {
     use super::*;
 
     #[test]
+    fn durations_print_like_go() {
+        assert_eq!(go_duration(Duration::from_millis(500)), "500ms");
+        assert_eq!(go_duration(Duration::from_secs(2)), "2s");
+        assert_eq!(go_duration(Duration::from_millis(1500)), "1.5s");
+        assert_eq!(go_duration(Duration::from_secs(120)), "2m0s");
+        assert_eq!(go_duration(Duration::from_millis(61_250)), "1m1.25s");
+    }
+
+    #[test]
     fn images_normalise_like_containerd() {
         assert_eq!(normalize_image("nginx"), "docker.io/library/nginx:latest");
         assert_eq!(normalize_image("nginx:1.27"), "docker.io/library/nginx:1.27");
@@ -385,7 +440,7 @@ mod tests {
         let mut k = Kubelet::new(KubeletConfig::default());
         let mut api = FakeApi::default();
         let mut cache = Caches::default();
-        cache.stores.entry("Pod").or_default().insert(pod.key(), pod.clone());
+        cache.insert(pod.clone());
         assert_eq!(k.handle(kind("Pod"), &Notification::Add(pod.clone()), &cache, Time::START).len(), 1);
         let mut seq = 0;
         let mut ctx = Ctx { now: Time::START, cache: &cache, api: &mut api, event_seq: &mut seq };
@@ -393,18 +448,30 @@ mod tests {
         let t1 = Time::START.after(Duration::from_millis(500));
         let mut ctx = Ctx { now: t1, cache: &cache, api: &mut api, event_seq: &mut seq };
         assert_eq!(k.reconcile("default/p", &mut ctx), Outcome::RequeueAfter(Duration::from_secs(2)));
-        let creating = api.objects.values().next().unwrap().clone();
+        let creating = api.objects.values().find(|o| o.kind() == "Pod").unwrap().clone();
         assert_eq!(waiting_reason(&creating), Some("ContainerCreating"));
         assert_eq!(creating["status"]["conditions"][2]["message"], "containers with unready status: [web]");
         let mut cache2 = Caches::default();
-        cache2.stores.entry("Pod").or_default().insert(creating.key(), creating.clone());
+        cache2.insert(creating.clone());
         let t2 = t1.after(Duration::from_secs(2));
         let mut ctx = Ctx { now: t2, cache: &cache2, api: &mut api, event_seq: &mut seq };
         assert_eq!(k.reconcile("default/p", &mut ctx), Outcome::Done);
-        let running = api.objects.values().next().unwrap();
+        let running = api.objects.values().find(|o| o.kind() == "Pod").unwrap();
         assert_eq!(running["status"]["phase"], "Running");
         assert_eq!(running["status"]["podIP"], "10.244.2.2");
         assert!(super::super::util::is_pod_ready(running));
         assert_eq!(running["status"]["conditions"][4]["lastTransitionTime"], Time::START.rfc3339());
+        let mut events = api.events();
+        events.sort();
+        assert_eq!(
+            events,
+            vec![
+                "Created Created container: web".to_string(),
+                "Pulled Successfully pulled image \"nginx\" in 2s (2s including waiting). Image size: 51612879 bytes."
+                    .into(),
+                "Pulling Pulling image \"nginx\"".into(),
+                "Started Started container web".into(),
+            ]
+        );
     }
 }

@@ -47,6 +47,7 @@ pub mod scheduler;
 pub mod util;
 
 use std::collections::BTreeMap;
+use std::rc::Rc;
 use std::time::Duration;
 
 use serde_json::{json, Value};
@@ -113,16 +114,25 @@ pub enum Outcome {
 
 /// A process's informer caches: kind name (`Pod`) → key (`namespace/name`) → object.
 /// Invariant: every object is stored under its own `ObjectExt::key()`.
+/// Objects are shared (`Rc`), so the world's snapshots copy pointers, not objects.
 #[derive(Clone, Debug, Default)]
 pub struct Caches {
     /// The stores, by `Kind::kind`.
-    pub stores: BTreeMap<&'static str, BTreeMap<String, Value>>,
+    pub stores: BTreeMap<&'static str, BTreeMap<String, Rc<Value>>>,
 }
 
 impl Caches {
     /// One object by kind and key (`Lister.Get`).
     pub fn get(&self, kind: &Kind, key: &str) -> Option<&Value> {
-        self.stores.get(kind.kind).and_then(|s| s.get(key))
+        self.stores.get(kind.kind).and_then(|s| s.get(key)).map(|v| &**v)
+    }
+
+    /// Stores an object under its key (tests and views; informers keep the stores).
+    pub fn insert(&mut self, obj: Value) {
+        let kind = Kind::for_object(obj.api_version(), obj.kind()).or_else(|| Kind::by_kind(obj.kind()));
+        if let Some(k) = kind {
+            self.stores.entry(k.kind).or_default().insert(obj.key(), Rc::new(obj));
+        }
     }
 
     /// Every cached object of a kind in a namespace (`Lister.List` with `labels.Everything()`),
@@ -138,12 +148,12 @@ impl Caches {
                     move |(k, _)| k.starts_with(&prefix)
                 })
             })
-            .map(|(_, v)| v)
+            .map(|(_, v)| &**v)
     }
 
     /// Every cached object of a kind, in key order.
     pub fn all<'a>(&'a self, kind: &Kind) -> impl Iterator<Item = &'a Value> + 'a {
-        self.stores.get(kind.kind).into_iter().flat_map(|s| s.values())
+        self.stores.get(kind.kind).into_iter().flat_map(|s| s.values()).map(|v| &**v)
     }
 }
 
@@ -238,18 +248,21 @@ impl Ctx<'_> {
         let name = format!("{}.{nanos:x}", involved.name());
         let ns = involved.namespace().unwrap_or("default").to_string();
         let ts = self.now.rfc3339();
+        // An ObjectReference: `namespace` only for namespaced objects (omitempty).
+        let mut involved_ref = serde_json::Map::new();
+        involved_ref.insert("kind".into(), json!(involved.kind()));
+        if let Some(ns) = involved.namespace() {
+            involved_ref.insert("namespace".into(), json!(ns));
+        }
+        involved_ref.insert("name".into(), json!(involved.name()));
+        involved_ref.insert("uid".into(), json!(involved.uid()));
+        involved_ref.insert("apiVersion".into(), json!(involved.api_version()));
+        involved_ref.insert("resourceVersion".into(), json!(involved.resource_version().to_string()));
         let ev = json!({
             "apiVersion": "v1",
             "kind": "Event",
             "metadata": {"name": name, "namespace": ns},
-            "involvedObject": {
-                "kind": involved.kind(),
-                "namespace": involved.namespace(),
-                "name": involved.name(),
-                "uid": involved.uid(),
-                "apiVersion": involved.api_version(),
-                "resourceVersion": involved.resource_version().to_string(),
-            },
+            "involvedObject": involved_ref,
             "reason": reason,
             "message": message,
             "source": {"component": component},

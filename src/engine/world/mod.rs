@@ -17,16 +17,38 @@
 //! actions are listed, in the order `step` would take them, by [`World::pending`]: first what can
 //! happen now (informer lists, then watch-event deliveries, then handler runs, then reconciles,
 //! then due timers), then timers in deadline order (back-off requeues, `AddAfter`s such as kubelet
-//! transitions and grace periods, relists, lease ticks). Taking a future action moves the clock to
-//! its time. Only the oldest undelivered event of each watch is offered, so a stream is always
-//! delivered in order, whatever [`World::run`] picks.
+//! transitions and grace periods, relists, lease ticks). Among reconciles, the oldest waiting key
+//! of any controller goes first, as if every worker ran at once. Taking a future action moves the
+//! clock to its time. Only the oldest undelivered event of each watch is offered, so a stream is
+//! always delivered in order, whatever [`World::run`] picks.
+//!
+//! "Periodic" work, where [`World::run_until_idle`] stops: lease ticks once someone leads, the
+//! retries of a partitioned process, and deadline checks ([`Outcome::CheckAfter`]: the Deployment
+//! progress deadline, image pull retries).
 //!
 //! # History
 //! Every input (a step, a chosen action, a user API call, a fault, a clock move) is logged and
 //! gives exactly one record. The world keeps snapshots of its state every few inputs; going
 //! back to step N restores the latest snapshot at or before N and replays the logged inputs
-//! (the world is deterministic: same seed, same inputs, same records). Acting after going back
-//! starts a new branch: the inputs after N are dropped.
+//! (the world is deterministic: same seed, same inputs, same records). The later inputs are kept
+//! until a new input starts a new branch, so [`World::goto`] can also go forward again.
+//!
+//! # For the console and the page
+//! - Build: [`World::new`]`(seed)`; read: [`World::api`] (get/list), [`World::now`],
+//!   [`World::processes`] (each [`Process`]: `leading()`, `informers`, `caches`, `slots` with their
+//!   `queue` and `listener`), [`World::history`], [`World::pending`].
+//! - Write as a user (logged, replayed): [`World::create`], [`World::update`], [`World::patch`],
+//!   [`World::delete`], or [`World::user`] with any [`UserCall`] (update /status, /finalize).
+//!   Watches for `kubectl --watch`: [`World::api_mut`] (`watch`, `next_event`, `stop_watch`).
+//! - Time: [`World::step`], [`World::run`]`(pending id)`, [`World::run_until_idle`]`(cap)`,
+//!   [`World::advance`]`(duration)`, [`World::step_back`], [`World::goto`]`(n)`,
+//!   [`World::position`], [`World::branch_len`]; memory: [`World::set_history_limit`],
+//!   [`World::set_snapshot_every`].
+//! - Faults ([`Fault`], or one method each): `break_watch(process, kind)`, `expire_history()`,
+//!   `stop_process` (clean: releases the Lease), `kill_process`, `start_process`,
+//!   `restart_process`, `fail_api(process, duration)`, `conflict_next_write(process)`,
+//!   `partition(process)` / `heal(process)`, `pause_kubelets` / `resume_kubelets`,
+//!   `slow_kubelets(factor)`, `fail_image(image)` / `fix_image(image)`, `clock_jump(duration)`.
 
 // `Status` is the API's error value, as the API server returns it (see apiserver/mod.rs).
 #![allow(clippy::result_large_err)]
@@ -38,6 +60,7 @@ pub mod leader;
 pub mod record;
 
 use std::collections::{BTreeMap, VecDeque};
+use std::rc::Rc;
 use std::time::Duration;
 
 use serde_json::{json, Value};
@@ -100,18 +123,23 @@ pub struct Slot {
     /// The controller.
     pub controller: Box<dyn Controller>,
     /// Notifications waiting for the handler (client-go's `processorListener` buffer), oldest first.
-    pub listener: VecDeque<(&'static Kind, Notification)>,
+    /// Notifications are shared between the listeners of a process (one copy per event).
+    pub listener: VecDeque<(&'static Kind, Rc<Notification>)>,
     /// The work queue.
     pub queue: WorkQueue<String>,
     /// Keys whose delayed entry is only a deadline check ([`Outcome::CheckAfter`]).
     pub check_keys: std::collections::BTreeSet<String>,
+    /// When each waiting key joined the queue (a world-wide sequence number). Reconciles of all
+    /// controllers run oldest key first, as if every worker ran at once: a burst of events for
+    /// one key collapses while other controllers work through older keys.
+    pub since: BTreeMap<String, u64>,
 }
 
 impl Slot {
     fn new(controller: Box<dyn Controller>) -> Slot {
         let name = controller.name().trim_end_matches("-controller").to_string();
         let queue = WorkQueue::with_rate_limiter(name, controller.rate_limiter());
-        Slot { controller, listener: VecDeque::new(), queue, check_keys: Default::default() }
+        Slot { controller, listener: VecDeque::new(), queue, check_keys: Default::default(), since: BTreeMap::new() }
     }
 }
 
@@ -308,6 +336,8 @@ struct State {
     event_seq: u64,
     /// The external cloud (outside the API server; the Bucket controller's buckets live there).
     cloud: Cloud,
+    /// Sequence numbers for [`Slot::since`].
+    queue_seq: u64,
 }
 
 /// The simulated cluster. See the module documentation.
@@ -315,6 +345,10 @@ pub struct World {
     seed: u64,
     state: State,
     history: Vec<StepRecord>,
+    /// Records forgotten to bound memory: `history[0]` is record number `history_base + 1`.
+    history_base: usize,
+    /// Keep at most this many records in memory (None: all).
+    history_limit: Option<usize>,
     inputs: Vec<Input>,
     /// `(number of inputs applied, state then)`, oldest first; the first is the initial state.
     snapshots: Vec<(usize, State)>,
@@ -388,7 +422,7 @@ impl World {
             });
         }
         let single: Vec<(&str, Box<dyn Controller>)> =
-            vec![(SCHEDULER, Box::new(Scheduler)), (KUBELET, Box::new(Kubelet::new(kubelet)))];
+            vec![(SCHEDULER, Box::new(Scheduler::new())), (KUBELET, Box::new(Kubelet::new(kubelet)))];
         let operators: Vec<(&str, Vec<Box<dyn Controller>>)> = vec![
             (BUCKET_OPERATOR, vec![Box::new(BucketController::new())]),
             (
@@ -419,12 +453,14 @@ impl World {
             }
             processes.push(p);
         }
-        let state = State { api, now, rng, processes, event_seq: 0, cloud: Cloud::new() };
+        let state = State { api, now, rng, processes, event_seq: 0, cloud: Cloud::new(), queue_seq: 0 };
         World {
             seed,
             snapshots: vec![(0, state.clone())],
             state,
             history: Vec::new(),
+            history_base: 0,
+            history_limit: None,
             inputs: Vec::new(),
             snapshot_every: 200,
             replaying: false,
@@ -463,8 +499,32 @@ impl World {
     }
 
     /// Every record so far, oldest first.
+    /// The records kept in memory (all of them unless [`World::set_history_limit`] was used;
+    /// each record's `number` says where it stands).
     pub fn history(&self) -> &[StepRecord] {
         &self.history
+    }
+
+    /// The number of records so far on this branch (the position [`World::goto`] counts in).
+    pub fn position(&self) -> usize {
+        self.history_base + self.history.len()
+    }
+
+    /// Keeps at most `n` records in memory (the oldest are forgotten; going back to them still
+    /// works, by replay, and brings their records back). `None`: keep every record.
+    pub fn set_history_limit(&mut self, n: Option<usize>) {
+        self.history_limit = n.map(|n| n.max(1));
+        self.trim_history();
+    }
+
+    fn trim_history(&mut self) {
+        if let Some(limit) = self.history_limit {
+            if self.history.len() > limit {
+                let drop = self.history.len() - limit;
+                self.history.drain(..drop);
+                self.history_base += drop;
+            }
+        }
     }
 
     /// Snapshot spacing in inputs (0: keep only the initial snapshot; going back then replays
@@ -526,7 +586,14 @@ impl World {
             }
             _ => false,
         };
-        out.sort_by_key(|(t, a)| (*t, if expired(a) { 0 } else { a.class() + 1 }, *a));
+        let age = |a: &Act| match a {
+            Act::Reconcile(pi, si) => {
+                let slot = &s.processes[*pi].slots[*si];
+                slot.queue.waiting_keys().next().and_then(|k| slot.since.get(k)).copied().unwrap_or(0)
+            }
+            _ => 0,
+        };
+        out.sort_by_key(|(t, a)| (*t, if expired(a) { 0 } else { a.class() + 1 }, age(a), *a));
         out
     }
 
@@ -724,9 +791,10 @@ impl World {
     }
 
     fn finish(&mut self, mut r: StepRecord) -> StepRecord {
-        r.number = self.history.len() as u64 + 1;
+        r.number = self.position() as u64 + 1;
         self.history.push(r.clone());
-        let at = self.history.len();
+        self.trim_history();
+        let at = self.position();
         if self.snapshot_every > 0
             && at.is_multiple_of(self.snapshot_every)
             && !self.snapshots.iter().any(|(i, _)| *i == at)
@@ -858,6 +926,7 @@ impl World {
                 code: err.code(),
                 resource_version: 0,
                 error: Some(err.message.clone()),
+                stored_resource_version: 0,
             };
             let sentence = format!(
                 "The {} informer of {} failed to list {}: it will retry after a back-off.",
@@ -875,12 +944,12 @@ impl World {
         let rv = list.resource_version;
         let count = list.items.len();
         let store = p.caches.stores.entry(kind.kind).or_default();
-        let notes = replace(store, list.items);
+        let notes: Vec<Rc<Notification>> = replace(store, list.items).into_iter().map(Rc::new).collect();
         let changes = notes.len();
         for s in p.slots.iter_mut() {
             if s.controller.watches().iter().any(|k| std::ptr::eq(*k, kind)) {
                 for n in &notes {
-                    s.listener.push_back((kind, n.clone()));
+                    s.listener.push_back((kind, Rc::clone(n)));
                 }
             }
         }
@@ -898,6 +967,7 @@ impl World {
             code: 200,
             resource_version: rv,
             error: None,
+            stored_resource_version: 0,
         };
         let watch = ApiCall {
             verb: "WATCH".into(),
@@ -906,6 +976,7 @@ impl World {
             code: 200,
             resource_version: rv,
             error: None,
+            stored_resource_version: 0,
         };
         let sentence = if relist {
             format!(
@@ -946,6 +1017,7 @@ impl World {
             code: 200,
             resource_version: rv,
             error: None,
+            stored_resource_version: 0,
         };
         let sentence = format!(
             "The {} informer of {} watches {} again from resourceVersion {rv}, without relisting.",
@@ -973,9 +1045,9 @@ impl World {
         let note = match ev.event_type {
             EventType::Added | EventType::Modified => {
                 p.informers[ii].last_sync_rv = rv;
-                match store.insert(key.clone(), obj.clone()) {
+                match store.insert(key.clone(), Rc::new(obj.clone())) {
                     None => Some(Notification::Add(obj.clone())),
-                    Some(old) => Some(Notification::Update(old, obj.clone())),
+                    Some(old) => Some(Notification::Update(Rc::unwrap_or_clone(old), obj.clone())),
                 }
             }
             EventType::Deleted => {
@@ -999,10 +1071,11 @@ impl World {
                 return self.record(actor, ActionKind::DeliverEvent, Vec::new(), Vec::new(), sentence);
             }
         };
-        if let Some(n) = &note {
+        if let Some(n) = note {
+            let n = Rc::new(n);
             for s in p.slots.iter_mut() {
                 if s.controller.watches().iter().any(|k| std::ptr::eq(*k, kind)) {
-                    s.listener.push_back((kind, n.clone()));
+                    s.listener.push_back((kind, Rc::clone(&n)));
                 }
             }
         }
@@ -1018,6 +1091,7 @@ impl World {
 
     fn handler(&mut self, pi: usize, si: usize) -> StepRecord {
         let now = self.state.now;
+        let seq = &mut self.state.queue_seq;
         let p = &mut self.state.processes[pi];
         let Process { caches, slots, name, .. } = p;
         let slot = &mut slots[si];
@@ -1030,7 +1104,10 @@ impl World {
         for k in keys {
             match k {
                 Enqueue::Now(k) => {
-                    slot.queue.add(k.clone());
+                    if slot.queue.add(k.clone()) {
+                        *seq += 1;
+                        slot.since.insert(k.clone(), *seq);
+                    }
                     added.push(k);
                 }
                 Enqueue::After(k, d) => {
@@ -1056,7 +1133,7 @@ impl World {
 
     fn reconcile(&mut self, pi: usize, si: usize) -> StepRecord {
         let now = self.state.now;
-        let State { api, processes, event_seq, cloud, .. } = &mut self.state;
+        let State { api, processes, event_seq, cloud, queue_seq, .. } = &mut self.state;
         let p = &mut processes[pi];
         let failure = p.failure(now);
         let Process { caches, slots, name, conflict_armed, .. } = p;
@@ -1073,12 +1150,19 @@ impl World {
             let mut ctx = Ctx { now, cache: caches, api: &mut capi, event_seq };
             slot.controller.reconcile(&key, &mut ctx)
         };
-        slot.queue.done(&key);
+        slot.since.remove(&key);
+        if slot.queue.done(&key) {
+            *queue_seq += 1;
+            slot.since.insert(key.clone(), *queue_seq);
+        }
         let mut queued_more = Vec::new();
         for k in slot.controller.take_enqueues() {
             match k {
                 Enqueue::Now(k) => {
-                    slot.queue.add(k.clone());
+                    if slot.queue.add(k.clone()) {
+                        *queue_seq += 1;
+                        slot.since.insert(k.clone(), *queue_seq);
+                    }
                     queued_more.push(k);
                 }
                 Enqueue::After(k, d) => {
@@ -1142,6 +1226,8 @@ impl World {
         let keys = slot.queue.fire_due(now);
         for k in &keys {
             slot.check_keys.remove(k);
+            self.state.queue_seq += 1;
+            slot.since.entry(k.clone()).or_insert(self.state.queue_seq);
         }
         let sentence = format!(
             "A delayed key of {} is due: {} is back in its work queue.",
@@ -1259,6 +1345,7 @@ impl World {
             }
             Err(e) => (e.code(), 0, Some(e.message.clone())),
         };
+        let stored = if code == 409 { stored_rv(&self.state.api, &target) } else { 0 };
         let call = ApiCall {
             verb: verb.into(),
             target: target.clone(),
@@ -1266,6 +1353,7 @@ impl World {
             code,
             resource_version: rv,
             error,
+            stored_resource_version: stored,
         };
         let sentence = match &r {
             Ok(_) => format!("{who} sent {verb} {target}: {code}, now at resourceVersion {rv}."),
@@ -1586,7 +1674,7 @@ impl World {
 
     /// Goes back one record. Returns false at the start.
     pub fn step_back(&mut self) -> bool {
-        let n = self.history.len();
+        let n = self.position();
         if n == 0 {
             return false;
         }
@@ -1599,15 +1687,21 @@ impl World {
     /// again, until a new input (a step, a user call, a fault) starts a new branch from here.
     pub fn goto(&mut self, n: usize) {
         let n = n.min(self.inputs.len());
-        if n < self.history.len() {
+        if n < self.position() {
             let Some((at, snap)) = self.snapshots.iter().rev().find(|(i, _)| *i <= n).map(|(i, s)| (*i, s.clone()))
             else {
                 return;
             };
             self.state = snap;
-            self.history.truncate(at);
+            if at >= self.history_base {
+                self.history.truncate(at - self.history_base);
+            } else {
+                // The records between the snapshot and the forgotten ones come back by replay.
+                self.history.clear();
+                self.history_base = at;
+            }
         }
-        let from = self.history.len();
+        let from = self.position();
         let replay: Vec<Input> = self.inputs[from..n].to_vec();
         self.replaying = true;
         for input in replay {
@@ -1626,7 +1720,7 @@ impl World {
         if self.replaying {
             return;
         }
-        let at = self.history.len();
+        let at = self.position();
         if at < self.inputs.len() {
             self.inputs.truncate(at);
             self.snapshots.retain(|(i, _)| *i <= at);
@@ -1655,6 +1749,17 @@ impl World {
             }
         }
     }
+}
+
+/// The stored resourceVersion of `Kind ns/name` (for the record of a 409), or 0.
+pub(crate) fn stored_rv(api: &ApiServer, target: &str) -> u64 {
+    let Some((k, key)) = target.split_once(' ') else { return 0 };
+    let Some(kind) = Kind::by_kind(k) else { return 0 };
+    let (ns, name) = match key.split_once('/') {
+        Some((ns, name)) => (Some(ns), name),
+        None => (None, key),
+    };
+    api.get(kind, ns, name).map(|o| o.resource_version()).unwrap_or(0)
 }
 
 /// Go-style short durations: `500ms`, `2s`, `1m30s`.

@@ -98,6 +98,9 @@ pub struct ApiCall {
     pub resource_version: u64,
     /// The error message for a failure.
     pub error: Option<String>,
+    /// For a 409 Conflict: the resourceVersion stored on the server at that moment (the one
+    /// the writer should have sent); 0 otherwise.
+    pub stored_resource_version: u64,
 }
 
 impl fmt::Display for ApiCall {
@@ -105,6 +108,9 @@ impl fmt::Display for ApiCall {
         write!(f, "{} {} → {}", self.verb, self.target, self.code)?;
         if let Some(e) = &self.error {
             write!(f, " ({e})")?;
+            if self.code == 409 && self.stored_resource_version > 0 {
+                write!(f, " [sent rv={}, stored rv={}]", self.sent_resource_version, self.stored_resource_version)?;
+            }
         } else if self.resource_version > 0 {
             write!(f, " rv={}", self.resource_version)?;
         }
