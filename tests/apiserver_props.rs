@@ -85,6 +85,10 @@ struct WatchRun {
     seen: usize,
     last_rv: u64,
     errored: bool,
+    /// The revision the watch starts after.
+    start_rv: u64,
+    /// (type, name, resourceVersion) of every event after the initial ones.
+    events: Vec<(EventType, String, u64)>,
 }
 
 impl WatchRun {
@@ -101,6 +105,7 @@ impl WatchRun {
         if self.seen >= self.initial {
             prop_assert!(rv > self.last_rv, "event RVs must strictly increase: {} after {}", rv, self.last_rv);
             self.last_rv = rv;
+            self.events.push((ev.event_type, ev.object.name().to_string(), rv));
         }
         self.seen += 1;
         let key = ev.object.name().to_string();
@@ -139,6 +144,8 @@ fn run(ops: Vec<Op>) -> Result<(), TestCaseError> {
     let snapshot = |s: &ApiServer| [visible(s, 0, &all.0, &all.1), visible(s, 1, &all.0, &all.1)];
     history.insert(s.resource_version(), snapshot(&s));
     let mut last_rv = s.resource_version();
+    let everything = || (Selector::everything(), FieldSelector::everything());
+    let oracles = [0, 1].map(|k| s.watch(kind(k), Some("default"), everything().0, WatchFrom::Exact(last_rv)));
     for op in ops {
         match op {
             Op::Create { kind: k, name, app, finalizer } => {
@@ -199,6 +206,10 @@ fn run(ops: Vec<Op>) -> Result<(), TestCaseError> {
                     3 => FieldSelector::parse("metadata.name!=b").expect("fields"),
                     _ => FieldSelector::everything(),
                 };
+                let start_rv = match from {
+                    0 | 1 => s.resource_version(),
+                    _ => s.resource_version().saturating_sub(back),
+                };
                 let (wf, state, initial) = match from {
                     0 => (WatchFrom::Now, BTreeMap::new(), visible(&s, k, &sel, &fields).len()),
                     1 => (WatchFrom::Any, BTreeMap::new(), visible(&s, k, &sel, &fields).len()),
@@ -223,6 +234,8 @@ fn run(ops: Vec<Op>) -> Result<(), TestCaseError> {
                     seen: 0,
                     last_rv: 0,
                     errored: false,
+                    start_rv,
+                    events: Vec::new(),
                 });
             }
             Op::Deliver { watch, n } => {
@@ -252,6 +265,37 @@ fn run(ops: Vec<Op>) -> Result<(), TestCaseError> {
         if !w.errored {
             prop_assert_eq!(&w.state, &visible(&s, w.kind, &w.selector, &w.fields), "replay differs from the store");
         }
+    }
+    let oracle_events: Vec<Vec<WatchEvent>> =
+        oracles.iter().map(|id| std::iter::from_fn(|| s.next_event(*id)).collect()).collect();
+    for w in watches.iter().filter(|w| !w.errored) {
+        let k = kind(w.kind);
+        let passes = |o: &Value| w.selector.matches(o.labels()) && w.fields.matches(k, o);
+        let mut state: BTreeMap<String, Value> = BTreeMap::new();
+        let mut expected = Vec::new();
+        for ev in &oracle_events[w.kind] {
+            let name = ev.object.name().to_string();
+            let rv = ev.object.resource_version();
+            let cur = (ev.event_type != EventType::Deleted).then(|| ev.object.clone());
+            if rv > w.start_rv {
+                let p = state.get(&name).is_some_and(passes);
+                let c = cur.as_ref().is_some_and(passes);
+                let t = match (ev.event_type, p, c) {
+                    (EventType::Added, _, true) | (EventType::Modified, false, true) => Some(EventType::Added),
+                    (EventType::Modified, true, true) => Some(EventType::Modified),
+                    (EventType::Modified, true, false) | (EventType::Deleted, true, _) => Some(EventType::Deleted),
+                    _ => None,
+                };
+                if let Some(t) = t {
+                    expected.push((t, name.clone(), rv));
+                }
+            }
+            match cur {
+                Some(o) => state.insert(name, o),
+                None => state.remove(&name),
+            };
+        }
+        prop_assert_eq!(&w.events, &expected, "the watch's events differ from the oracle's");
     }
     // Every stored object's RV is at most the global revision, and all are distinct.
     let mut rvs: Vec<u64> = s.all_objects().map(|o| o.resource_version()).collect();

@@ -140,14 +140,7 @@ impl ApiServer {
         self.admit_quota(kind, obj.name())?;
 
         let key = Self::key(kind, obj.namespace(), obj.name());
-        if let Some(existing) = self.store.get(&key) {
-            let mut err = Status::already_exists(kind, obj.name());
-            // store.go Create: a name held by an object that is being deleted says so.
-            if existing.is_deleting() {
-                err.message = format!("object is being deleted: {}", err.message);
-            }
-            return Err(err);
-        }
+        // etcd3 store.Create refuses a set resourceVersion before it looks for the key.
         if obj
             .meta()
             .and_then(|m| m.get("resourceVersion"))
@@ -155,6 +148,14 @@ impl ApiServer {
             .is_some_and(|rv| !rv.is_empty() && rv != "0")
         {
             return Err(Status::new(Reason::Unknown, RESOURCE_VERSION_SET_ON_CREATE));
+        }
+        if let Some(existing) = self.store.get(&key) {
+            let mut err = Status::already_exists(kind, obj.name());
+            // store.go Create: a name held by an object that is being deleted says so.
+            if existing.is_deleting() {
+                err.message = format!("object is being deleted: {}", err.message);
+            }
+            return Err(err);
         }
         schema::normalize(&mut obj, schema::root(kind));
         Ok((self.commit_create(key, obj), warnings))

@@ -26,7 +26,7 @@
 //!   `watch_is_open`, `stop_watch`, `break_watch`, `send_bookmark`, `set_history_limit`,
 //!   `expire_history`;
 //! - the clock and limits: `now`, `set_now`, `set_object_limit`.
-
+//!
 //! Known differences from kube-apiserver 1.34 (each a deliberate simplification):
 //! - one history window per kind stands in for the watch cache (default
 //!   [`DEFAULT_HISTORY_LIMIT`] events); no LIST/GET resourceVersion semantics, no pagination;
