@@ -383,6 +383,10 @@ enum Item<'a> {
     Range(&'a [Node], Vec<Item<'a>>),
 }
 
+/// The deepest nesting of `range` blocks a template may have. client-go has no limit (Go's stack
+/// grows); ours is fixed (1 MB in wasm), and thousands of unclosed `{range}`s overflowed it.
+const MAX_RANGE_DEPTH: usize = 100;
+
 fn structure(nodes: &[Node]) -> Result<Vec<Item<'_>>, String> {
     fn block<'a>(nodes: &'a [Node], i: &mut usize, depth: usize) -> Result<Vec<Item<'a>>, String> {
         let mut items = Vec::new();
@@ -398,6 +402,9 @@ fn structure(nodes: &[Node]) -> Result<Vec<Item<'_>>, String> {
                         return Ok(items);
                     }
                     Some(Node::Identifier(w)) if w == "range" => {
+                        if depth >= MAX_RANGE_DEPTH {
+                            return Err(format!("range blocks nested more than {MAX_RANGE_DEPTH} deep"));
+                        }
                         let body = block(nodes, i, depth + 1)?;
                         items.push(Item::Range(&list[1..], body));
                     }
@@ -504,10 +511,22 @@ fn print_results(results: &[Value], out: &mut String) {
     }
 }
 
+/// The most values one step of a template may hold. client-go has no limit; here a template
+/// typed in the page (`{........}`, long unions) must not be able to exhaust the browser's memory:
+/// each `..` multiplies the values by the data's depth, so a few dozen of them did.
+const MAX_VALUES: usize = 100_000;
+
+fn too_many() -> String {
+    format!("the template yields more than {MAX_VALUES} values")
+}
+
 fn eval_list(input: Vec<Value>, nodes: &[Node]) -> Result<Vec<Value>, String> {
     let mut cur = input;
     for node in nodes {
         cur = walk(cur, node)?;
+        if cur.len() > MAX_VALUES {
+            return Err(too_many());
+        }
     }
     Ok(cur)
 }
@@ -532,7 +551,7 @@ fn walk(input: Vec<Value>, node: &Node) -> Result<Vec<Value>, String> {
             .collect()),
         Node::Recursive => {
             let mut out = Vec::new();
-            recursive(&input, &mut out);
+            recursive(&input, &mut out)?;
             Ok(out)
         }
         Node::Array(params) => eval_array(input, *params),
@@ -540,6 +559,9 @@ fn walk(input: Vec<Value>, node: &Node) -> Result<Vec<Value>, String> {
             let mut out = Vec::new();
             for l in lists {
                 out.extend(eval_list(input.clone(), l)?);
+                if out.len() > MAX_VALUES {
+                    return Err(too_many());
+                }
             }
             Ok(out)
         }
@@ -548,8 +570,11 @@ fn walk(input: Vec<Value>, node: &Node) -> Result<Vec<Value>, String> {
     }
 }
 
-fn recursive(input: &[Value], out: &mut Vec<Value>) {
+fn recursive(input: &[Value], out: &mut Vec<Value>) -> Result<(), String> {
     for v in input {
+        if out.len() > MAX_VALUES {
+            return Err(too_many());
+        }
         let children: Vec<Value> = match v {
             Value::Object(m) => m.values().cloned().collect(),
             Value::Array(a) => a.clone(),
@@ -557,9 +582,10 @@ fn recursive(input: &[Value], out: &mut Vec<Value>) {
         };
         if !children.is_empty() {
             out.push(v.clone());
-            recursive(&children, out);
+            recursive(&children, out)?;
         }
     }
+    Ok(())
 }
 
 fn eval_array(input: Vec<Value>, node: [Param; 3]) -> Result<Vec<Value>, String> {
