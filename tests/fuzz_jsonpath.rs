@@ -123,6 +123,11 @@ fn template() -> impl Strategy<Value = String> {
 }
 
 fn check(t: &str) {
+    check_within(t, Duration::from_secs(2));
+}
+
+/// The properties, with a time bound for an unoptimized build on a busy machine.
+fn check_within(t: &str, bound: Duration) {
     let started = Instant::now();
     let d = data();
     if let Ok(jp) = JsonPath::parse(t) {
@@ -141,7 +146,7 @@ fn check(t: &str) {
         }
     }
     let took = started.elapsed();
-    assert!(took < Duration::from_secs(2), "{t:?} took {took:?}");
+    assert!(took < bound, "{t:.80?} took {took:?}");
 }
 
 proptest! {
@@ -166,7 +171,9 @@ fn known_templates_work() {
     }
 }
 
-/// Deep nesting and long templates stay fast.
+/// Deep nesting and long templates stay fast and small: thousands of unclosed `{range}`s
+/// overflowed the stack and repeated `..` exhausted memory before src/kubectl/jsonpath.rs bounded
+/// range nesting and the number of values a step may hold.
 #[test]
 fn hostile_templates_are_bounded() {
     for t in [
@@ -177,6 +184,6 @@ fn hostile_templates_are_bounded() {
         format!("{{.items[?({}@.x)]}}", "(".repeat(10_000)),
         format!("{{{}}}", "..".repeat(20_000)),
     ] {
-        check(&t);
+        check_within(&t, Duration::from_secs(15));
     }
 }
