@@ -905,10 +905,12 @@ fn env_u64(name: &str, default: u64) -> u64 {
     std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
 }
 
-/// Runs `cases` generated cases from `base`; panics with a shrunk, saved case on failure.
-fn run_cases(base: u64, cases: u64, twice_every: u64) -> (u64, usize, usize) {
+/// Runs `cases` generated cases from `base`. A failure is shrunk and saved at once; with
+/// `keep_going` the run goes on and fails at the end, listing every failure.
+fn run_cases(base: u64, cases: u64, twice_every: u64, keep_going: bool) -> (u64, usize, usize) {
     let started = Instant::now();
     let (mut faults, mut steps) = (0, 0);
+    let mut failures = Vec::new();
     for case in 0..cases {
         let sc = generate(base, case);
         match execute(&sc, case % twice_every == 0) {
@@ -916,31 +918,43 @@ fn run_cases(base: u64, cases: u64, twice_every: u64) -> (u64, usize, usize) {
                 faults += run.faults;
                 steps += run.steps;
             }
+            Err(why) if keep_going => {
+                let report = report_failure(base, case, &sc, &why);
+                eprintln!("{report}");
+                failures.push(report.lines().next().unwrap_or("").to_string());
+            }
             Err(why) => panic!("{}", report_failure(base, case, &sc, &why)),
         }
-        if case > 0 && case % 1000 == 0 {
-            eprintln!("{case} cases, {faults} faults, {steps} steps, {:?}", started.elapsed());
+        if case > 0 && case % 500 == 0 {
+            eprintln!(
+                "FAULT_SEED={base}: {case} cases, {faults} faults, {steps} steps, {} failures, {:?}",
+                failures.len(),
+                started.elapsed()
+            );
         }
     }
     eprintln!(
-        "fault schedules: FAULT_SEED={base}: {cases} cases, {faults} faults injected, {steps} steps, 0 failures, {:?}",
+        "fault schedules: FAULT_SEED={base}: {cases} cases, {faults} faults injected, {steps} steps, {} failures, {:?}",
+        failures.len(),
         started.elapsed()
     );
+    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
     (cases, faults, steps)
 }
 
 #[test]
 fn fault_schedules_ci() {
-    let (cases, faults, _) = run_cases(env_u64("FAULT_SEED", 1), env_u64("FAULT_CASES", 120), 1);
+    let (cases, faults, _) = run_cases(env_u64("FAULT_SEED", 1), env_u64("FAULT_CASES", 120), 1, false);
     assert!(cases == 0 || faults > 0, "the generator injected no faults");
 }
 
 /// The long run: `FAULT_CASES=100000 cargo test --release --test fault_schedules -- --ignored
-/// --nocapture fault_schedules_long` (determinism is checked on every tenth case).
+/// --nocapture fault_schedules_long` (determinism is checked on every tenth case; failures are
+/// shrunk and saved as they come, and the run goes on).
 #[test]
 #[ignore]
 fn fault_schedules_long() {
-    run_cases(env_u64("FAULT_SEED", 1000), env_u64("FAULT_CASES", 100_000), 10);
+    run_cases(env_u64("FAULT_SEED", 1000), env_u64("FAULT_CASES", 100_000), 10, true);
 }
 
 /// Every saved case under tests/regressions/ replays without failing.
