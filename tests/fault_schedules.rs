@@ -600,7 +600,7 @@ fn apply(w: &mut World, dog: &mut Watchdog, a: &Action, by_hand: &mut BTreeSet<S
         Action::Advance(s) => {
             let until = w.now().after(Duration::from_secs(*s));
             for _ in 0..SETTLE_CAP {
-                if !w.pending().first().is_some_and(|p| p.at <= until) {
+                if w.pending().first().is_none_or(|p| p.at > until) {
                     break;
                 }
                 dog.step(w);
@@ -674,7 +674,7 @@ fn heal_and_settle(w: &mut World, dog: &mut Watchdog) {
     // Past any API failure window and any lease a crashed leader still holds.
     let until = w.now().after(Duration::from_secs(70));
     for _ in 0..SETTLE_CAP {
-        if !w.pending().first().is_some_and(|p| p.at <= until) {
+        if w.pending().first().is_none_or(|p| p.at > until) {
             break;
         }
         dog.step(w);
