@@ -1,9 +1,10 @@
 //! Time per API call at 1,000 and 20,000 objects (`cargo bench --bench apiserver`).
 //!
 //! The store holds N pods in namespace `bulk` plus 10 in `small`; the figures show that get and
-//! update stay flat (O(log n)), that a LIST costs time proportional to its result (listing
-//! `small` does not slow down as `bulk` grows), and what a full clone (a "step back" snapshot)
-//! costs.
+//! update stay flat (O(log n) lookups; the rest is the cost of one object), that a LIST costs
+//! time proportional to its result (listing `small` does not slow down as `bulk` grows), what a
+//! full clone (a "step back" snapshot) costs, and how much memory the objects take.
+//! Figures depend on the machine's load; compare rows within one run.
 
 use std::hint::black_box;
 use std::time::Instant;

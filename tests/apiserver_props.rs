@@ -85,6 +85,10 @@ struct WatchRun {
     seen: usize,
     last_rv: u64,
     errored: bool,
+    /// The revision the watch starts after.
+    start_rv: u64,
+    /// (type, name, resourceVersion) of every event after the initial ones.
+    events: Vec<(EventType, String, u64)>,
 }
 
 impl WatchRun {
@@ -101,6 +105,7 @@ impl WatchRun {
         if self.seen >= self.initial {
             prop_assert!(rv > self.last_rv, "event RVs must strictly increase: {} after {}", rv, self.last_rv);
             self.last_rv = rv;
+            self.events.push((ev.event_type, ev.object.name().to_string(), rv));
         }
         self.seen += 1;
         let key = ev.object.name().to_string();
@@ -139,6 +144,8 @@ fn run(ops: Vec<Op>) -> Result<(), TestCaseError> {
     let snapshot = |s: &ApiServer| [visible(s, 0, &all.0, &all.1), visible(s, 1, &all.0, &all.1)];
     history.insert(s.resource_version(), snapshot(&s));
     let mut last_rv = s.resource_version();
+    let everything = || (Selector::everything(), FieldSelector::everything());
+    let oracles = [0, 1].map(|k| s.watch(kind(k), Some("default"), everything().0, WatchFrom::Exact(last_rv)));
     for op in ops {
         match op {
             Op::Create { kind: k, name, app, finalizer } => {
@@ -199,6 +206,10 @@ fn run(ops: Vec<Op>) -> Result<(), TestCaseError> {
                     3 => FieldSelector::parse("metadata.name!=b").expect("fields"),
                     _ => FieldSelector::everything(),
                 };
+                let start_rv = match from {
+                    0 | 1 => s.resource_version(),
+                    _ => s.resource_version().saturating_sub(back),
+                };
                 let (wf, state, initial) = match from {
                     0 => (WatchFrom::Now, BTreeMap::new(), visible(&s, k, &sel, &fields).len()),
                     1 => (WatchFrom::Any, BTreeMap::new(), visible(&s, k, &sel, &fields).len()),
@@ -223,6 +234,8 @@ fn run(ops: Vec<Op>) -> Result<(), TestCaseError> {
                     seen: 0,
                     last_rv: 0,
                     errored: false,
+                    start_rv,
+                    events: Vec::new(),
                 });
             }
             Op::Deliver { watch, n } => {
@@ -253,6 +266,37 @@ fn run(ops: Vec<Op>) -> Result<(), TestCaseError> {
             prop_assert_eq!(&w.state, &visible(&s, w.kind, &w.selector, &w.fields), "replay differs from the store");
         }
     }
+    let oracle_events: Vec<Vec<WatchEvent>> =
+        oracles.iter().map(|id| std::iter::from_fn(|| s.next_event(*id)).collect()).collect();
+    for w in watches.iter().filter(|w| !w.errored) {
+        let k = kind(w.kind);
+        let passes = |o: &Value| w.selector.matches(o.labels()) && w.fields.matches(k, o);
+        let mut state: BTreeMap<String, Value> = BTreeMap::new();
+        let mut expected = Vec::new();
+        for ev in &oracle_events[w.kind] {
+            let name = ev.object.name().to_string();
+            let rv = ev.object.resource_version();
+            let cur = (ev.event_type != EventType::Deleted).then(|| ev.object.clone());
+            if rv > w.start_rv {
+                let p = state.get(&name).is_some_and(passes);
+                let c = cur.as_ref().is_some_and(passes);
+                let t = match (ev.event_type, p, c) {
+                    (EventType::Added, _, true) | (EventType::Modified, false, true) => Some(EventType::Added),
+                    (EventType::Modified, true, true) => Some(EventType::Modified),
+                    (EventType::Modified, true, false) | (EventType::Deleted, true, _) => Some(EventType::Deleted),
+                    _ => None,
+                };
+                if let Some(t) = t {
+                    expected.push((t, name.clone(), rv));
+                }
+            }
+            match cur {
+                Some(o) => state.insert(name, o),
+                None => state.remove(&name),
+            };
+        }
+        prop_assert_eq!(&w.events, &expected, "the watch's events differ from the oracle's");
+    }
     // Every stored object's RV is at most the global revision, and all are distinct.
     let mut rvs: Vec<u64> = s.all_objects().map(|o| o.resource_version()).collect();
     prop_assert!(rvs.iter().all(|r| *r <= s.resource_version()));
@@ -282,6 +326,99 @@ proptest! {
         s.create(json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x"}})).expect("create");
         for p in [Patch::Merge(v.clone()), Patch::Json(v.clone()), Patch::Strategic(v.clone())] {
             let _ = s.patch(cm, Some("default"), "x", &p, Subresource::Main);
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 128, ..ProptestConfig::default() })]
+
+    /// Pods with any grace period, bound or not, deleted any number of times with any options:
+    /// never a panic, and a pod is gone once deleted with grace 0 and no finalizers.
+    #[test]
+    fn pod_deletion_never_panics(
+        grace in proptest::option::of(any::<i64>()),
+        bound in any::<bool>(),
+        deletes in proptest::collection::vec((proptest::option::of(any::<i64>()), 0..4u8), 1..5),
+    ) {
+        let mut s = ApiServer::new(3);
+        let mut p = manifest(1, "p", true, false);
+        if let Some(g) = grace {
+            p["spec"]["terminationGracePeriodSeconds"] = json!(g);
+        }
+        if s.create(p).is_ok() {
+            if bound {
+                s.bind("default", "p", "node-1").expect("bind");
+            }
+            for (g, policy) in deletes {
+                let propagation_policy = match policy {
+                    0 => None,
+                    1 => Some(Propagation::Background),
+                    2 => Some(Propagation::Foreground),
+                    _ => Some(Propagation::Orphan),
+                };
+                let _ = s.delete(kind(1), Some("default"), "p", &DeleteOptions { propagation_policy, grace_period_seconds: g, ..Default::default() });
+            }
+            let zero = DeleteOptions { grace_period_seconds: Some(0), propagation_policy: Some(Propagation::Background), ..Default::default() };
+            let _ = s.delete(kind(1), Some("default"), "p", &zero);
+            prop_assert!(s.get(kind(1), Some("default"), "p").is_err());
+        }
+    }
+}
+
+/// A valid manifest of each kind, for the mutation test below.
+fn valid_manifests() -> Vec<Value> {
+    vec![
+        manifest(0, "c", true, false),
+        manifest(1, "p", true, true),
+        json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d"},
+            "spec": {"selector": {"matchLabels": {"app": "a"}}, "strategy": {"type": "RollingUpdate", "rollingUpdate": {"maxSurge": 1}},
+                "template": {"metadata": {"labels": {"app": "a"}}, "spec": {"containers": [{"name": "c", "image": "i", "ports": [{"containerPort": 80}]}]}}}}),
+        json!({"apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": {"name": "r", "ownerReferences": [{"apiVersion": "apps/v1", "kind": "Deployment", "name": "d", "uid": "u", "controller": true}]},
+            "spec": {"selector": {"matchExpressions": [{"key": "app", "operator": "In", "values": ["a"]}]},
+                "template": {"metadata": {"labels": {"app": "a"}}, "spec": {"containers": [{"name": "c", "image": "i"}]}}}}),
+        json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "n"}}),
+        json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "node-9"}, "spec": {"taints": [{"key": "k", "effect": "NoSchedule"}]}}),
+        json!({"apiVersion": "coordination.k8s.io/v1", "kind": "Lease", "metadata": {"name": "l"}, "spec": {"holderIdentity": "x", "leaseDurationSeconds": 15}}),
+        json!({"apiVersion": "v1", "kind": "Event", "metadata": {"name": "e"}, "involvedObject": {"kind": "Pod", "name": "p"}}),
+        json!({"apiVersion": "example.com/v1", "kind": "Bucket", "metadata": {"name": "b"}, "spec": {"region": "eu", "versioning": true}}),
+    ]
+}
+
+/// Every object and array position of a value, as JSON pointers.
+fn pointers(v: &Value, at: String, out: &mut Vec<String>) {
+    out.push(at.clone());
+    match v {
+        Value::Object(m) => m.iter().for_each(|(k, c)| pointers(c, format!("{at}/{k}"), out)),
+        Value::Array(a) => a.iter().enumerate().for_each(|(i, c)| pointers(c, format!("{at}/{i}"), out)),
+        _ => {}
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+
+    /// A valid manifest with one value replaced by arbitrary JSON, then created, updated and
+    /// patched: every call answers, none panics, and what is stored reads back.
+    #[test]
+    fn mutated_manifests_never_panic(which in 0..9usize, at in any::<proptest::sample::Index>(), v in arbitrary_json(2)) {
+        let mut s = ApiServer::new(9);
+        let mut m = valid_manifests()[which].clone();
+        let mut ptrs = Vec::new();
+        pointers(&m, String::new(), &mut ptrs);
+        let ptr = ptrs[at.index(ptrs.len())].clone();
+        if let Some(slot) = m.pointer_mut(&ptr) {
+            *slot = v.clone();
+        }
+        if let Ok(created) = s.create(m.clone()) {
+            let k = Kind::for_object(created.api_version(), created.kind()).expect("kind");
+            let ns = created.namespace().map(str::to_string);
+            prop_assert_eq!(s.get(k, ns.as_deref(), created.name()).ok(), Some(created.clone()));
+            let _ = s.update(created.clone());
+            let _ = s.update_status(created.clone());
+            let _ = s.patch(k, ns.as_deref(), created.name(), &Patch::Merge(json!({"spec": v.clone()})), Subresource::Main);
+            let _ = s.patch(k, ns.as_deref(), created.name(), &Patch::Strategic(json!({"metadata": {"labels": v.clone()}})), Subresource::Main);
+            let _ = s.delete(k, ns.as_deref(), created.name(), &DeleteOptions::default());
         }
     }
 }

@@ -5,7 +5,8 @@
 #![allow(clippy::result_large_err)]
 
 use reconcile_lab::engine::apiserver::{
-    ApiServer, DeleteOptions, Deleted, EventType, FieldValidation, Patch, Propagation, Subresource, WatchFrom,
+    ApiServer, DeleteOptions, Deleted, EventType, FieldValidation, Patch, Propagation, Subresource, WatchEvent,
+    WatchFrom,
 };
 use reconcile_lab::engine::kinds::Kind;
 use reconcile_lab::engine::labels::Selector;
@@ -686,4 +687,153 @@ fn zero_grace_pod_deletion_writes_then_deletes() {
         .map(|e| (e.event_type, e.object["metadata"]["deletionGracePeriodSeconds"].clone()))
         .collect();
     assert_eq!(evs, [(EventType::Modified, json!(0)), (EventType::Deleted, json!(0))]);
+}
+
+#[test]
+fn creating_over_an_object_being_deleted() {
+    let mut s = ApiServer::new(1);
+    let mut d = deployment("web");
+    d["metadata"]["finalizers"] = json!(["example.com/x"]);
+    s.create(d.clone()).unwrap();
+    s.delete(k("deploy"), Some("default"), "web", &DeleteOptions::default()).unwrap();
+    let err = s.create(d).unwrap_err();
+    assert_eq!(
+        (err.code(), err.message.as_str()),
+        (409, "object is being deleted: deployments.apps \"web\" already exists")
+    );
+}
+
+#[test]
+fn extreme_grace_periods_do_not_panic() {
+    let mut s = ApiServer::new(1);
+    for (i, g) in [i64::MAX, i64::MIN, -1, 0, 1].into_iter().enumerate() {
+        let name = format!("p{i}");
+        let mut p = pod(&name);
+        p["spec"]["terminationGracePeriodSeconds"] = json!(g);
+        if s.create(p).is_err() {
+            continue;
+        }
+        s.bind("default", &name, "n").unwrap();
+        let _ = s.delete(k("po"), Some("default"), &name, &DeleteOptions::default());
+        for opt in [i64::MAX, i64::MIN, 0] {
+            let o = DeleteOptions { grace_period_seconds: Some(opt), ..Default::default() };
+            let _ = s.delete(k("po"), Some("default"), &name, &o);
+        }
+    }
+    assert!(s.list(k("po"), None, &Selector::everything()).unwrap().items.is_empty());
+}
+
+#[test]
+fn required_status_fields_appear_as_go_marshals_them() {
+    let mut s = ApiServer::new(1);
+    let rs = s
+        .create(json!({"apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": {"name": "r"},
+            "spec": {"selector": {"matchLabels": {"a": "b"}}, "template": {"metadata": {"labels": {"a": "b"}}, "spec": {"containers": [{"name": "c", "image": "i"}]}}}}))
+        .unwrap();
+    assert_eq!(rs["status"], json!({"replicas": 0}));
+    let n = s.create(json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "node-1"}})).unwrap();
+    assert_eq!(n["status"]["daemonEndpoints"], json!({"kubeletEndpoint": {"Port": 0}}));
+    assert_eq!(n["status"]["nodeInfo"]["kubeletVersion"], "");
+}
+
+#[test]
+fn watch_list_ends_its_initial_events_with_a_bookmark() {
+    let mut s = ApiServer::new(1);
+    s.create(deployment("a")).unwrap();
+    let w = s.watch_list(k("deploy"), None, Selector::everything());
+    let evs: Vec<WatchEvent> = std::iter::from_fn(|| s.next_event(w)).collect();
+    assert_eq!(evs.len(), 2);
+    assert_eq!(evs[0].event_type, EventType::Added);
+    assert_eq!(evs[1].event_type, EventType::Bookmark);
+    assert_eq!(evs[1].object["metadata"]["annotations"]["k8s.io/initial-events-end"], "true");
+    assert_eq!(evs[1].object.resource_version(), s.resource_version());
+}
+
+#[test]
+fn retain_keys_drops_rolling_update_when_switching_to_recreate() {
+    let mut s = ApiServer::new(1);
+    s.create(deployment("web")).unwrap();
+    let patch = json!({"spec": {"strategy": {"$retainKeys": ["type"], "type": "Recreate"}}});
+    let out = s.patch(k("deploy"), Some("default"), "web", &Patch::Strategic(patch), Subresource::Main).unwrap();
+    assert_eq!(out["spec"]["strategy"], json!({"type": "Recreate"}));
+    // Without the directive the old rollingUpdate stays, and validation refuses the mix.
+    let mut s = ApiServer::new(1);
+    s.create(deployment("web")).unwrap();
+    let patch = json!({"spec": {"strategy": {"type": "Recreate"}}});
+    let err = s.patch(k("deploy"), Some("default"), "web", &Patch::Strategic(patch), Subresource::Main).unwrap_err();
+    assert!(
+        err.message.ends_with(
+            "spec.strategy.rollingUpdate: Forbidden: may not be specified when strategy `type` is 'Recreate'"
+        ),
+        "{}",
+        err.message
+    );
+}
+
+#[test]
+fn owner_reference_rules() {
+    let mut s = ApiServer::new(1);
+    let cm = |refs: Value| json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "ownerReferences": refs}});
+    let err = s.create(cm(json!([{"apiVersion": "v1", "kind": "Event", "name": "e", "uid": "u"}]))).unwrap_err();
+    assert_eq!(err.message, "ConfigMap \"c\" is invalid: metadata.ownerReferences: Invalid value: v1.OwnerReference{APIVersion:\"v1\", Kind:\"Event\", Name:\"e\", UID:\"u\", Controller:(*bool)(nil), BlockOwnerDeletion:(*bool)(nil)}: /v1, Kind=Event is disallowed from being an owner");
+    let err = s.create(cm(json!([{"apiVersion": "", "kind": "ReplicaSet", "name": "", "uid": "u"}]))).unwrap_err();
+    assert_eq!(err.message, "ConfigMap \"c\" is invalid: [metadata.ownerReferences.apiVersion: Invalid value: \"\": version must not be empty, metadata.ownerReferences.name: Invalid value: \"\": must not be empty]");
+    let three = json!([
+        {"apiVersion": "v1", "kind": "A", "name": "a", "uid": "1", "controller": true},
+        {"apiVersion": "v1", "kind": "B", "name": "b", "uid": "2", "controller": true},
+        {"apiVersion": "v1", "kind": "C", "name": "c", "uid": "3", "controller": true}]);
+    let err = s.create(cm(three)).unwrap_err();
+    assert_eq!(err.causes.len(), 2);
+    assert!(err.causes[1].message.ends_with("Found \"true\" in references for A/a and C/c"));
+}
+
+#[test]
+fn finalizer_name_rules_differ_for_custom_resources() {
+    let mut s = ApiServer::new(1);
+    let b =
+        json!({"apiVersion": "example.com/v1", "kind": "Bucket", "metadata": {"name": "b", "finalizers": ["plain"]}});
+    assert!(s.create(b).is_ok(), "custom resources skip the standard-name rule");
+    let err = s
+        .create(json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "finalizers": ["a b"]}}))
+        .unwrap_err();
+    assert_eq!(err.causes.len(), 2);
+    assert_eq!(err.causes[0].field, "metadata.finalizers");
+    assert_eq!(err.causes[1].field, "metadata.finalizers[0]");
+}
+
+#[test]
+fn pod_status_updates_keep_spec_owners_and_qos() {
+    let mut s = ApiServer::new(1);
+    let mut p = pod("p");
+    p["metadata"]["ownerReferences"] =
+        json!([{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "rs", "uid": "u", "controller": true}]);
+    let p = s.create(p).unwrap();
+    let mut u = p.clone();
+    u["metadata"]["ownerReferences"] = json!([]);
+    u["spec"]["containers"][0]["image"] = json!("other");
+    u["status"] = json!({"phase": "Running"});
+    let out = s.update_status(u).unwrap();
+    assert_eq!(out["status"], json!({"phase": "Running", "qosClass": "BestEffort"}));
+    assert_eq!(out["spec"], p["spec"]);
+    assert_eq!(out.owner_references().len(), 1);
+    assert_eq!(out.generation(), p.generation());
+}
+
+#[test]
+fn volumes_env_and_security_contexts_are_checked_and_defaulted() {
+    let mut s = ApiServer::new(1);
+    let mut p = pod("p");
+    p["spec"]["volumes"] = json!([{"name": "cfg", "configMap": {"name": "app"}}, {"name": "tmp", "emptyDir": {}}]);
+    p["spec"]["containers"][0]["env"] =
+        json!([{"name": "NS", "valueFrom": {"fieldRef": {"fieldPath": "metadata.namespace"}}}]);
+    p["spec"]["containers"][0]["securityContext"] = json!({"runAsNonRoot": true, "capabilities": {"drop": ["ALL"]}});
+    let out = s.create(p.clone()).unwrap();
+    assert_eq!(out["spec"]["volumes"][0], json!({"name": "cfg", "configMap": {"name": "app", "defaultMode": 420}}));
+    assert_eq!(out["spec"]["containers"][0]["env"][0]["valueFrom"]["fieldRef"]["apiVersion"], "v1");
+    p["metadata"]["name"] = json!("q");
+    p["spec"]["containers"][0]["securityContext"] = json!({"runAsNonRot": true});
+    assert_eq!(
+        s.create(p).unwrap_err().message,
+        "Pod in version \"v1\" cannot be handled as a Pod: strict decoding error: unknown field \"spec.containers[0].securityContext.runAsNonRot\""
+    );
 }

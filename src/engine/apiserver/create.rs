@@ -123,6 +123,8 @@ impl ApiServer {
         let uid = self.rng.uuid_v4();
         obj.meta_mut().insert("uid".into(), Value::from(uid));
         strategy::prepare_for_create(kind, &mut obj);
+        // The reset status is a zero Go struct: its fields without omitempty still marshal.
+        schema::apply_defaults(&mut obj, schema::root(kind));
         let meta = obj.meta_mut();
         meta.insert("creationTimestamp".into(), Value::from(self.now.rfc3339()));
         let generate = meta.get("generateName").and_then(Value::as_str).unwrap_or("").to_string();
@@ -138,9 +140,7 @@ impl ApiServer {
         self.admit_quota(kind, obj.name())?;
 
         let key = Self::key(kind, obj.namespace(), obj.name());
-        if self.store.contains(&key) {
-            return Err(Status::already_exists(kind, obj.name()));
-        }
+        // etcd3 store.Create refuses a set resourceVersion before it looks for the key.
         if obj
             .meta()
             .and_then(|m| m.get("resourceVersion"))
@@ -148,6 +148,14 @@ impl ApiServer {
             .is_some_and(|rv| !rv.is_empty() && rv != "0")
         {
             return Err(Status::new(Reason::Unknown, RESOURCE_VERSION_SET_ON_CREATE));
+        }
+        if let Some(existing) = self.store.get(&key) {
+            let mut err = Status::already_exists(kind, obj.name());
+            // store.go Create: a name held by an object that is being deleted says so.
+            if existing.is_deleting() {
+                err.message = format!("object is being deleted: {}", err.message);
+            }
+            return Err(err);
         }
         schema::normalize(&mut obj, schema::root(kind));
         Ok((self.commit_create(key, obj), warnings))

@@ -1,6 +1,12 @@
 //! DELETE (kubernetes-semantics.md §3.5, §4.2, §5): preconditions, propagation policy turned
 //! into the GC finalizers, graceful deletion of pods, finalizers keeping an object alive with a
 //! deletionTimestamp, and the namespace's two-phase deletion.
+//!
+//! Read against apiserver `pkg/registry/generic/registry/store.go` (`Delete`,
+//! `updateForGracefulDeletionAndFinalizers`): a pod deleted with a grace period of 0 (unscheduled,
+//! finished, `--grace-period=0`, or the kubelet's final delete) is first *written* with its
+//! deletion fields and then deleted, so watchers see MODIFIED then DELETED (the reference's TV-23
+//! says "DELETED immediately"; the code writes first, `lastGraceful == 0` → delete).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -201,7 +207,7 @@ impl ApiServer {
                     Some(g) if g.max(0) < current => {
                         grace = g.max(0);
                         let ts = old.deletion_timestamp().and_then(Time::parse_rfc3339).unwrap_or(now);
-                        let start = Time(ts.millis().saturating_sub(current as u64 * 1000));
+                        let start = Time(ts.millis().saturating_sub((current as u64).saturating_mul(1000)));
                         let meta = new.meta_mut();
                         meta.insert("deletionTimestamp".into(), Value::from(start.after(secs(grace)).rfc3339()));
                         meta.insert("deletionGracePeriodSeconds".into(), Value::from(grace));
@@ -229,7 +235,7 @@ impl ApiServer {
             meta.insert("deletionTimestamp".into(), Value::from(now.after(secs(grace)).rfc3339()));
             meta.insert("deletionGracePeriodSeconds".into(), Value::from(grace));
             if old.generation() > 0 {
-                meta.insert("generation".into(), Value::from(old.generation() + 1));
+                meta.insert("generation".into(), Value::from(old.generation().saturating_add(1)));
             }
             graceful = true;
         }
@@ -268,7 +274,7 @@ impl ApiServer {
         let now = self.now;
         let meta = obj.meta_mut();
         if first && g > 0 {
-            meta.insert("generation".into(), Value::from(g + 1));
+            meta.insert("generation".into(), Value::from(g.saturating_add(1)));
         }
         let later =
             meta.get("deletionTimestamp").and_then(Value::as_str).and_then(Time::parse_rfc3339).is_none_or(|t| t > now);

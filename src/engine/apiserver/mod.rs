@@ -13,7 +13,33 @@
 //! - [`strategy`]: per-kind create/update preparation, generation, per-kind validation;
 //! - [`validation`]: metadata validation and the 422 field errors;
 //! - [`create`], [`update`], [`patch`], [`delete`]: the verbs;
-//! - [`store`]: the objects and the global revision; [`watch`]: history window and queues.
+//! - [`store`]: the objects (compact JSON, ~1.6 KB a pod) and the global revision;
+//! - [`watch`]: history window and per-watch queues; [`fields`]: field selectors.
+//!
+//! The API in one place (all on [`ApiServer`]):
+//! - reads: `get`, `get_shared`, `list`, `list_shared`, `list_filtered` (+ field selector),
+//!   `all_objects`, `count`, `stored_bytes`, `resource_version`;
+//! - writes: `create` / `create_validated`, `update` / `update_validated`, `update_status`,
+//!   `finalize_namespace`, `bind` (pods/binding), `patch` / `patch_with` (fieldValidation),
+//!   `delete` (→ [`Deleted`], whose `response()` is the HTTP body);
+//! - watches: `watch`, `watch_filtered`, `watch_list`, `pending_events`, `next_event`,
+//!   `watch_is_open`, `stop_watch`, `break_watch`, `send_bookmark`, `set_history_limit`,
+//!   `expire_history`;
+//! - the clock and limits: `now`, `set_now`, `set_object_limit`.
+//!
+//! Known differences from kube-apiserver 1.34 (each a deliberate simplification):
+//! - one history window per kind stands in for the watch cache (default
+//!   [`DEFAULT_HISTORY_LIMIT`] events); no LIST/GET resourceVersion semantics, no pagination;
+//! - setting `spec.nodeName` on an unbound pod by update is allowed (the real server requires
+//!   `pods/binding`, [`ApiServer::bind`]); the `ValidatePodUpdate` message stops before its
+//!   `cmp.Diff` of the internal PodSpec;
+//! - `%#v` renderings of `*bool` in owner-reference errors show the value, not an address;
+//! - a strict-decoding 422 of a JSON/merge patch shows the patched object with sorted top-level
+//!   keys only; `Ty::Any` corners of the schema (affinity, volume sources, probes' grpc, container
+//!   statuses) are not checked for unknown fields;
+//! - a generated name that collides is drawn again instead of answering a retryable error;
+//! - the object cap counts objects per kind across namespaces (not a ResourceQuota object);
+//! - no admission webhooks, RBAC, managedFields, server-side apply, dry run, Event TTL.
 
 // Every verb answers `Result<_, Status>`, the API contract; Status is a plain value on purpose.
 #![allow(clippy::result_large_err)]
@@ -128,9 +154,11 @@ impl ApiServer {
         (kind_index(kind), ns.to_string(), name.to_string())
     }
 
-    /// GET one object; 404 `deployments.apps "web" not found` when absent.
+    /// GET one object; 404 `deployments.apps "web" not found` when absent. For a namespaced kind
+    /// `ns: None` means `default` (as for every single-object verb); for LIST and WATCH it means
+    /// all namespaces.
     pub fn get(&self, kind: &Kind, ns: Option<&str>, name: &str) -> Result<Value, Status> {
-        self.get_arc(kind, ns, name).map(|o| (*o).clone())
+        self.store.get_value(&Self::key(kind, ns, name)).ok_or_else(|| Status::not_found(kind, name))
     }
 
     /// GET as a shared value (one decode, then cheap to pass around and clone).
@@ -181,6 +209,15 @@ impl ApiServer {
     /// Opens a watch (kubernetes-semantics.md §3.1, §3.6). Events queue until delivered.
     pub fn watch(&mut self, kind: &Kind, ns: Option<&str>, sel: Selector, from: WatchFrom) -> WatchId {
         self.open_watch(kind, ns, sel, FieldSelector::everything(), from)
+    }
+
+    /// A streaming list (`sendInitialEvents=true`, the WatchList feature; §3.6): ADDED for every
+    /// current object, then a BOOKMARK at the current revision annotated
+    /// `k8s.io/initial-events-end: "true"`, then changes.
+    pub fn watch_list(&mut self, kind: &Kind, ns: Option<&str>, sel: Selector) -> WatchId {
+        let id = self.open_watch(kind, ns, sel, FieldSelector::everything(), WatchFrom::Now);
+        self.watches.bookmark(id, self.store.revision(), true);
+        id
     }
 
     /// Opens a watch with a field selector too (objects entering or leaving it arrive as
@@ -242,7 +279,7 @@ impl ApiServer {
     /// Queues a BOOKMARK at the current revision on a watch (the watch cache sends these
     /// periodically to clients that allow them; the world decides when).
     pub fn send_bookmark(&mut self, id: WatchId) {
-        self.watches.bookmark(id, self.store.revision());
+        self.watches.bookmark(id, self.store.revision(), false);
     }
 
     /// Sets how many events of each kind the history window keeps (at least 1).
@@ -271,7 +308,9 @@ impl ApiServer {
     /// written: no new resourceVersion, no event (kubernetes-semantics.md §3.1, TV-12).
     fn commit_update(&mut self, key: Key, old: Arc<Value>, mut new: Value) -> Value {
         set_resource_version(&mut new, old.resource_version());
-        if self.store.raw(&key).is_some_and(|stored| *stored == *store::encode(&new)) {
+        // Both sides are normalized (same key order), so value equality is byte equality of
+        // their encodings, without encoding.
+        if new == *old {
             return new;
         }
         let rv = self.store.next_revision();

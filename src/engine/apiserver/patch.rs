@@ -14,7 +14,9 @@
 //!   by `name`; `ownerReferences` by `uid`; `ports` by `containerPort`; `conditions` by `type`;
 //!   `volumeMounts` by `mountPath`), `finalizers` merges as a set, `$patch: delete` removes a list
 //!   element or a map, `$patch: replace` replaces, and `$deleteFromPrimitiveList/<field>` removes
-//!   values from a set-like list. Other lists replace. `$retainKeys` is not supported (400).
+//!   values from a set-like list, `$setElementOrder/<field>` orders a merged list, and
+//!   `$retainKeys` clears the keys of a map it does not list (kubectl apply sends it when a
+//!   Deployment's `strategy` changes to Recreate, so `rollingUpdate` goes). Other lists replace.
 
 use serde_json::{Map, Value};
 
@@ -254,9 +256,11 @@ fn strategic_merge(target: &mut Value, patch: &Value) -> Result<(), String> {
         Some(other) => return Err(format!("Unknown patch type: {other} in map: {patch}")),
         None => {}
     }
-    if p.contains_key("$retainKeys") {
-        return Err("the lab does not support the $retainKeys directive".into());
-    }
+    let retain: Option<Vec<String>> = match p.get("$retainKeys") {
+        None => None,
+        Some(Value::Array(keys)) => Some(keys.iter().filter_map(|k| k.as_str().map(str::to_string)).collect()),
+        Some(other) => return Err(format!("invalid retainKeys directive: {other}")),
+    };
     if !target.is_object() {
         *target = Value::Object(Map::new());
     }
@@ -269,7 +273,7 @@ fn strategic_merge(target: &mut Value, patch: &Value) -> Result<(), String> {
             }
             continue;
         }
-        if k.starts_with(SET_ELEMENT_ORDER) {
+        if k.starts_with(SET_ELEMENT_ORDER) || k == "$retainKeys" {
             continue;
         }
         if v.is_null() {
@@ -313,6 +317,9 @@ fn strategic_merge(target: &mut Value, patch: &Value) -> Result<(), String> {
             }
         }
         list.extend(rest);
+    }
+    if let Some(keep) = retain {
+        t.retain(|k, _| keep.iter().any(|x| x == k));
     }
     Ok(())
 }

@@ -166,8 +166,127 @@ static CONTAINER_PORT: Struct = Struct {
     ],
 };
 
-static ENV_VAR: Struct =
-    Struct { go_name: "EnvVar", fields: &[p("name", Ty::Str), p("value", Ty::Str), p("valueFrom", Ty::Any)] };
+static OBJECT_FIELD_SELECTOR: Struct = Struct {
+    go_name: "ObjectFieldSelector",
+    fields: &[d("apiVersion", Ty::Str, Def::Str("v1")), p("fieldPath", Ty::Str)],
+};
+
+static RESOURCE_FIELD_SELECTOR: Struct = Struct {
+    go_name: "ResourceFieldSelector",
+    fields: &[p("containerName", Ty::Str), p("resource", Ty::Str), p("divisor", Ty::Quantity)],
+};
+
+static KEY_SELECTOR: Struct = Struct {
+    go_name: "ConfigMapKeySelector",
+    fields: &[p("name", Ty::Str), p("key", Ty::Str), p("optional", Ty::Bool)],
+};
+
+static ENV_VAR_SOURCE: Struct = Struct {
+    go_name: "EnvVarSource",
+    fields: &[
+        p("fieldRef", Ty::Obj(&OBJECT_FIELD_SELECTOR)),
+        p("resourceFieldRef", Ty::Obj(&RESOURCE_FIELD_SELECTOR)),
+        p("configMapKeyRef", Ty::Obj(&KEY_SELECTOR)),
+        p("secretKeyRef", Ty::Obj(&KEY_SELECTOR)),
+        p("fileKeyRef", Ty::Any),
+    ],
+};
+
+static ENV_VAR: Struct = Struct {
+    go_name: "EnvVar",
+    fields: &[p("name", Ty::Str), p("value", Ty::Str), p("valueFrom", Ty::Obj(&ENV_VAR_SOURCE))],
+};
+
+static LOCAL_REF_OPTIONAL: Struct =
+    Struct { go_name: "ConfigMapEnvSource", fields: &[p("name", Ty::Str), p("optional", Ty::Bool)] };
+
+static ENV_FROM_SOURCE: Struct = Struct {
+    go_name: "EnvFromSource",
+    fields: &[
+        p("prefix", Ty::Str),
+        p("configMapRef", Ty::Obj(&LOCAL_REF_OPTIONAL)),
+        p("secretRef", Ty::Obj(&LOCAL_REF_OPTIONAL)),
+    ],
+};
+
+static CAPABILITIES: Struct =
+    Struct { go_name: "Capabilities", fields: &[p("add", Ty::StrList), p("drop", Ty::StrList)] };
+
+static SECURITY_CONTEXT: Struct = Struct {
+    go_name: "SecurityContext",
+    fields: &[
+        p("capabilities", Ty::Obj(&CAPABILITIES)),
+        p("privileged", Ty::Bool),
+        p("seLinuxOptions", Ty::Any),
+        p("windowsOptions", Ty::Any),
+        p("runAsUser", Ty::Int64),
+        p("runAsGroup", Ty::Int64),
+        p("runAsNonRoot", Ty::Bool),
+        p("readOnlyRootFilesystem", Ty::Bool),
+        p("allowPrivilegeEscalation", Ty::Bool),
+        p("procMount", Ty::Str),
+        p("seccompProfile", Ty::Any),
+        p("appArmorProfile", Ty::Any),
+    ],
+};
+
+static POD_SECURITY_CONTEXT: Struct = Struct {
+    go_name: "PodSecurityContext",
+    fields: &[
+        p("seLinuxOptions", Ty::Any),
+        p("windowsOptions", Ty::Any),
+        p("runAsUser", Ty::Int64),
+        p("runAsGroup", Ty::Int64),
+        p("runAsNonRoot", Ty::Bool),
+        p("supplementalGroups", Ty::Any),
+        p("supplementalGroupsPolicy", Ty::Str),
+        p("fsGroup", Ty::Int64),
+        p("sysctls", Ty::Any),
+        p("fsGroupChangePolicy", Ty::Str),
+        p("seccompProfile", Ty::Any),
+        p("appArmorProfile", Ty::Any),
+        p("seLinuxChangePolicy", Ty::Str),
+    ],
+};
+
+static KEY_TO_PATH: Struct =
+    Struct { go_name: "KeyToPath", fields: &[p("key", Ty::Str), p("path", Ty::Str), p("mode", Ty::Int32)] };
+
+static HOST_PATH: Struct =
+    Struct { go_name: "HostPathVolumeSource", fields: &[p("path", Ty::Str), d("type", Ty::Str, Def::Str(""))] };
+
+static EMPTY_DIR: Struct =
+    Struct { go_name: "EmptyDirVolumeSource", fields: &[p("medium", Ty::Str), p("sizeLimit", Ty::Quantity)] };
+
+static SECRET_VOLUME: Struct = Struct {
+    go_name: "SecretVolumeSource",
+    fields: &[
+        p("secretName", Ty::Str),
+        p("items", Ty::List(&KEY_TO_PATH)),
+        d("defaultMode", Ty::Int32, Def::Int(420)),
+        p("optional", Ty::Bool),
+    ],
+};
+
+static PVC_VOLUME: Struct = Struct {
+    go_name: "PersistentVolumeClaimVolumeSource",
+    fields: &[p("claimName", Ty::Str), p("readOnly", Ty::Bool)],
+};
+
+static DOWNWARD_API_VOLUME: Struct = Struct {
+    go_name: "DownwardAPIVolumeSource",
+    fields: &[p("items", Ty::Any), d("defaultMode", Ty::Int32, Def::Int(420))],
+};
+
+static CONFIG_MAP_VOLUME: Struct = Struct {
+    go_name: "ConfigMapVolumeSource",
+    fields: &[
+        p("name", Ty::Str),
+        p("items", Ty::List(&KEY_TO_PATH)),
+        d("defaultMode", Ty::Int32, Def::Int(420)),
+        p("optional", Ty::Bool),
+    ],
+};
 
 static RESOURCES: Struct = Struct {
     go_name: "ResourceRequirements",
@@ -228,7 +347,7 @@ static CONTAINER: Struct = Struct {
         p("args", Ty::StrList),
         p("workingDir", Ty::Str),
         p("ports", Ty::List(&CONTAINER_PORT)),
-        p("envFrom", Ty::Any),
+        p("envFrom", Ty::List(&ENV_FROM_SOURCE)),
         p("env", Ty::List(&ENV_VAR)),
         d("resources", Ty::Obj(&RESOURCES), Def::Empty),
         p("resizePolicy", Ty::Any),
@@ -242,7 +361,7 @@ static CONTAINER: Struct = Struct {
         d("terminationMessagePath", Ty::Str, Def::Str("/dev/termination-log")),
         d("terminationMessagePolicy", Ty::Str, Def::Str("File")),
         p("imagePullPolicy", Ty::Str),
-        p("securityContext", Ty::Any),
+        p("securityContext", Ty::Obj(&SECURITY_CONTEXT)),
         p("stdin", Ty::Bool),
         p("stdinOnce", Ty::Bool),
         p("tty", Ty::Bool),
@@ -263,13 +382,18 @@ static TOLERATION: Struct = Struct {
 static VOLUME: Struct = Struct {
     go_name: "Volume",
     fields: &[
+        // The VolumeSource fields learners use, in its Go order.
         p("name", Ty::Str),
-        p("emptyDir", Ty::Any),
-        p("configMap", Ty::Any),
-        p("secret", Ty::Any),
+        p("hostPath", Ty::Obj(&HOST_PATH)),
+        p("emptyDir", Ty::Obj(&EMPTY_DIR)),
+        p("secret", Ty::Obj(&SECRET_VOLUME)),
+        p("persistentVolumeClaim", Ty::Obj(&PVC_VOLUME)),
+        p("downwardAPI", Ty::Obj(&DOWNWARD_API_VOLUME)),
+        p("configMap", Ty::Obj(&CONFIG_MAP_VOLUME)),
         p("projected", Ty::Any),
-        p("hostPath", Ty::Any),
-        p("persistentVolumeClaim", Ty::Any),
+        p("csi", Ty::Any),
+        p("ephemeral", Ty::Any),
+        p("image", Ty::Any),
     ],
 };
 
@@ -292,7 +416,7 @@ static POD_SPEC: Struct = Struct {
         p("hostPID", Ty::Bool),
         p("hostIPC", Ty::Bool),
         p("shareProcessNamespace", Ty::Bool),
-        d("securityContext", Ty::Any, Def::Empty),
+        d("securityContext", Ty::Obj(&POD_SECURITY_CONTEXT), Def::Empty),
         p("imagePullSecrets", Ty::Any),
         p("hostname", Ty::Str),
         p("subdomain", Ty::Str),
@@ -423,6 +547,30 @@ static NODE_CONDITION: Struct = Struct {
 
 static NODE_ADDRESS: Struct = Struct { go_name: "NodeAddress", fields: &[p("type", Ty::Str), p("address", Ty::Str)] };
 
+static DAEMON_ENDPOINT: Struct = Struct { go_name: "DaemonEndpoint", fields: &[d("Port", Ty::Int32, Def::Int(0))] };
+
+static DAEMON_ENDPOINTS: Struct =
+    Struct { go_name: "NodeDaemonEndpoints", fields: &[d("kubeletEndpoint", Ty::Obj(&DAEMON_ENDPOINT), Def::Empty)] };
+
+/// `NodeSystemInfo`: its string fields have no omitempty, so a node always shows them.
+static NODE_SYSTEM_INFO: Struct = Struct {
+    go_name: "NodeSystemInfo",
+    fields: &[
+        d("machineID", Ty::Str, Def::Str("")),
+        d("systemUUID", Ty::Str, Def::Str("")),
+        d("bootID", Ty::Str, Def::Str("")),
+        d("kernelVersion", Ty::Str, Def::Str("")),
+        d("osImage", Ty::Str, Def::Str("")),
+        d("containerRuntimeVersion", Ty::Str, Def::Str("")),
+        d("kubeletVersion", Ty::Str, Def::Str("")),
+        d("kubeProxyVersion", Ty::Str, Def::Str("")),
+        d("operatingSystem", Ty::Str, Def::Str("")),
+        d("architecture", Ty::Str, Def::Str("")),
+        p("swap", Ty::Any),
+        p("features", Ty::Any),
+    ],
+};
+
 static NODE_STATUS: Struct = Struct {
     go_name: "NodeStatus",
     fields: &[
@@ -431,8 +579,8 @@ static NODE_STATUS: Struct = Struct {
         p("phase", Ty::Str),
         p("conditions", Ty::List(&NODE_CONDITION)),
         p("addresses", Ty::List(&NODE_ADDRESS)),
-        p("daemonEndpoints", Ty::Any),
-        p("nodeInfo", Ty::Any),
+        d("daemonEndpoints", Ty::Obj(&DAEMON_ENDPOINTS), Def::Empty),
+        d("nodeInfo", Ty::Obj(&NODE_SYSTEM_INFO), Def::Empty),
         p("images", Ty::Any),
     ],
 };
@@ -587,7 +735,8 @@ static REPLICA_SET_CONDITION: Struct = Struct {
 static REPLICA_SET_STATUS: Struct = Struct {
     go_name: "ReplicaSetStatus",
     fields: &[
-        p("replicas", Ty::Int32),
+        // `replicas` has no omitempty: a new ReplicaSet reads `status: {replicas: 0}`.
+        d("replicas", Ty::Int32, Def::Int(0)),
         p("fullyLabeledReplicas", Ty::Int32),
         p("readyReplicas", Ty::Int32),
         p("availableReplicas", Ty::Int32),

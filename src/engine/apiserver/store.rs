@@ -75,7 +75,12 @@ impl Store {
 
     /// One object, decoded.
     pub fn get(&self, key: &Key) -> Option<Arc<Value>> {
-        self.objects.get(key).map(|e| Arc::new(decode(&e.text)))
+        self.get_value(key).map(Arc::new)
+    }
+
+    /// One object, decoded, owned.
+    pub fn get_value(&self, key: &Key) -> Option<Value> {
+        self.objects.get(key).map(|e| decode(&e.text))
     }
 
     /// Whether an object exists (no decoding).

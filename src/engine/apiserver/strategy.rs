@@ -194,6 +194,20 @@ pub fn prepare_for_update(kind: &Kind, mode: UpdateMode, new: &mut Value, old: &
                     None => new.meta_mut().shift_remove("labels"),
                 };
             }
+            // podStatusStrategy: spec and ownerReferences stay; a missing qosClass is backfilled.
+            "Pod" => {
+                set(new, "spec", take(old, "spec"));
+                match old.meta().and_then(|m| m.get("ownerReferences")).cloned() {
+                    Some(r) => new.meta_mut().insert("ownerReferences".into(), r),
+                    None => new.meta_mut().shift_remove("ownerReferences"),
+                };
+                let qos = old.pointer("/status/qosClass").cloned();
+                if let (Some(Value::Object(st)), Some(q)) = (new.get_mut("status"), qos) {
+                    if st.get("qosClass").and_then(Value::as_str).is_none_or(str::is_empty) {
+                        st.insert("qosClass".into(), q);
+                    }
+                }
+            }
             _ => set(new, "spec", take(old, "spec")),
         },
         UpdateMode::Finalize => {
@@ -204,7 +218,7 @@ pub fn prepare_for_update(kind: &Kind, mode: UpdateMode, new: &mut Value, old: &
         set_namespace_name_label(new);
     }
     if mode == UpdateMode::Main && generation_changes(kind, new, old) {
-        let g = old.generation() + 1;
+        let g = old.generation().saturating_add(1);
         new.meta_mut().insert("generation".into(), Value::from(g));
     }
 }

@@ -18,7 +18,7 @@ use super::patch::FieldValidation;
 use super::schema;
 use super::store::Key;
 use super::strategy::{self, UpdateMode};
-use super::validation::{self, check, FieldError};
+use super::validation::{self, check, go_quote, FieldError};
 use super::ApiServer;
 use crate::engine::kinds::Kind;
 use crate::engine::object::ObjectExt;
@@ -163,6 +163,15 @@ impl ApiServer {
         }
         let rv_text =
             new.meta().and_then(|m| m.get("resourceVersion")).and_then(Value::as_str).unwrap_or("").to_string();
+        if !rv_text.is_empty() && rv_text.parse::<u64>().is_err() {
+            // The storage versioner cannot parse it (`storage.APIObjectVersioner`).
+            let detail = format!("strconv.ParseUint: parsing {}: invalid syntax", go_quote(&rv_text));
+            return Err(Status::invalid(
+                kind,
+                &name,
+                vec![FieldError::invalid("resourceVersion", &rv_text, detail).cause()],
+            ));
+        }
         if rv_text.is_empty() || rv_text == "0" {
             if !kind.unconditional_update {
                 return Err(Status::invalid(

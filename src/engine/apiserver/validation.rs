@@ -337,7 +337,7 @@ pub fn validate_object_meta(kind: &Kind, obj: &Value, errs: &mut Vec<FieldError>
         }
     }
     validate_owner_references(obj, errs);
-    validate_finalizers(obj, errs);
+    validate_finalizers(kind, obj, errs);
 }
 
 /// `ValidateLabels`: keys are qualified names, values valid label values.
@@ -359,11 +359,13 @@ fn validate_owner_references(obj: &Value, errs: &mut Vec<FieldError>) {
     let Some(refs) = obj.meta().and_then(|m| m.get("ownerReferences")).and_then(Value::as_array) else {
         return;
     };
-    let mut controllers: Vec<String> = Vec::new();
+    let mut controller = String::new();
     for r in refs {
         let s = |k: &str| r.get(k).and_then(Value::as_str).unwrap_or("");
         let (api_version, kind, name, uid) = (s("apiVersion"), s("kind"), s("name"), s("uid"));
-        if api_version.is_empty() {
+        // schema.FromAPIVersionAndKind: the version is what follows the last '/'.
+        let version = api_version.rsplit('/').next().unwrap_or("");
+        if version.is_empty() {
             errs.push(FieldError::invalid(
                 "metadata.ownerReferences.apiVersion",
                 api_version,
@@ -379,46 +381,54 @@ fn validate_owner_references(obj: &Value, errs: &mut Vec<FieldError>) {
         if uid.is_empty() {
             errs.push(FieldError::invalid("metadata.ownerReferences.uid", uid, "must not be empty"));
         }
+        // BannedOwners: core and events.k8s.io Events; the gvk prints as `/v1, Kind=Event`.
         if kind == "Event" && (api_version == "v1" || api_version == "events.k8s.io/v1") {
-            errs.push(FieldError::invalid("metadata.ownerReferences", kind, "is disallowed from being an owner"));
+            let group = if api_version == "v1" { "" } else { "events.k8s.io" };
+            errs.push(FieldError::invalid_raw(
+                "metadata.ownerReferences",
+                go_owner_ref(r),
+                format!("{group}/v1, Kind=Event is disallowed from being an owner"),
+            ));
         }
         if r.get("controller").and_then(Value::as_bool) == Some(true) {
-            controllers.push(format!("{kind}/{name}"));
+            let current = format!("{kind}/{name}");
+            if controller.is_empty() {
+                controller = current;
+            } else {
+                errs.push(FieldError::invalid_raw(
+                    "metadata.ownerReferences",
+                    go_owner_refs(refs),
+                    format!(
+                        "Only one reference can have Controller set to true. Found \"true\" in references for {controller} and {current}"
+                    ),
+                ));
+            }
         }
-    }
-    if controllers.len() > 1 {
-        errs.push(FieldError::invalid_raw(
-            "metadata.ownerReferences",
-            go_owner_refs(refs),
-            format!(
-                "Only one reference can have Controller set to true. Found \"true\" in references for {} and {}",
-                controllers[0], controllers[1]
-            ),
-        ));
     }
 }
 
-/// Go's `%#v` of a `[]v1.OwnerReference`, as the controller-ref error shows the value.
-fn go_owner_refs(refs: &[Value]) -> String {
+/// Go's `%#v` of a `v1.OwnerReference`. Deviation: Go prints the `*bool` fields as pointer
+/// addresses (`(*bool)(0xc000...)`), which no two runs share; the lab prints the value.
+fn go_owner_ref(r: &Value) -> String {
     let bool_ptr = |v: Option<&Value>| match v.and_then(Value::as_bool) {
         Some(b) => format!("(*bool)({b})"),
         None => "(*bool)(nil)".to_string(),
     };
-    let items: Vec<String> = refs
-        .iter()
-        .map(|r| {
-            let s = |k: &str| go_quote(r.get(k).and_then(Value::as_str).unwrap_or(""));
-            format!(
-                "v1.OwnerReference{{APIVersion:{}, Kind:{}, Name:{}, UID:{}, Controller:{}, BlockOwnerDeletion:{}}}",
-                s("apiVersion"),
-                s("kind"),
-                s("name"),
-                s("uid"),
-                bool_ptr(r.get("controller")),
-                bool_ptr(r.get("blockOwnerDeletion"))
-            )
-        })
-        .collect();
+    let s = |k: &str| go_quote(r.get(k).and_then(Value::as_str).unwrap_or(""));
+    format!(
+        "v1.OwnerReference{{APIVersion:{}, Kind:{}, Name:{}, UID:{}, Controller:{}, BlockOwnerDeletion:{}}}",
+        s("apiVersion"),
+        s("kind"),
+        s("name"),
+        s("uid"),
+        bool_ptr(r.get("controller")),
+        bool_ptr(r.get("blockOwnerDeletion"))
+    )
+}
+
+/// Go's `%#v` of a `[]v1.OwnerReference`, as the controller-ref error shows the value.
+fn go_owner_refs(refs: &[Value]) -> String {
+    let items: Vec<String> = refs.iter().map(go_owner_ref).collect();
     format!("[]v1.OwnerReference{{{}}}", items.join(", "))
 }
 
@@ -426,22 +436,15 @@ fn go_owner_refs(refs: &[Value]) -> String {
 /// name unless defined here").
 pub const STANDARD_FINALIZERS: &[&str] = &["orphan", "foregroundDeletion", "kubernetes"];
 
-/// `ValidateFinalizers`: qualified names, and never both GC finalizers (kubernetes-semantics.md §4.2).
-fn validate_finalizers(obj: &Value, errs: &mut Vec<FieldError>) {
+/// `ValidateFinalizers` (apimachinery): qualified names (path `metadata.finalizers`), never both
+/// GC finalizers (kubernetes-semantics.md §4.2); then, for built-in kinds only, core's
+/// `validateKubeFinalizerName` (path `metadata.finalizers[i]`): a name without a `/` must be a
+/// standard one. Custom resources skip that last rule.
+fn validate_finalizers(kind: &Kind, obj: &Value, errs: &mut Vec<FieldError>) {
     let finalizers = obj.finalizers();
-    for (i, f) in finalizers.iter().enumerate() {
-        let path = format!("metadata.finalizers[{i}]");
-        let qn = qualified_name_errors(f);
-        if !qn.is_empty() {
-            for m in qn {
-                errs.push(FieldError::invalid(path.clone(), f, m));
-            }
-        } else if !STANDARD_FINALIZERS.contains(f) && !f.contains('/') {
-            errs.push(FieldError::invalid(
-                path,
-                f,
-                "name is neither a standard finalizer name nor is it fully qualified",
-            ));
+    for f in &finalizers {
+        for m in qualified_name_errors(f) {
+            errs.push(FieldError::invalid("metadata.finalizers", f, m));
         }
     }
     if finalizers.contains(&"orphan") && finalizers.contains(&"foregroundDeletion") {
@@ -450,6 +453,18 @@ fn validate_finalizers(obj: &Value, errs: &mut Vec<FieldError>) {
             go_string_slice(&finalizers),
             "finalizer orphan and foregroundDeletion cannot be both set",
         ));
+    }
+    if kind.group.ends_with(".com") {
+        return;
+    }
+    for (i, f) in finalizers.iter().enumerate() {
+        if !f.contains('/') && !STANDARD_FINALIZERS.contains(f) {
+            errs.push(FieldError::invalid(
+                format!("metadata.finalizers[{i}]"),
+                f,
+                "name is neither a standard finalizer name nor is it fully qualified",
+            ));
+        }
     }
 }
 

@@ -288,10 +288,13 @@ impl Watches {
 
     /// Queues a BOOKMARK carrying only `metadata.resourceVersion` (§3.6), for watches that asked
     /// for bookmarks (`allowWatchBookmarks`). The object has the watched kind's apiVersion/kind.
-    pub fn bookmark(&mut self, id: WatchId, rv: u64) {
+    pub fn bookmark(&mut self, id: WatchId, rv: u64, initial_events_end: bool) {
         if let Some(w) = self.watches.get_mut(&id) {
             let k = &KINDS[w.kind_idx];
-            let object = serde_json::json!({"kind": k.kind, "apiVersion": k.api_version(), "metadata": {"resourceVersion": rv.to_string()}});
+            let mut object = serde_json::json!({"kind": k.kind, "apiVersion": k.api_version(), "metadata": {"resourceVersion": rv.to_string()}});
+            if initial_events_end {
+                object["metadata"]["annotations"] = serde_json::json!({"k8s.io/initial-events-end": "true"});
+            }
             w.push(WatchEvent { event_type: EventType::Bookmark, object });
         }
     }
