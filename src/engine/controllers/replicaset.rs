@@ -455,8 +455,7 @@ impl Controller for ReplicaSetController {
             copy["status"] = new_status.clone();
             if ctx.api.update_status(copy).is_err() {
                 // statusUpdateRetries = 1: one fresh GET and one more try; a failed GET is an
-                // error too (updateReplicaSetStatus returns it), so the key is retried (reported
-                // as the manageReplicas error when there is one: either way it is requeued).
+                // error too (updateReplicaSetStatus returns it), so the key is retried.
                 match ctx.api.get(kind("ReplicaSet"), Some(&ns), rs.name()) {
                     Ok(mut fresh) => {
                         fresh["status"] = new_status;
@@ -464,7 +463,7 @@ impl Controller for ReplicaSetController {
                             return Outcome::Err(e.message);
                         }
                     }
-                    Err(e) => return Outcome::Err(err.unwrap_or(e.message)),
+                    Err(e) => return Outcome::Err(e.message),
                 }
             }
         }
