@@ -454,16 +454,12 @@ impl Controller for ReplicaSetController {
             let mut copy = rs.clone();
             copy["status"] = new_status.clone();
             if ctx.api.update_status(copy).is_err() {
-                // statusUpdateRetries = 1: one fresh GET and one more try; a failed GET is an
-                // error too (updateReplicaSetStatus returns it), so the key is retried.
-                match ctx.api.get(kind("ReplicaSet"), Some(&ns), rs.name()) {
-                    Ok(mut fresh) => {
-                        fresh["status"] = new_status;
-                        if let Err(e) = ctx.api.update_status(fresh) {
-                            return Outcome::Err(e.message);
-                        }
+                // statusUpdateRetries = 1: one fresh GET and one more try.
+                if let Ok(mut fresh) = ctx.api.get(kind("ReplicaSet"), Some(&ns), rs.name()) {
+                    fresh["status"] = new_status;
+                    if let Err(e) = ctx.api.update_status(fresh) {
+                        return Outcome::Err(e.message);
                     }
-                    Err(e) => return Outcome::Err(e.message),
                 }
             }
         }
