@@ -187,3 +187,151 @@ fn bad_checks_are_refused_with_a_reason() {
         assert!(e.contains(needle), "{text:?}: {e}");
     }
 }
+
+mod props {
+    use proptest::prelude::*;
+    use reconcile_lab::lessons::{self, goal, LessonRun};
+
+    const TOKENS: &[&str] = &[
+        "exists",
+        "absent",
+        "field",
+        "condition",
+        "count",
+        "seen",
+        "process",
+        "not",
+        "and",
+        "no-leaked-buckets",
+        "leaked-bucket",
+        "edge-drift",
+        "deploy",
+        "pods",
+        "ns",
+        "lease",
+        "web",
+        "default/web",
+        "kube-system/x",
+        "a/b/c",
+        ".spec.replicas",
+        "{.metadata.name}",
+        ".status.conditions[*].type",
+        "..name",
+        "[",
+        "==",
+        "!=",
+        "<",
+        ">=",
+        "3",
+        "-1",
+        "null",
+        "\"x y\"",
+        "'[1,2]'",
+        "@.metadata.generation",
+        "@.x+99999999999999999999",
+        "@.y-2",
+        "-l",
+        "app=web",
+        "-n",
+        "-A",
+        "where",
+        "action=list",
+        "actor=kubectl",
+        "code=409",
+        "key=default/web",
+        "text=relisted",
+        "verb=DELETE",
+        "kind=Pod",
+        "2",
+        "running",
+        "leading",
+        "True",
+        "Available",
+        "'",
+        "\"",
+    ];
+
+    thread_local! {
+        static RUN: LessonRun = {
+            let lesson = lessons::lesson("reconcile-loop").expect("listed").expect("parses");
+            LessonRun::start(&lesson).expect("starts")
+        };
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(500))]
+
+        /// Any sequence of vocabulary words parses or is refused, and what parses evaluates,
+        /// without a panic.
+        #[test]
+        fn checks_never_panic(words in proptest::collection::vec(0usize..TOKENS.len(), 0..10)) {
+            let text: Vec<&str> = words.iter().map(|&i| TOKENS[i]).collect();
+            if let Ok(c) = goal::parse_check(&text.join(" ")) {
+                RUN.with(|run| {
+                    let mut counters = vec![0; c.seen_slots()];
+                    for r in run.world.history().iter().take(50) {
+                        c.observe(r, &mut counters, &mut 0);
+                    }
+                    let _ = c.eval(&run.world, &counters, &mut 0);
+                });
+            }
+        }
+
+        #[test]
+        fn arbitrary_check_text_never_panics(s in "\\PC{0,200}") {
+            let _ = goal::parse_check(&s);
+        }
+    }
+}
+
+fn start(slug: &str) -> LessonRun {
+    let lesson = lessons::lesson(slug).expect("listed").expect("parses");
+    LessonRun::start(&lesson).expect("starts")
+}
+
+#[test]
+fn a_resumed_watch_is_not_a_relist() {
+    let mut run = start("missed-events");
+    run.play_solution(0).expect("step 1");
+    assert!(run.checker.step_done(0));
+    // Step 2's wrong version: break the watch again but keep the history, so the reflector
+    // resumes its watch without relisting.
+    run.execute("lab break-watch kube-controller-manager-a Pod");
+    run.execute("kubectl delete pod -l app=web");
+    run.settle();
+    assert!(!run.checker.is_met("relisted"), "{:?}", run.checker.met());
+    // With the history expired, the same gets a 410 and a relist.
+    run.execute("lab break-watch kube-controller-manager-a Pod");
+    run.execute("lab expire-history");
+    let p = run.settle();
+    assert!(p.newly_met.contains(&"relisted".to_string()), "{:?}", p.newly_met);
+}
+
+#[test]
+fn scaling_with_the_controller_running_shows_no_gap() {
+    let mut run = start("generation");
+    for i in 0..3 {
+        run.play_solution(i).expect("steps 1 to 3");
+    }
+    // The wrong way: stop only the leader; the standby takes over and catches up.
+    run.execute("lab stop kube-controller-manager-a");
+    run.execute("kubectl scale deployment web --replicas=4");
+    run.settle();
+    assert!(!run.checker.is_met("gap"), "{:?}", run.checker.met());
+    assert!(!run.checker.complete());
+}
+
+#[test]
+fn a_proper_delete_leaks_nothing() {
+    let mut run = start("finalizers");
+    for i in 0..3 {
+        run.play_solution(i).expect("steps 1 to 3");
+    }
+    // The right way out of a stuck delete: start the controller again, not remove the finalizer.
+    run.execute("lab start bucket-operator");
+    let p = run.settle();
+    assert!(p.newly_met.is_empty(), "{:?}", p.newly_met);
+    assert!(!run.checker.is_met("leaked"));
+    assert!(run.world.leaked_buckets().is_empty());
+    assert!(holds(&run, "absent namespace old"));
+}

@@ -129,3 +129,26 @@ fn a_failing_setup_line_stops_the_lesson_with_its_output() {
         Err(e) => panic!("{e}"),
     }
 }
+
+#[test]
+fn verify_passes_a_good_lesson_and_names_what_is_wrong_with_a_bad_one() {
+    use reconcile_lab::lessons::{verify, VerifyError};
+    assert_eq!(verify(&format::parse(LESSON).expect("parses")), Ok(()));
+    // A solution that does not reach its goal.
+    let lazy = format::parse(&LESSON.replace("kubectl create deployment api --image=nginx\n", "")).expect("parses");
+    match verify(&lazy) {
+        Err(VerifyError::Play { step: 1, error: PlayError::StepUntil { .. } }) => {}
+        other => panic!("{other:?}"),
+    }
+    let wrong = format::parse(&LESSON.replace("  colour: green\nEOF", "  colour: red\nEOF")).expect("parses");
+    match verify(&wrong) {
+        Err(e @ VerifyError::GoalNotMet { step: 0, .. }) => {
+            assert!(e.to_string().starts_with("step 1: goal green is not met after its solution\n"), "{e}")
+        }
+        other => panic!("{other:?}"),
+    }
+    // A goal that holds before the learner does anything.
+    let early = format::parse(&LESSON.replace("Check: exists configmap settings", "Check: exists namespace default"))
+        .expect("parses");
+    assert_eq!(verify(&early), Err(VerifyError::MetTooEarly(vec!["created".into()])));
+}

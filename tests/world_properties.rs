@@ -194,3 +194,9 @@ fn regression_failing_leader_and_clock_jump() {
     let w = run(387, &ops);
     assert_eq!(leaders(&w), 1);
 }
+
+#[test]
+fn regression_failing_api_while_creating() {
+    let w = run(111, &[Op::Create(0, 1), Op::Steps(21), Op::FailApi(0, 3)]);
+    assert_converged(&w, "web", 1);
+}

@@ -47,8 +47,8 @@ const LAB_VERBS: &[&str] = &[
 
 /// Verbs whose first argument is a resource type.
 const TAKES_RESOURCES: &[&str] = &[
-    "get", "describe", "delete", "edit", "label", "annotate", "scale", "patch", "status", "history", "undo", "restart",
-    "image",
+    "get", "describe", "delete", "edit", "label", "annotate", "scale", "patch", "wait", "status", "history", "undo",
+    "restart", "image",
 ];
 
 fn matching(candidates: impl IntoIterator<Item = String>, prefix: &str) -> Vec<String> {

@@ -81,6 +81,13 @@ impl Output {
         self.err(e.render());
         self.exit_code = 1;
     }
+    /// Appends the output of the next command of a script: its exit status replaces this one.
+    pub fn extend_with_status(&mut self, other: Output) {
+        let code = other.exit_code;
+        self.extend(other);
+        self.exit_code = code;
+    }
+
     /// Appends another output (a continuation's) after this one.
     pub fn extend(&mut self, other: Output) {
         for (s, t) in other.chunks {
@@ -321,21 +328,41 @@ impl Console {
         self.files.insert(name.to_string(), text.to_string());
     }
 
-    /// Runs one command line (with its here-document, if any) and then resumes whatever is
-    /// pending, so the output shows everything the terminal would.
+    /// Runs the command line (with its here-document, if any) and then resumes whatever is
+    /// pending, so the output shows everything the terminal would. Pasted text holding several
+    /// commands runs them one after the other (the exit status is the last one's, as in a shell).
     pub fn execute(&mut self, api: &mut dyn Cluster, line: &str) -> Output {
         let mut out = Output::default();
         if !line.trim().is_empty() {
             self.history.push(line.to_string());
         }
-        let cmd = match shell::parse(line) {
-            Ok((cmd, _)) => cmd,
-            Err(e) => {
-                out.fail(CmdError::Plain(e.to_string()));
-                out.exit_code = 2;
-                return out;
+        let mut rest = line;
+        loop {
+            let (cmd, used) = match shell::parse(rest) {
+                Ok(parsed) => parsed,
+                Err(e) => {
+                    out.fail(CmdError::Plain(e.to_string()));
+                    out.exit_code = 2;
+                    return out;
+                }
+            };
+            let one = self.run_one(api, &cmd);
+            out.extend_with_status(one);
+            // Skip the lines this command used.
+            let mut consumed = 0;
+            for l in rest.split_inclusive('\n').take(used) {
+                consumed += l.len();
             }
-        };
+            rest = &rest[consumed.min(rest.len())..];
+            if rest.trim().is_empty() {
+                break;
+            }
+        }
+        out
+    }
+
+    fn run_one(&mut self, api: &mut dyn Cluster, cmd: &shell::CommandLine) -> Output {
+        let mut out = Output::default();
         let Some((program, args)) = cmd.words.split_first() else { return out };
         match program.as_str() {
             "kubectl" | "k" => self.kubectl(api, args, cmd.stdin.as_deref(), &mut out),
@@ -768,6 +795,21 @@ mod tests {
                 prop_assert!(out.exit_code == 0 || !out.stderr().is_empty(), "failed silently: {text:?}");
             }
         }
+    }
+
+    #[test]
+    fn pasted_scripts_run_every_command() {
+        let mut api = ApiServer::new(1);
+        let mut c = Console::new();
+        let out = c.execute(
+            &mut api,
+            "kubectl create ns a\n\nkubectl apply -f - <<EOF\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\nEOF\nkubectl get cm x -o name\n",
+        );
+        assert_eq!(out.stdout(), "namespace/a created\nconfigmap/x created\nconfigmap/x\n");
+        assert_eq!(out.exit_code, 0);
+        let out = c.execute(&mut api, "kubectl get nope\nkubectl get ns a -o name");
+        assert_eq!(out.terminal(), "error: the server doesn't have a resource type \"nope\"\nnamespace/a\n");
+        assert_eq!(out.exit_code, 0);
     }
 
     #[test]

@@ -9,10 +9,11 @@ use super::printers::{self, TableOptions};
 use super::resources::{self, Target};
 use super::table::TabWriter;
 use super::{gojson, manifest};
-use crate::engine::apiserver::{EventType, WatchFrom};
+use crate::engine::apiserver::{EventType, FieldSelector, WatchFrom};
 use crate::engine::kinds::{Kind, KINDS};
 use crate::engine::labels::Selector;
 use crate::engine::object::ObjectExt;
+use crate::engine::status::Reason;
 use serde_json::{json, Value};
 
 /// The flags of `kubectl get`.
@@ -67,6 +68,18 @@ pub const FLAGS: &[FlagSpec] = &[
         None,
         FlagKind::Str,
         "If non-empty, sort list types using this field specification (a JSONPath expression).",
+    ),
+    flag(
+        "label-columns",
+        Some('L'),
+        FlagKind::List,
+        "Accepts a comma separated list of labels that are going to be presented as columns.",
+    ),
+    flag(
+        "field-selector",
+        None,
+        FlagKind::Str,
+        "Selector (field query) to filter on, e.g. --field-selector status.phase=Running.",
     ),
 ];
 
@@ -268,6 +281,13 @@ pub fn run(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) -
             return None;
         }
     };
+    let fields = match p.str("field-selector").map(FieldSelector::parse).transpose() {
+        Ok(f) => f.unwrap_or_else(FieldSelector::everything),
+        Err(e) => {
+            out.fail(CmdError::Plain(e));
+            return None;
+        }
+    };
     let mut targets = match resources::resolve(&p.args, true) {
         Ok(t) => t,
         Err(e) => {
@@ -294,6 +314,10 @@ pub fn run(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) -
         });
         return None;
     }
+    if all_ns && targets.iter().any(|t| matches!(t, Target::Named(..))) {
+        out.fail(CmdError::Plain("a resource cannot be retrieved by name across all namespaces".into()));
+        return None;
+    }
     if p.has("selector") && targets.iter().any(|t| matches!(t, Target::Named(..))) {
         out.fail(CmdError::Plain("name cannot be provided when a selector is specified".into()));
         return None;
@@ -308,12 +332,25 @@ pub fn run(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) -
     for t in &targets {
         let kind = t.kind();
         let objs = match t {
-            Target::All(k) => match api.list(k, ns_for(k).as_deref(), &selector) {
+            Target::All(k) => match api.server().list_filtered(k, ns_for(k).as_deref(), &selector, &fields) {
                 Ok(l) => {
                     list_rv = l.resource_version;
                     l.items
                 }
-                Err(e) => {
+                Err(mut e) => {
+                    // cli-runtime selector.go names the list it could not make.
+                    if matches!(e.reason, Reason::BadRequest | Reason::NotFound) {
+                        let gvr = format!("{}/{}, Resource={}", k.group, k.version, k.resource);
+                        let (ls, fs) = (p.str("selector").unwrap_or(""), p.str("field-selector").unwrap_or(""));
+                        e.message = if ls.is_empty() && fs.is_empty() {
+                            format!("Unable to list {gvr:?}: {}", e.message)
+                        } else {
+                            format!(
+                                "Unable to find {gvr:?} that match label selector {ls:?}, field selector {fs:?}: {}",
+                                e.message
+                            )
+                        };
+                    }
                     errors.push(e.into());
                     continue;
                 }
@@ -345,25 +382,26 @@ pub fn run(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) -
             }
         }
     }
-    let total: usize = found.iter().map(|f| f.objects.len()).sum();
     let now = api.now();
 
     let watching = p.bool("watch") || p.bool("watch-only");
     if !watching {
+        // kubectl's trackingWriter: "No resources found" only when the table printer printed
+        // nothing; the other printers (printGeneric) print the empty List or nothing at all.
+        let before = out.stdout().len();
         print_found(&found, &format, p, all_ns, single_named, now, out);
+        let human = matches!(format, Format::Table | Format::Wide);
+        let written = !human || out.stdout().len() > before;
         for e in errors {
             out.fail(e);
         }
-        if total == 0 && out.exit_code == 0 && !matches!(format, Format::Json | Format::Yaml) {
-            let namespaced = targets.iter().any(|t| t.kind().namespaced);
+        if !written && out.exit_code == 0 && !p.bool("ignore-not-found") {
+            let namespaced = targets.iter().all(|t| t.kind().namespaced);
             if namespaced && !all_ns {
                 out.err(format!("No resources found in {} namespace.\n", ctx.ns));
             } else {
                 out.err("No resources found\n");
             }
-        }
-        if total == 0 && matches!(format, Format::Json | Format::Yaml) && !single_named && out.exit_code == 0 {
-            print_found(&[], &format, p, all_ns, false, now, out);
         }
         return None;
     }
@@ -385,7 +423,7 @@ pub fn run(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) -
     let events = p.bool("output-watch-events");
     let opts = table_options(&format, p, all_ns, false, events);
     let mut printer = match &format {
-        Format::Table | Format::Wide => WatchPrinter::Table(TabWriter::new(), opts),
+        Format::Table | Format::Wide => WatchPrinter::Table(TabWriter::new(), opts.clone()),
         Format::Name => WatchPrinter::Name,
         Format::Json => WatchPrinter::Json,
         Format::Yaml => WatchPrinter::Yaml,
@@ -403,7 +441,13 @@ pub fn run(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) -
         Some(_) => (WatchFrom::Any, api.resource_version()),
         None => (WatchFrom::Exact(list_rv), 0),
     };
-    let id = api.watch(kind, ns.as_deref(), selector, from);
+    let id = match api.server_mut().watch_filtered(kind, ns.as_deref(), selector, fields, from) {
+        Ok(id) => id,
+        Err(e) => {
+            out.fail(e.into());
+            return None;
+        }
+    };
     let where_ = match &ns {
         Some(n) => format!(" in {n}"),
         None => String::new(),
@@ -430,6 +474,13 @@ fn table_options(format: &Format, p: &Parsed, all_ns: bool, with_kind: bool, eve
         wide: matches!(format, Format::Wide),
         with_namespace: all_ns,
         show_labels: p.bool("show-labels"),
+        label_columns: p
+            .list("label-columns")
+            .iter()
+            .flat_map(|l| l.split(','))
+            .filter(|l| !l.is_empty())
+            .map(String::from)
+            .collect(),
         watch_events: events,
         with_kind,
     }
@@ -462,7 +513,7 @@ fn print_found(
                     f.kind,
                     &f.objects,
                     now,
-                    opts,
+                    &opts,
                     !p.bool("no-headers"),
                     None,
                 ));
@@ -486,8 +537,8 @@ fn print_found(
             Err(e) => out.fail(CmdError::Plain(e)),
         },
         Format::CustomColumns(cols) => match custom_column_rows(cols, &all, !p.bool("no-headers")) {
-            Ok(rows) if !all.is_empty() => out.out(TabWriter::new().format(&rows)),
-            Ok(_) => {}
+            // The header is printed even for an empty list (CustomColumnsPrinter).
+            Ok(rows) => out.out(TabWriter::new().format(&rows)),
             Err(e) => out.fail(e),
         },
     }
@@ -506,7 +557,7 @@ fn print_event(
 ) {
     match printer {
         WatchPrinter::Table(tw, opts) => {
-            out.out(printers::print_table(tw, kind, std::slice::from_ref(obj), now, *opts, !*header_done, Some(event)));
+            out.out(printers::print_table(tw, kind, std::slice::from_ref(obj), now, opts, !*header_done, Some(event)));
             *header_done = true;
         }
         WatchPrinter::Name => out.out(format!("{}\n", printers::name_of(kind, obj))),

@@ -235,7 +235,7 @@ impl Console {
                     let when =
                         if p.at <= now { "now".to_string() } else { format!("in {}", fmt_duration(p.at.since(now))) };
                     let mark = if p.runnable { "" } else { " (after the earlier events of its watch)" };
-                    out.out(format!("{:>4}  {when:<10} {}{mark}\n", p.id, p.description));
+                    out.out(format!("{:>4}  {when:<10} {}: {}{mark}\n", p.id, p.actor, p.description));
                 }
             }
             "run" => {

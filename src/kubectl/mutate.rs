@@ -472,9 +472,25 @@ pub fn apply(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output)
             done(out, p, kind, &current, "configured");
             continue;
         }
+        let patch_text = gojson::compact(&patch);
         match api.patch(kind, ns.as_deref(), &name, &Patch::Merge(patch), Subresource::Main) {
             Ok(patched) => done(out, p, kind, &patched, "configured"),
-            Err(e) => out.fail(with_source("patching", &source, e).into()),
+            Err(e) => {
+                // kubectl apply: the patcher's `error when patching`, wrapped with the patch and
+                // the resource.Info it was sent to (`applying patch:\n%s\nto:\n%v\nfor:`).
+                let info = format!(
+                    "Resource: \"{g}/{v}, Resource={r}\", GroupVersionKind: \"{g}/{v}, Kind={k}\"\nName: \"{name}\", Namespace: \"{n}\"",
+                    g = kind.group,
+                    v = kind.version,
+                    r = kind.resource,
+                    k = kind.kind,
+                    n = ns.as_deref().unwrap_or("")
+                );
+                let inner = with_source("patching", &source, e);
+                out.fail(
+                    with_source(&format!("applying patch:\n{patch_text}\nto:\n{info}\nfor:"), &source, inner).into(),
+                );
+            }
         }
     }
 }

@@ -9,7 +9,7 @@ use crate::engine::time::Time;
 use serde_json::Value;
 
 /// How a table is printed.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct TableOptions {
     /// `-o wide`: the extra (priority 1) columns.
     pub wide: bool,
@@ -21,6 +21,8 @@ pub struct TableOptions {
     pub watch_events: bool,
     /// Several kinds in one `get`: names print as `kind.group/name`.
     pub with_kind: bool,
+    /// `-L key,...`: one column per label key (header: the key's last path segment, upper-cased).
+    pub label_columns: Vec<String>,
 }
 
 /// The `-o name` form: `deployment.apps/web`, `pod/web-x2b9k` (cli-runtime printers/name.go).
@@ -29,7 +31,7 @@ pub fn name_of(kind: &Kind, obj: &Value) -> String {
 }
 
 /// The column headers of a kind's table, upper-cased as kubectl prints them.
-pub fn headers(kind: &Kind, opts: TableOptions) -> Vec<String> {
+pub fn headers(kind: &Kind, opts: &TableOptions) -> Vec<String> {
     let mut cols: Vec<&str> = match kind.kind {
         "Pod" => vec!["NAME", "READY", "STATUS", "RESTARTS", "AGE"],
         "Deployment" => vec!["NAME", "READY", "UP-TO-DATE", "AVAILABLE", "AGE"],
@@ -67,6 +69,9 @@ pub fn headers(kind: &Kind, opts: TableOptions) -> Vec<String> {
     }
     if opts.watch_events {
         out.insert(0, "EVENT".into());
+    }
+    for key in &opts.label_columns {
+        out.push(key.rsplit('/').next().unwrap_or(key).to_uppercase());
     }
     if opts.show_labels {
         out.push("LABELS".into());
@@ -276,7 +281,10 @@ fn event_cells(ev: &Value, now: Time, wide: bool) -> Vec<String> {
         if source.is_empty() {
             source = s(ev, &["reportingComponent"]).to_string();
         }
-        let host = s(ev, &["source", "host"]);
+        let mut host = s(ev, &["source", "host"]);
+        if host.is_empty() {
+            host = s(ev, &["reportingInstance"]);
+        }
         if !host.is_empty() {
             source = format!("{source}, {host}");
         }
@@ -298,7 +306,7 @@ fn event_cells(ev: &Value, now: Time, wide: bool) -> Vec<String> {
 }
 
 /// One object's cells, in the order of [`headers`] (without EVENT).
-pub fn cells(kind: &Kind, obj: &Value, now: Time, opts: TableOptions) -> Vec<String> {
+pub fn cells(kind: &Kind, obj: &Value, now: Time, opts: &TableOptions) -> Vec<String> {
     let created = obj.meta().and_then(|m| m.get("creationTimestamp")).and_then(Value::as_str);
     let age_cell = age(created, now);
     let name = if opts.with_kind { name_of(kind, obj) } else { obj.name().to_string() };
@@ -384,6 +392,9 @@ pub fn cells(kind: &Kind, obj: &Value, now: Time, opts: TableOptions) -> Vec<Str
     if opts.with_namespace {
         row.insert(0, obj.namespace().unwrap_or("").to_string());
     }
+    for key in &opts.label_columns {
+        row.push(obj.label(key).unwrap_or("").to_string());
+    }
     if opts.show_labels {
         row.push(format_labels(obj.labels()));
     }
@@ -401,7 +412,7 @@ pub fn print_table(
     kind: &Kind,
     objs: &[Value],
     now: Time,
-    opts: TableOptions,
+    opts: &TableOptions,
     header: bool,
     event: Option<&str>,
 ) -> String {
@@ -438,10 +449,10 @@ mod tests {
         let now = Time::START.after(Duration::from_secs(12));
         let mut tw = TabWriter::new();
         let t =
-            print_table(&mut tw, kind("deploy"), std::slice::from_ref(&d), now, TableOptions::default(), true, None);
+            print_table(&mut tw, kind("deploy"), std::slice::from_ref(&d), now, &TableOptions::default(), true, None);
         assert_eq!(t, "NAME   READY   UP-TO-DATE   AVAILABLE   AGE\nweb    3/3     3            3           12s\n");
         let opts = TableOptions { wide: true, with_namespace: true, show_labels: true, ..Default::default() };
-        let t = print_table(&mut TabWriter::new(), kind("deploy"), &[d], now, opts, true, None);
+        let t = print_table(&mut TabWriter::new(), kind("deploy"), &[d], now, &opts, true, None);
         assert_eq!(t, "NAMESPACE   NAME   READY   UP-TO-DATE   AVAILABLE   AGE   CONTAINERS   IMAGES       SELECTOR   LABELS\ndefault     web    3/3     3            3           12s   nginx        nginx:1.27   app=web    app=web,b=2\n");
     }
 
@@ -455,7 +466,7 @@ mod tests {
             kind("po"),
             std::slice::from_ref(&p),
             Time::START,
-            opts,
+            &opts,
             true,
             Some("MODIFIED"),
         );
@@ -465,7 +476,7 @@ mod tests {
         );
         let mut gone = p.clone();
         gone["metadata"]["deletionTimestamp"] = json!("2026-01-01T00:00:00Z");
-        assert_eq!(cells(kind("po"), &gone, Time::START, TableOptions::default())[2], "Terminating");
+        assert_eq!(cells(kind("po"), &gone, Time::START, &TableOptions::default())[2], "Terminating");
         assert_eq!(name_of(kind("po"), &p), "pod/web-x");
     }
 

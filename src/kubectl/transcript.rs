@@ -34,9 +34,11 @@ pub fn parse(text: &str) -> Vec<Step> {
             continue;
         }
         if let Some(delim) = &heredoc {
-            let step = steps.last_mut().expect("a here-document follows its command");
-            step.command.push('\n');
-            step.command.push_str(line);
+            // A here-document always follows the step that opened it.
+            if let Some(step) = steps.last_mut() {
+                step.command.push('\n');
+                step.command.push_str(line);
+            }
             if line.trim_start_matches('\t') == delim.as_str() {
                 heredoc = None;
             }
@@ -315,7 +317,7 @@ pub fn record(text: &str) -> String {
                 out.push('\n');
             }
             i += step.command.lines().count();
-            let printed = &outputs[&n];
+            let printed = outputs.get(&n).map(String::as_str).unwrap_or("");
             out.push_str(printed);
             if !printed.is_empty() && !printed.ends_with('\n') {
                 out.push('\n');

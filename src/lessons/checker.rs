@@ -59,7 +59,9 @@ impl Checker {
         }
     }
 
-    /// Counts the step records made since the last call, then evaluates the goals not yet met of
+    /// Counts the step records made since the last call (after a step back, the records of the
+    /// abandoned branch stay counted: progress is about what the learner has seen happen), then
+    /// evaluates the goals not yet met of
     /// every open step: a `Step` opens once every earlier `Step` is done (so a later goal cannot
     /// tick off before the learner gets there); a `Puzzle` is always open. Steps are evaluated in
     /// order, so finishing one opens the next within the same call.

@@ -17,7 +17,7 @@ pub use checker::Checker;
 pub use format::{parse, Action, Goal, Lesson, ParseError, Step};
 pub use goal::Check;
 pub use progress::{LessonProgress, Progress, ProgressError, PROGRESS_VERSION};
-pub use run::{LessonRun, PlayError, Played};
+pub use run::{verify, LessonRun, PlayError, Played, VerifyError};
 
 /// The lesson files, in the order the home page lists them: `(slug, Markdown)`.
 pub const LESSON_FILES: [(&str, &str); 10] = [

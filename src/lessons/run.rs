@@ -257,3 +257,58 @@ impl LessonRun {
         actions.iter().map(|a| self.play(a)).collect()
     }
 }
+
+/// Why a lesson does not verify (see [`verify`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum VerifyError {
+    /// The lesson could not start, or a solution action failed.
+    Play { step: usize, error: PlayError },
+    /// Goals were met before the learner did anything.
+    MetTooEarly(Vec<String>),
+    /// A step's solution did not meet one of its goals.
+    GoalNotMet { step: usize, goal: String, transcript: String },
+}
+
+impl std::fmt::Display for VerifyError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            VerifyError::Play { step: 0, error: e @ PlayError::Setup { .. } } => write!(f, "{e}"),
+            VerifyError::Play { step, error } => write!(f, "step {}: {error}", step + 1),
+            VerifyError::MetTooEarly(ids) => {
+                write!(f, "goals met before the learner did anything: {}", ids.join(", "))
+            }
+            VerifyError::GoalNotMet { step, goal, transcript } => {
+                write!(f, "step {}: goal {goal} is not met after its solution\n{transcript}", step + 1)
+            }
+        }
+    }
+}
+
+impl std::error::Error for VerifyError {}
+
+/// Plays a lesson the way a learner following "Show me" would, and checks that every goal is met
+/// right after its step's solution: steps in order in one world; each puzzle from a fresh start
+/// (the page's Reset), its goals then kept. Authors' tests and tools call this.
+pub fn verify(lesson: &Lesson) -> Result<(), VerifyError> {
+    let start = |step| LessonRun::start(lesson).map_err(|error| VerifyError::Play { step, error });
+    let mut run = start(0)?;
+    let early = run.check();
+    if !early.is_empty() {
+        return Err(VerifyError::MetTooEarly(early));
+    }
+    for (i, step) in lesson.steps.iter().enumerate() {
+        let mut fresh = if step.puzzle { Some(start(i)?) } else { None };
+        let player = fresh.as_mut().unwrap_or(&mut run);
+        let mut transcript = String::new();
+        for action in &step.solution {
+            let p = player.play(action).map_err(|error| VerifyError::Play { step: i, error })?;
+            transcript.push_str(&p.output);
+        }
+        if let Some(g) = step.goals.iter().find(|g| !player.checker.is_met(&g.id)) {
+            return Err(VerifyError::GoalNotMet { step: i, goal: g.id.clone(), transcript });
+        }
+        let met = player.checker.met();
+        run.checker.restore(met.iter().map(String::as_str));
+    }
+    Ok(())
+}

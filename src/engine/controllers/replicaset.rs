@@ -454,12 +454,14 @@ impl Controller for ReplicaSetController {
             let mut copy = rs.clone();
             copy["status"] = new_status.clone();
             if ctx.api.update_status(copy).is_err() {
-                // statusUpdateRetries = 1: one fresh GET and one more try.
-                if let Ok(mut fresh) = ctx.api.get(kind("ReplicaSet"), Some(&ns), rs.name()) {
+                // statusUpdateRetries = 1: one fresh GET and one more try; if that fails too the
+                // sync returns the error (and the key is retried with back-off).
+                let retried = ctx.api.get(kind("ReplicaSet"), Some(&ns), rs.name()).and_then(|mut fresh| {
                     fresh["status"] = new_status;
-                    if let Err(e) = ctx.api.update_status(fresh) {
-                        return Outcome::Err(e.message);
-                    }
+                    ctx.api.update_status(fresh)
+                });
+                if let Err(e) = retried {
+                    return Outcome::Err(e.message);
                 }
             }
         }
