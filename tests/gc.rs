@@ -124,6 +124,7 @@ fn tv23_background_cascade() {
 fn tv24_foreground_cascade() {
     let mut w = web();
     let gen = w.api().get(kind("Deployment"), Some("default"), "web").unwrap().generation();
+    let rs_gen = list(&w, "ReplicaSet")[0].generation();
     let rec = Recorder::start(&mut w, &["Deployment", "ReplicaSet", "Pod"]);
     let r = w.delete(kind("Deployment"), Some("default"), "web", opts(Propagation::Foreground)).unwrap();
     let Deleted::Pending(d) = r else { panic!("foreground keeps the owner") };
@@ -142,6 +143,8 @@ fn tv24_foreground_cascade() {
         .find(|e| e.1 == "ReplicaSet" && e.0 == "MODIFIED" && e.3.is_deleting())
         .unwrap_or_else(|| panic!("RS deleted in the foreground: {s:?}"));
     assert_eq!(rs_mod.3["metadata"]["finalizers"], json!(["foregroundDeletion"]));
+    assert_eq!(rs_mod.3["metadata"]["deletionGracePeriodSeconds"], 0);
+    assert_eq!(rs_mod.3.generation(), rs_gen + 1, "generation bumped by the deletion");
     let last_pod = evs.iter().rposition(|e| e.1 == "Pod" && e.0 == "DELETED").unwrap();
     let rs_deleted = pos(&evs, "DELETED", "ReplicaSet", "web-");
     let deploy_deleted = pos(&evs, "DELETED", "Deployment", "web");

@@ -209,6 +209,80 @@ impl Graph {
         out
     }
 
+    /// The graph as an indented tree, for `lab graph` and tests: roots are nodes with no owner in
+    /// the graph; children are dependents, sorted by kind, namespace and name; flags follow in
+    /// brackets (`virtual`, `being deleted`, `deletingDependents`) and a dependent whose reference
+    /// blocks its owner's foreground deletion is marked `blockOwnerDeletion`. A node reached
+    /// twice (several owners) is printed under each owner; cycles are cut with `(cycle)`.
+    pub fn tree(&self) -> String {
+        fn label(n: &Node) -> String {
+            let id = &n.identity;
+            let mut s = if id.namespace.is_empty() {
+                format!("{} {}", id.kind, id.name)
+            } else {
+                format!("{} {}/{}", id.kind, id.namespace, id.name)
+            };
+            let mut flags = Vec::new();
+            if n.is_virtual {
+                flags.push("virtual");
+            }
+            if n.being_deleted {
+                flags.push("being deleted");
+            }
+            if n.deleting_dependents {
+                flags.push("deletingDependents");
+            }
+            if !flags.is_empty() {
+                s.push_str(&format!(" [{}]", flags.join(", ")));
+            }
+            s
+        }
+        fn sort_key(g: &Graph, uid: &str) -> (String, String, String) {
+            g.node(uid)
+                .map(|n| (n.identity.kind.clone(), n.identity.namespace.clone(), n.identity.name.clone()))
+                .unwrap_or_default()
+        }
+        fn walk(g: &Graph, uid: &str, prefix: &str, path: &mut Vec<String>, out: &mut String) {
+            let Some(n) = g.node(uid) else { return };
+            let mut deps: Vec<&String> = n.dependents.iter().collect();
+            deps.sort_by_key(|d| sort_key(g, d));
+            for (i, d) in deps.iter().enumerate() {
+                let last = i + 1 == deps.len();
+                let Some(dn) = g.node(d) else { continue };
+                let block = dn.owners.iter().any(|r| r.uid == uid && r.block_owner_deletion == Some(true));
+                let mut line = format!("{prefix}{}{}", if last { "└─ " } else { "├─ " }, label(dn));
+                if block {
+                    line.push_str(" (blockOwnerDeletion)");
+                }
+                if path.contains(d) {
+                    out.push_str(&format!("{line} (cycle)\n"));
+                    continue;
+                }
+                out.push_str(&line);
+                out.push('\n');
+                path.push((*d).clone());
+                let child_prefix = format!("{prefix}{}", if last { "   " } else { "│  " });
+                walk(g, d, &child_prefix, path, out);
+                path.pop();
+            }
+        }
+        let mut roots: Vec<&String> = self
+            .nodes
+            .iter()
+            .filter(|(_, n)| n.owners.iter().all(|r| !self.nodes.contains_key(&r.uid)))
+            .map(|(u, _)| u)
+            .collect();
+        roots.sort_by_key(|u| sort_key(self, u));
+        let mut out = String::new();
+        for r in roots {
+            let Some(n) = self.node(r) else { continue };
+            out.push_str(&label(n));
+            out.push('\n');
+            walk(self, r, "", &mut vec![r.clone()], &mut out);
+        }
+        out
+    }
+
     /// Checks the invariants stated on the type.
     pub fn check_invariants(&self) -> Result<(), String> {
         for (uid, n) in &self.nodes {
@@ -1080,6 +1154,29 @@ mod tests {
             gc.pending_events[0].1,
             "ownerRef [v1/ConfigMap, namespace: b, name: owner, uid: u-o] does not exist in namespace \"b\""
         );
+    }
+
+    #[test]
+    fn tree_draws_owners_above_dependents() {
+        let mut gc = GarbageCollector::new();
+        let d = obj("Deployment", "d", "web", "u-d", json!([]));
+        let rs = obj("ReplicaSet", "d", "web-1", "u-rs", json!([oref("Deployment", "web", "u-d", true)]));
+        let p1 = obj("Pod", "d", "web-1-a", "u-p1", json!([oref("ReplicaSet", "web-1", "u-rs", true)]));
+        let p2 = obj("Pod", "d", "web-1-b", "u-p2", json!([oref("ReplicaSet", "web-1", "u-rs", false)]));
+        let orphan = obj("Pod", "d", "lonely", "u-p3", json!([oref("ReplicaSet", "ghost", "u-ghost", true)]));
+        for o in [&p2, &p1, &rs, &d, &orphan] {
+            add(&mut gc, o);
+        }
+        update(&mut gc, &rs, &deleting(&rs, FINALIZER_FOREGROUND));
+        let expected = [
+            "Deployment d/web",
+            "└─ ReplicaSet d/web-1 [being deleted, deletingDependents] (blockOwnerDeletion)",
+            "   ├─ Pod d/web-1-a (blockOwnerDeletion)",
+            "   └─ Pod d/web-1-b",
+            "ReplicaSet d/ghost [virtual]",
+            "└─ Pod d/lonely (blockOwnerDeletion)",
+        ];
+        assert_eq!(gc.graph().tree(), expected.map(|l| format!("{l}\n")).concat());
     }
 
     #[test]
