@@ -227,6 +227,9 @@ fn word() -> impl Strategy<Value = String> {
         1 => "[a-z0-9.=/:,-]{0,12}",
         1 => any::<String>().prop_map(|s| s.chars().take(12).collect()),
         1 => (0usize..40, proptest::sample::select(&["'", "\"", "a", "\\", " "][..])).prop_map(|(n, c)| c.repeat(n)),
+        // Very long words: names, label values, patches.
+        1 => (1_000usize..60_000, proptest::sample::select(&["a", "x=", "{\"a\":", "-", "é"][..]))
+            .prop_map(|(n, c)| c.repeat(n / c.len())),
     ]
 }
 
