@@ -465,15 +465,27 @@ impl Watchdog {
         let rv = w.api().resource_version();
         assert!(rv >= self.last_rv, "the global resourceVersion went back from {} to {rv}", self.last_rv);
         for r in &w.history()[self.seen_records..] {
+            // New revisions come in the order the writes were made, and two different objects
+            // never get the same one. A write that changes nothing returns the revision its
+            // object already had (kubernetes-semantics.md §3: no-op updates write nothing), so
+            // the same object may show one revision twice (found by the long run: a status retry
+            // after a 409 that a conflicting writer had already made moot).
             let mut prev = self.last_rv;
+            let mut owner_of: std::collections::BTreeMap<u64, &str> = Default::default();
             let writes = r.calls.iter().filter(|c| WRITES.iter().any(|v| c.verb.starts_with(v)));
             for c in writes.filter(|c| c.resource_version > self.last_rv) {
                 assert!(
-                    c.resource_version > prev,
+                    c.resource_version >= prev,
                     "step {} wrote resourceVersion {} after {prev}: {}",
                     r.number,
                     c.resource_version,
                     r.sentence
+                );
+                let first = *owner_of.entry(c.resource_version).or_insert(c.target.as_str());
+                assert_eq!(
+                    first, c.target,
+                    "step {} gave resourceVersion {} to two objects: {}",
+                    r.number, c.resource_version, r.sentence
                 );
                 prev = c.resource_version;
             }
