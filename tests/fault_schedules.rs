@@ -972,11 +972,22 @@ fn fault_schedules_long() {
 /// Every saved case under tests/regressions/ replays without failing.
 #[test]
 fn fault_schedule_regressions() {
+    replay_dir(&regressions_dir());
+}
+
+/// Saved cases of bugs still open in other parts (tests/regressions/open/, each described in
+/// docs/reliability.md): they fail until fixed; then move the file up one directory.
+#[test]
+#[ignore = "open bugs, see docs/reliability.md"]
+fn open_fault_schedule_bugs() {
+    replay_dir(&regressions_dir().join("open"));
+}
+
+fn replay_dir(dir: &Path) {
     let mut failures = Vec::new();
     let mut n = 0;
-    let mut files: Vec<PathBuf> = std::fs::read_dir(regressions_dir())
-        .map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).collect())
-        .unwrap_or_default();
+    let mut files: Vec<PathBuf> =
+        std::fs::read_dir(dir).map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).collect()).unwrap_or_default();
     files.sort();
     for path in files.iter().filter(|p| p.extension().is_some_and(|e| e == "faults")) {
         n += 1;
