@@ -465,15 +465,27 @@ impl Watchdog {
         let rv = w.api().resource_version();
         assert!(rv >= self.last_rv, "the global resourceVersion went back from {} to {rv}", self.last_rv);
         for r in &w.history()[self.seen_records..] {
+            // New revisions come in the order the writes were made, and two different objects
+            // never get the same one. A write that changes nothing returns the revision its
+            // object already had (kubernetes-semantics.md §3: no-op updates write nothing), so
+            // the same object may show one revision twice (found by the long run: a status retry
+            // after a 409 that a conflicting writer had already made moot).
             let mut prev = self.last_rv;
+            let mut owner_of: std::collections::BTreeMap<u64, &str> = Default::default();
             let writes = r.calls.iter().filter(|c| WRITES.iter().any(|v| c.verb.starts_with(v)));
             for c in writes.filter(|c| c.resource_version > self.last_rv) {
                 assert!(
-                    c.resource_version > prev,
+                    c.resource_version >= prev,
                     "step {} wrote resourceVersion {} after {prev}: {}",
                     r.number,
                     c.resource_version,
                     r.sentence
+                );
+                let first = *owner_of.entry(c.resource_version).or_insert(c.target.as_str());
+                assert_eq!(
+                    first, c.target,
+                    "step {} gave resourceVersion {} to two objects: {}",
+                    r.number, c.resource_version, r.sentence
                 );
                 prev = c.resource_version;
             }
@@ -600,7 +612,7 @@ fn apply(w: &mut World, dog: &mut Watchdog, a: &Action, by_hand: &mut BTreeSet<S
         Action::Advance(s) => {
             let until = w.now().after(Duration::from_secs(*s));
             for _ in 0..SETTLE_CAP {
-                if !w.pending().first().is_some_and(|p| p.at <= until) {
+                if w.pending().first().is_none_or(|p| p.at > until) {
                     break;
                 }
                 dog.step(w);
@@ -674,7 +686,7 @@ fn heal_and_settle(w: &mut World, dog: &mut Watchdog) {
     // Past any API failure window and any lease a crashed leader still holds.
     let until = w.now().after(Duration::from_secs(70));
     for _ in 0..SETTLE_CAP {
-        if !w.pending().first().is_some_and(|p| p.at <= until) {
+        if w.pending().first().is_none_or(|p| p.at > until) {
             break;
         }
         dog.step(w);
@@ -905,10 +917,12 @@ fn env_u64(name: &str, default: u64) -> u64 {
     std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
 }
 
-/// Runs `cases` generated cases from `base`; panics with a shrunk, saved case on failure.
-fn run_cases(base: u64, cases: u64, twice_every: u64) -> (u64, usize, usize) {
+/// Runs `cases` generated cases from `base`. A failure is shrunk and saved at once; with
+/// `keep_going` the run goes on and fails at the end, listing every failure.
+fn run_cases(base: u64, cases: u64, twice_every: u64, keep_going: bool) -> (u64, usize, usize) {
     let started = Instant::now();
     let (mut faults, mut steps) = (0, 0);
+    let mut failures = Vec::new();
     for case in 0..cases {
         let sc = generate(base, case);
         match execute(&sc, case % twice_every == 0) {
@@ -916,41 +930,64 @@ fn run_cases(base: u64, cases: u64, twice_every: u64) -> (u64, usize, usize) {
                 faults += run.faults;
                 steps += run.steps;
             }
+            Err(why) if keep_going => {
+                let report = report_failure(base, case, &sc, &why);
+                eprintln!("{report}");
+                failures.push(report.lines().next().unwrap_or("").to_string());
+            }
             Err(why) => panic!("{}", report_failure(base, case, &sc, &why)),
         }
-        if case > 0 && case % 1000 == 0 {
-            eprintln!("{case} cases, {faults} faults, {steps} steps, {:?}", started.elapsed());
+        if case > 0 && case % 500 == 0 {
+            eprintln!(
+                "FAULT_SEED={base}: {case} cases, {faults} faults, {steps} steps, {} failures, {:?}",
+                failures.len(),
+                started.elapsed()
+            );
         }
     }
     eprintln!(
-        "fault schedules: FAULT_SEED={base}: {cases} cases, {faults} faults injected, {steps} steps, 0 failures, {:?}",
+        "fault schedules: FAULT_SEED={base}: {cases} cases, {faults} faults injected, {steps} steps, {} failures, {:?}",
+        failures.len(),
         started.elapsed()
     );
+    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
     (cases, faults, steps)
 }
 
 #[test]
 fn fault_schedules_ci() {
-    let (cases, faults, _) = run_cases(env_u64("FAULT_SEED", 1), env_u64("FAULT_CASES", 120), 1);
+    let (cases, faults, _) = run_cases(env_u64("FAULT_SEED", 1), env_u64("FAULT_CASES", 120), 1, false);
     assert!(cases == 0 || faults > 0, "the generator injected no faults");
 }
 
 /// The long run: `FAULT_CASES=100000 cargo test --release --test fault_schedules -- --ignored
-/// --nocapture fault_schedules_long` (determinism is checked on every tenth case).
+/// --nocapture fault_schedules_long` (determinism is checked on every tenth case; failures are
+/// shrunk and saved as they come, and the run goes on).
 #[test]
 #[ignore]
 fn fault_schedules_long() {
-    run_cases(env_u64("FAULT_SEED", 1000), env_u64("FAULT_CASES", 100_000), 10);
+    run_cases(env_u64("FAULT_SEED", 1000), env_u64("FAULT_CASES", 100_000), 10, true);
 }
 
 /// Every saved case under tests/regressions/ replays without failing.
 #[test]
 fn fault_schedule_regressions() {
+    replay_dir(&regressions_dir());
+}
+
+/// Saved cases of bugs still open in other parts (tests/regressions/open/, each described in
+/// docs/reliability.md): they fail until fixed; then move the file up one directory.
+#[test]
+#[ignore = "open bugs, see docs/reliability.md"]
+fn open_fault_schedule_bugs() {
+    replay_dir(&regressions_dir().join("open"));
+}
+
+fn replay_dir(dir: &Path) {
     let mut failures = Vec::new();
     let mut n = 0;
-    let mut files: Vec<PathBuf> = std::fs::read_dir(regressions_dir())
-        .map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).collect())
-        .unwrap_or_default();
+    let mut files: Vec<PathBuf> =
+        std::fs::read_dir(dir).map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).collect()).unwrap_or_default();
     files.sort();
     for path in files.iter().filter(|p| p.extension().is_some_and(|e| e == "faults")) {
         n += 1;

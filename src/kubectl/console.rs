@@ -498,8 +498,12 @@ impl Console {
                         if let Some(ns) = p.str("namespace") {
                             moved.extend(["-n".to_string(), ns.to_string()]);
                         }
-                        if moved.is_empty() {
+                        // Without a verb after the flags (`kubectl -n ns`), or with pflag's lone
+                        // `-` argument as the verb, this would recurse for ever.
+                        if p.args.is_empty() {
                             out.out(help::root());
+                        } else if moved[0].starts_with('-') {
+                            out.fail(CmdError::Raw(help::unknown_command(&moved[0])));
                         } else {
                             self.kubectl(api, &moved, stdin, out);
                         }

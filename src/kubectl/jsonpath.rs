@@ -508,10 +508,22 @@ fn print_results(results: &[Value], out: &mut String) {
     }
 }
 
+/// The most values one step of a template may hold. client-go has no limit; here a template
+/// typed in the page (`{........}`, long unions) must not be able to exhaust the browser's memory:
+/// each `..` multiplies the values by the data's depth, so a few dozen of them did.
+const MAX_VALUES: usize = 100_000;
+
+fn too_many() -> String {
+    format!("the template yields more than {MAX_VALUES} values")
+}
+
 fn eval_list(input: Vec<Value>, nodes: &[Node]) -> Result<Vec<Value>, String> {
     let mut cur = input;
     for node in nodes {
         cur = walk(cur, node)?;
+        if cur.len() > MAX_VALUES {
+            return Err(too_many());
+        }
     }
     Ok(cur)
 }
@@ -536,7 +548,7 @@ fn walk(input: Vec<Value>, node: &Node) -> Result<Vec<Value>, String> {
             .collect()),
         Node::Recursive => {
             let mut out = Vec::new();
-            recursive(&input, &mut out);
+            recursive(&input, &mut out)?;
             Ok(out)
         }
         Node::Array(params) => eval_array(input, *params),
@@ -544,6 +556,9 @@ fn walk(input: Vec<Value>, node: &Node) -> Result<Vec<Value>, String> {
             let mut out = Vec::new();
             for l in lists {
                 out.extend(eval_list(input.clone(), l)?);
+                if out.len() > MAX_VALUES {
+                    return Err(too_many());
+                }
             }
             Ok(out)
         }
@@ -552,8 +567,11 @@ fn walk(input: Vec<Value>, node: &Node) -> Result<Vec<Value>, String> {
     }
 }
 
-fn recursive(input: &[Value], out: &mut Vec<Value>) {
+fn recursive(input: &[Value], out: &mut Vec<Value>) -> Result<(), String> {
     for v in input {
+        if out.len() > MAX_VALUES {
+            return Err(too_many());
+        }
         let children: Vec<Value> = match v {
             Value::Object(m) => m.values().cloned().collect(),
             Value::Array(a) => a.clone(),
@@ -561,9 +579,10 @@ fn recursive(input: &[Value], out: &mut Vec<Value>) {
         };
         if !children.is_empty() {
             out.push(v.clone());
-            recursive(&children, out);
+            recursive(&children, out)?;
         }
     }
+    Ok(())
 }
 
 fn eval_array(input: Vec<Value>, node: [Param; 3]) -> Result<Vec<Value>, String> {

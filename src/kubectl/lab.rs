@@ -153,6 +153,13 @@ impl Console {
                     Some(s) => s.parse().map_err(|_| CmdError::Plain(format!("invalid step count {s:?}")))?,
                     None => 1,
                 };
+                // Lease renewals never run out, so an unbounded count never returned (and kept
+                // every step in the history).
+                if n > SETTLE_CAP {
+                    return Err(CmdError::Plain(format!(
+                        "lab step runs at most {SETTLE_CAP} steps at a time; use lab settle to run until idle"
+                    )));
+                }
                 for _ in 0..n {
                     let Some(world) = cluster.world() else { break };
                     match world.step() {
