@@ -9,6 +9,7 @@
 
 pub mod engine;
 pub mod kubectl;
+pub mod lessons;
 pub mod yaml;
 
 #[cfg(target_arch = "wasm32")]

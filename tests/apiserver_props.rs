@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 
 use proptest::prelude::*;
 use reconcile_lab::engine::apiserver::{
-    ApiServer, DeleteOptions, EventType, Patch, Propagation, Subresource, WatchEvent, WatchFrom, WatchId,
+    ApiServer, DeleteOptions, EventType, FieldSelector, Patch, Propagation, Subresource, WatchEvent, WatchFrom, WatchId,
 };
 use reconcile_lab::engine::kinds::Kind;
 use reconcile_lab::engine::labels::Selector;
@@ -50,7 +50,7 @@ fn op() -> impl Strategy<Value = Op> {
         1 => (k.clone(), n.clone()).prop_map(|(kind, name)| Op::AddFinalizer { kind, name }),
         2 => (k.clone(), n.clone()).prop_map(|(kind, name)| Op::RemoveFinalizers { kind, name }),
         3 => (k.clone(), n.clone(), 0..4u8, proptest::option::of(0..2u64)).prop_map(|(kind, name, policy, precondition)| Op::Delete { kind, name, policy, precondition }),
-        2 => (k, 0..3u8, 0..12u64, 0..3u8).prop_map(|(kind, from, back, selector)| Op::Watch { kind, from, back, selector }),
+        2 => (k, 0..3u8, 0..12u64, 0..4u8).prop_map(|(kind, from, back, selector)| Op::Watch { kind, from, back, selector }),
         3 => (0..8usize, 0..6usize).prop_map(|(watch, n)| Op::Deliver { watch, n }),
         1 => (1..20usize).prop_map(|n| Op::SetHistory { n }),
         1 => Just(Op::Expire),
@@ -77,6 +77,7 @@ struct WatchRun {
     id: WatchId,
     kind: usize,
     selector: Selector,
+    fields: FieldSelector,
     /// The state the watch starts from (empty for Now/Any: their ADDED events rebuild it).
     state: BTreeMap<String, Value>,
     /// How many synthetic ADDED events come first (their RVs are not ordered).
@@ -122,9 +123,9 @@ impl WatchRun {
     }
 }
 
-/// The store as a watch on `kind` with `sel` sees it.
-fn visible(s: &ApiServer, k: usize, sel: &Selector) -> BTreeMap<String, Value> {
-    s.list(kind(k), Some("default"), sel)
+/// The store as a watch on `kind` with `sel` and `fields` sees it.
+fn visible(s: &ApiServer, k: usize, sel: &Selector, fields: &FieldSelector) -> BTreeMap<String, Value> {
+    s.list_filtered(kind(k), Some("default"), sel, fields)
         .map(|l| l.items.into_iter().map(|o| (o.name().to_string(), o)).collect())
         .unwrap_or_default()
 }
@@ -134,7 +135,8 @@ fn run(ops: Vec<Op>) -> Result<(), TestCaseError> {
     let mut watches: Vec<WatchRun> = Vec::new();
     // The visible state per (kind) after every revision, to give Exact watches their start state.
     let mut history: BTreeMap<u64, [BTreeMap<String, Value>; 2]> = BTreeMap::new();
-    let snapshot = |s: &ApiServer| [visible(s, 0, &Selector::everything()), visible(s, 1, &Selector::everything())];
+    let all = (Selector::everything(), FieldSelector::everything());
+    let snapshot = |s: &ApiServer| [visible(s, 0, &all.0, &all.1), visible(s, 1, &all.0, &all.1)];
     history.insert(s.resource_version(), snapshot(&s));
     let mut last_rv = s.resource_version();
     for op in ops {
@@ -189,25 +191,33 @@ fn run(ops: Vec<Op>) -> Result<(), TestCaseError> {
             }
             Op::Watch { kind: k, from, back, selector } => {
                 let sel = match selector {
-                    0 => Selector::everything(),
+                    0 | 3 => Selector::everything(),
                     1 => Selector::parse("app=a").expect("selector"),
                     _ => Selector::parse("app notin (a)").expect("selector"),
                 };
+                let fields = match selector {
+                    3 => FieldSelector::parse("metadata.name!=b").expect("fields"),
+                    _ => FieldSelector::everything(),
+                };
                 let (wf, state, initial) = match from {
-                    0 => (WatchFrom::Now, BTreeMap::new(), visible(&s, k, &sel).len()),
-                    1 => (WatchFrom::Any, BTreeMap::new(), visible(&s, k, &sel).len()),
+                    0 => (WatchFrom::Now, BTreeMap::new(), visible(&s, k, &sel, &fields).len()),
+                    1 => (WatchFrom::Any, BTreeMap::new(), visible(&s, k, &sel, &fields).len()),
                     _ => {
                         let rv = s.resource_version().saturating_sub(back);
                         let start = history.range(..=rv).next_back().map(|(_, st)| st[k].clone()).unwrap_or_default();
-                        let start = start.into_iter().filter(|(_, o)| sel.matches(o.labels())).collect();
+                        let start = start
+                            .into_iter()
+                            .filter(|(_, o)| sel.matches(o.labels()) && fields.matches(kind(k), o))
+                            .collect();
                         (WatchFrom::Exact(rv), start, 0)
                     }
                 };
-                let id = s.watch(kind(k), Some("default"), sel.clone(), wf);
+                let id = s.watch_filtered(kind(k), Some("default"), sel.clone(), fields.clone(), wf).expect("watch");
                 watches.push(WatchRun {
                     id,
                     kind: k,
                     selector: sel,
+                    fields,
                     state,
                     initial,
                     seen: 0,
@@ -240,7 +250,7 @@ fn run(ops: Vec<Op>) -> Result<(), TestCaseError> {
             w.apply(ev)?;
         }
         if !w.errored {
-            prop_assert_eq!(&w.state, &visible(&s, w.kind, &w.selector), "replay differs from the store");
+            prop_assert_eq!(&w.state, &visible(&s, w.kind, &w.selector, &w.fields), "replay differs from the store");
         }
     }
     // Every stored object's RV is at most the global revision, and all are distinct.
@@ -272,6 +282,99 @@ proptest! {
         s.create(json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x"}})).expect("create");
         for p in [Patch::Merge(v.clone()), Patch::Json(v.clone()), Patch::Strategic(v.clone())] {
             let _ = s.patch(cm, Some("default"), "x", &p, Subresource::Main);
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 128, ..ProptestConfig::default() })]
+
+    /// Pods with any grace period, bound or not, deleted any number of times with any options:
+    /// never a panic, and a pod is gone once deleted with grace 0 and no finalizers.
+    #[test]
+    fn pod_deletion_never_panics(
+        grace in proptest::option::of(any::<i64>()),
+        bound in any::<bool>(),
+        deletes in proptest::collection::vec((proptest::option::of(any::<i64>()), 0..4u8), 1..5),
+    ) {
+        let mut s = ApiServer::new(3);
+        let mut p = manifest(1, "p", true, false);
+        if let Some(g) = grace {
+            p["spec"]["terminationGracePeriodSeconds"] = json!(g);
+        }
+        if s.create(p).is_ok() {
+            if bound {
+                s.bind("default", "p", "node-1").expect("bind");
+            }
+            for (g, policy) in deletes {
+                let propagation_policy = match policy {
+                    0 => None,
+                    1 => Some(Propagation::Background),
+                    2 => Some(Propagation::Foreground),
+                    _ => Some(Propagation::Orphan),
+                };
+                let _ = s.delete(kind(1), Some("default"), "p", &DeleteOptions { propagation_policy, grace_period_seconds: g, ..Default::default() });
+            }
+            let zero = DeleteOptions { grace_period_seconds: Some(0), propagation_policy: Some(Propagation::Background), ..Default::default() };
+            let _ = s.delete(kind(1), Some("default"), "p", &zero);
+            prop_assert!(s.get(kind(1), Some("default"), "p").is_err());
+        }
+    }
+}
+
+/// A valid manifest of each kind, for the mutation test below.
+fn valid_manifests() -> Vec<Value> {
+    vec![
+        manifest(0, "c", true, false),
+        manifest(1, "p", true, true),
+        json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d"},
+            "spec": {"selector": {"matchLabels": {"app": "a"}}, "strategy": {"type": "RollingUpdate", "rollingUpdate": {"maxSurge": 1}},
+                "template": {"metadata": {"labels": {"app": "a"}}, "spec": {"containers": [{"name": "c", "image": "i", "ports": [{"containerPort": 80}]}]}}}}),
+        json!({"apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": {"name": "r", "ownerReferences": [{"apiVersion": "apps/v1", "kind": "Deployment", "name": "d", "uid": "u", "controller": true}]},
+            "spec": {"selector": {"matchExpressions": [{"key": "app", "operator": "In", "values": ["a"]}]},
+                "template": {"metadata": {"labels": {"app": "a"}}, "spec": {"containers": [{"name": "c", "image": "i"}]}}}}),
+        json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "n"}}),
+        json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "node-9"}, "spec": {"taints": [{"key": "k", "effect": "NoSchedule"}]}}),
+        json!({"apiVersion": "coordination.k8s.io/v1", "kind": "Lease", "metadata": {"name": "l"}, "spec": {"holderIdentity": "x", "leaseDurationSeconds": 15}}),
+        json!({"apiVersion": "v1", "kind": "Event", "metadata": {"name": "e"}, "involvedObject": {"kind": "Pod", "name": "p"}}),
+        json!({"apiVersion": "example.com/v1", "kind": "Bucket", "metadata": {"name": "b"}, "spec": {"region": "eu", "versioning": true}}),
+    ]
+}
+
+/// Every object and array position of a value, as JSON pointers.
+fn pointers(v: &Value, at: String, out: &mut Vec<String>) {
+    out.push(at.clone());
+    match v {
+        Value::Object(m) => m.iter().for_each(|(k, c)| pointers(c, format!("{at}/{k}"), out)),
+        Value::Array(a) => a.iter().enumerate().for_each(|(i, c)| pointers(c, format!("{at}/{i}"), out)),
+        _ => {}
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+
+    /// A valid manifest with one value replaced by arbitrary JSON, then created, updated and
+    /// patched: every call answers, none panics, and what is stored reads back.
+    #[test]
+    fn mutated_manifests_never_panic(which in 0..9usize, at in any::<proptest::sample::Index>(), v in arbitrary_json(2)) {
+        let mut s = ApiServer::new(9);
+        let mut m = valid_manifests()[which].clone();
+        let mut ptrs = Vec::new();
+        pointers(&m, String::new(), &mut ptrs);
+        let ptr = ptrs[at.index(ptrs.len())].clone();
+        if let Some(slot) = m.pointer_mut(&ptr) {
+            *slot = v.clone();
+        }
+        if let Ok(created) = s.create(m.clone()) {
+            let k = Kind::for_object(created.api_version(), created.kind()).expect("kind");
+            let ns = created.namespace().map(str::to_string);
+            prop_assert_eq!(s.get(k, ns.as_deref(), created.name()).ok(), Some(created.clone()));
+            let _ = s.update(created.clone());
+            let _ = s.update_status(created.clone());
+            let _ = s.patch(k, ns.as_deref(), created.name(), &Patch::Merge(json!({"spec": v.clone()})), Subresource::Main);
+            let _ = s.patch(k, ns.as_deref(), created.name(), &Patch::Strategic(json!({"metadata": {"labels": v.clone()}})), Subresource::Main);
+            let _ = s.delete(k, ns.as_deref(), created.name(), &DeleteOptions::default());
         }
     }
 }

@@ -11,6 +11,8 @@ use std::fmt;
 
 use serde_json::{Map, Value};
 
+use crate::engine::apiserver::validation;
+
 /// A requirement's operator (`selection.Operator`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Operator {
@@ -28,6 +30,10 @@ pub enum Operator {
     Exists,
     /// `!key`.
     DoesNotExist,
+    /// `key>1`: the label's value, as an integer, is greater.
+    GreaterThan,
+    /// `key<1`: the label's value, as an integer, is smaller.
+    LessThan,
 }
 
 /// One requirement: a key, an operator and (for all but the existence operators) values.
@@ -55,6 +61,16 @@ impl Requirement {
             Operator::NotEquals | Operator::NotIn => value.is_none_or(|v| !self.values.iter().any(|x| x == v)),
             Operator::Exists => value.is_some(),
             Operator::DoesNotExist => value.is_none(),
+            Operator::GreaterThan | Operator::LessThan => {
+                let (Some(v), Some(bound)) = (value, self.values.first()) else { return false };
+                match (v.parse::<i64>(), bound.parse::<i64>()) {
+                    (Ok(v), Ok(b)) => {
+                        (self.operator == Operator::GreaterThan && v > b)
+                            || (self.operator == Operator::LessThan && v < b)
+                    }
+                    _ => false,
+                }
+            }
         }
     }
 }
@@ -70,6 +86,8 @@ impl fmt::Display for Requirement {
             Operator::NotIn => write!(f, "{} notin ({})", self.key, joined()),
             Operator::Exists => write!(f, "{}", self.key),
             Operator::DoesNotExist => write!(f, "!{}", self.key),
+            Operator::GreaterThan => write!(f, "{}>{}", self.key, joined()),
+            Operator::LessThan => write!(f, "{}<{}", self.key, joined()),
         }
     }
 }
@@ -131,27 +149,32 @@ impl Selector {
         Selector { requirements, nothing: false }
     }
 
-    /// Parses kubectl's selector syntax (`labels.Parse`). Errors carry apimachinery's wording.
+    /// Parses kubectl's selector syntax (`labels.Parse`). Errors carry apimachinery's wording,
+    /// including its quirks (`found '%s' expected: '('` has no colon; the operator list reads
+    /// `'=', '!=', '==', 'in', notin'`).
     pub fn parse(text: &str) -> Result<Selector, String> {
-        let mut p = Parser { tokens: lex(text)?, pos: 0 };
+        let mut p = Parser { tokens: lex(text), pos: 0 };
         let mut requirements = Vec::new();
         loop {
-            match p.peek() {
-                Token::End => break,
-                Token::Ident(_) | Token::Bang => {}
-                other => {
-                    return Err(format!("found '{}', expected: !, identifier, or 'end of string'", other.literal()))
-                }
-            }
-            requirements.push(p.requirement()?);
-            match p.next() {
-                Token::End => break,
-                Token::Comma => {
-                    if matches!(p.peek(), Token::End) {
-                        return Err("found '', expected: identifier after ','".to_string());
+            let (tok, lit) = p.lookahead(true);
+            match tok {
+                Tok::Ident | Tok::Bang => {
+                    let r = p.requirement().map_err(|e| format!("unable to parse requirement: {e}"))?;
+                    requirements.push(r);
+                    let (t, l) = p.consume(true);
+                    match t {
+                        Tok::End => break,
+                        Tok::Comma => {
+                            let (t2, l2) = p.lookahead(true);
+                            if t2 != Tok::Ident && t2 != Tok::Bang {
+                                return Err(format!("found '{l2}', expected: identifier after ','"));
+                            }
+                        }
+                        _ => return Err(format!("found '{l}', expected: ',' or 'end of string'")),
                     }
                 }
-                other => return Err(format!("found '{}', expected: ',' or 'end of string'", other.literal())),
+                Tok::End => break,
+                _ => return Err(format!("found '{lit}', expected: !, identifier, or 'end of string'")),
             }
         }
         requirements.sort_by(|a, b| a.key.cmp(&b.key));
@@ -170,9 +193,7 @@ impl Selector {
         if let Some(ml) = obj.get("matchLabels").and_then(Value::as_object) {
             for (k, v) in ml {
                 let v = v.as_str().unwrap_or("");
-                validate_key(k)?;
-                validate_value(v)?;
-                requirements.push(Requirement { key: k.clone(), operator: Operator::Equals, values: vec![v.into()] });
+                requirements.push(new_requirement(k, Operator::Equals, vec![v.to_string()])?);
             }
         }
         if let Some(exprs) = obj.get("matchExpressions").and_then(Value::as_array) {
@@ -213,209 +234,274 @@ impl fmt::Display for Selector {
     }
 }
 
-/// `labels.NewRequirement`: checks the key, the values and their count for the operator.
+/// `labels.NewRequirement`: checks the key, the number of values for the operator, and each
+/// value; all problems are reported together as field errors (`values[0][app]: Invalid value: ...`).
 fn new_requirement(key: &str, operator: Operator, values: Vec<String>) -> Result<Requirement, String> {
-    validate_key(key)?;
+    let mut errs: Vec<String> = Vec::new();
+    if let Some(e) = key_error(key) {
+        errs.push(e);
+    }
+    let quoted = || validation::go_string_slice(&values.iter().map(String::as_str).collect::<Vec<_>>());
     match operator {
-        Operator::In | Operator::NotIn if values.is_empty() => {
-            return Err("for 'in', 'notin' operators, values set can't be empty".to_string())
-        }
-        Operator::Equals | Operator::DoubleEquals | Operator::NotEquals if values.len() != 1 => {
-            return Err("exact-match compatibility requires one single value".to_string())
-        }
-        Operator::Exists | Operator::DoesNotExist if !values.is_empty() => {
-            return Err("values set must be empty for exists and does not exist".to_string())
+        Operator::In | Operator::NotIn if values.is_empty() => errs.push(format!(
+            "values: Invalid value: {}: for 'in', 'notin' operators, values set can't be empty",
+            quoted()
+        )),
+        Operator::Equals | Operator::DoubleEquals | Operator::NotEquals if values.len() != 1 => errs
+            .push(format!("values: Invalid value: {}: exact-match compatibility requires one single value", quoted())),
+        Operator::Exists | Operator::DoesNotExist if !values.is_empty() => errs.push(format!(
+            "values: Invalid value: {}: values set must be empty for exists and does not exist",
+            quoted()
+        )),
+        Operator::GreaterThan | Operator::LessThan => {
+            if values.len() != 1 {
+                errs.push(format!(
+                    "values: Invalid value: {}: for 'Gt', 'Lt' operators, exactly one value is required",
+                    quoted()
+                ));
+            }
+            for (i, v) in values.iter().enumerate() {
+                if v.parse::<i64>().is_err() {
+                    errs.push(format!(
+                        "values[{i}]: Invalid value: {}: for 'Gt', 'Lt' operators, the value must be an integer",
+                        validation::go_quote(v)
+                    ));
+                }
+            }
         }
         _ => {}
     }
-    for v in &values {
-        validate_value(v)?;
-    }
-    Ok(Requirement { key: key.to_string(), operator, values })
-}
-
-fn validate_key(key: &str) -> Result<(), String> {
-    let errs = crate::engine::apiserver::validation::qualified_name_errors(key);
-    if let Some(e) = errs.first() {
-        return Err(format!("key: Invalid value: {key:?}: {e}"));
-    }
-    Ok(())
-}
-
-fn validate_value(value: &str) -> Result<(), String> {
-    let errs = crate::engine::apiserver::validation::label_value_errors(value);
-    if let Some(e) = errs.first() {
-        return Err(format!("values[0][key]: Invalid value: {value:?}: {e}"));
-    }
-    Ok(())
-}
-
-#[derive(Clone, Debug, PartialEq)]
-enum Token {
-    Ident(String),
-    Bang,
-    Eq,
-    DoubleEq,
-    NotEq,
-    In,
-    NotIn,
-    Open,
-    Close,
-    Comma,
-    Gt,
-    Lt,
-    End,
-}
-
-impl Token {
-    fn literal(&self) -> String {
-        match self {
-            Token::Ident(s) => s.clone(),
-            Token::Bang => "!".into(),
-            Token::Eq => "=".into(),
-            Token::DoubleEq => "==".into(),
-            Token::NotEq => "!=".into(),
-            Token::In => "in".into(),
-            Token::NotIn => "notin".into(),
-            Token::Open => "(".into(),
-            Token::Close => ")".into(),
-            Token::Comma => ",".into(),
-            Token::Gt => ">".into(),
-            Token::Lt => "<".into(),
-            Token::End => String::new(),
+    for (i, v) in values.iter().enumerate() {
+        let e = validation::label_value_errors(v);
+        if !e.is_empty() {
+            errs.push(format!("values[{i}][{key}]: Invalid value: {}: {}", validation::go_quote(v), e.join("; ")));
         }
     }
+    match errs.len() {
+        0 => Ok(Requirement { key: key.to_string(), operator, values }),
+        1 => Err(errs.remove(0)),
+        _ => Err(format!("[{}]", errs.join(", "))),
+    }
 }
 
-/// The selector lexer (`labels.Lexer`): identifiers run until whitespace or a special character.
-fn lex(text: &str) -> Result<Vec<Token>, String> {
+/// `validateLabelKey`: `key: Invalid value: "bad key": <reasons joined by "; ">`.
+fn key_error(key: &str) -> Option<String> {
+    let errs = validation::qualified_name_errors(key);
+    (!errs.is_empty()).then(|| format!("key: Invalid value: {}: {}", validation::go_quote(key), errs.join("; ")))
+}
+
+/// The lexer's tokens (`labels.Token`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Tok {
+    End,
+    Close,
+    Comma,
+    Bang,
+    DoubleEq,
+    Eq,
+    Gt,
+    Ident,
+    In,
+    Lt,
+    NotEq,
+    NotIn,
+    Open,
+    Error,
+}
+
+fn is_special(c: char) -> bool {
+    matches!(c, '=' | '!' | '(' | ')' | ',' | '>' | '<')
+}
+
+fn special_token(s: &str) -> Option<Tok> {
+    Some(match s {
+        ")" => Tok::Close,
+        "," => Tok::Comma,
+        "!" => Tok::Bang,
+        "==" => Tok::DoubleEq,
+        "=" => Tok::Eq,
+        ">" => Tok::Gt,
+        "<" => Tok::Lt,
+        "!=" => Tok::NotEq,
+        "(" => Tok::Open,
+        _ => return None,
+    })
+}
+
+/// `labels.Lexer`: whitespace separates; runs of special characters form the longest known
+/// token; anything else is an identifier (or the keywords `in` and `notin`).
+fn lex(text: &str) -> Vec<(Tok, String)> {
     let chars: Vec<char> = text.chars().collect();
     let mut out = Vec::new();
     let mut i = 0;
-    let special = |c: char| matches!(c, '=' | '!' | '(' | ')' | ',' | '>' | '<');
-    while i < chars.len() {
-        let c = chars[i];
-        if c.is_whitespace() {
+    loop {
+        while i < chars.len() && matches!(chars[i], ' ' | '\t' | '\r' | '\n') {
             i += 1;
-            continue;
         }
-        if special(c) {
-            let two: String = chars[i..chars.len().min(i + 2)].iter().collect();
-            let (tok, len) = match two.as_str() {
-                "==" => (Token::DoubleEq, 2),
-                "!=" => (Token::NotEq, 2),
-                _ => match c {
-                    '=' => (Token::Eq, 1),
-                    '!' => (Token::Bang, 1),
-                    '(' => (Token::Open, 1),
-                    ')' => (Token::Close, 1),
-                    ',' => (Token::Comma, 1),
-                    '>' => (Token::Gt, 1),
-                    _ => (Token::Lt, 1),
-                },
-            };
-            out.push(tok);
-            i += len;
+        if i >= chars.len() {
+            out.push((Tok::End, String::new()));
+            return out;
+        }
+        if is_special(chars[i]) {
+            let mut buf = String::new();
+            let mut last: Option<(Tok, String)> = None;
+            while i < chars.len() && is_special(chars[i]) {
+                buf.push(chars[i]);
+                match special_token(&buf) {
+                    Some(t) => {
+                        last = Some((t, buf.clone()));
+                        i += 1;
+                    }
+                    None if last.is_some() => break,
+                    None => i += 1,
+                }
+            }
+            out.push(last.unwrap_or_else(|| (Tok::Error, format!("error expected: keyword found '{buf}'"))));
             continue;
         }
         let start = i;
-        while i < chars.len() && !chars[i].is_whitespace() && !special(chars[i]) {
+        while i < chars.len() && !is_special(chars[i]) && !matches!(chars[i], ' ' | '\t' | '\r' | '\n') {
             i += 1;
         }
         let word: String = chars[start..i].iter().collect();
-        out.push(match word.as_str() {
-            "in" => Token::In,
-            "notin" => Token::NotIn,
-            _ => Token::Ident(word),
-        });
+        let tok = match word.as_str() {
+            "in" => Tok::In,
+            "notin" => Tok::NotIn,
+            _ => Tok::Ident,
+        };
+        out.push((tok, word));
     }
-    out.push(Token::End);
-    Ok(out)
 }
 
 struct Parser {
-    tokens: Vec<Token>,
+    tokens: Vec<(Tok, String)>,
     pos: usize,
 }
 
 impl Parser {
-    fn peek(&self) -> Token {
-        self.tokens.get(self.pos).cloned().unwrap_or(Token::End)
+    /// The next token; in a values context `in` and `notin` read as identifiers.
+    fn lookahead(&self, values: bool) -> (Tok, String) {
+        let (t, l) = self.tokens.get(self.pos).cloned().unwrap_or((Tok::End, String::new()));
+        match t {
+            Tok::In | Tok::NotIn if values => (Tok::Ident, l),
+            _ => (t, l),
+        }
     }
 
-    fn next(&mut self) -> Token {
-        let t = self.peek();
+    fn consume(&mut self, values: bool) -> (Tok, String) {
+        let t = self.lookahead(values);
         self.pos += 1;
         t
     }
 
     fn requirement(&mut self) -> Result<Requirement, String> {
-        let (key, negated) = match self.next() {
-            Token::Bang => match self.next() {
-                Token::Ident(k) => (k, true),
-                other => return Err(format!("found '{}', expected: identifier", other.literal())),
-            },
-            Token::Ident(k) => (k, false),
-            other => return Err(format!("found '{}', expected: !, identifier, or 'end of string'", other.literal())),
-        };
-        if negated {
-            return new_requirement(&key, Operator::DoesNotExist, Vec::new());
+        // parseKeyAndInferOperator
+        let mut operator = None;
+        let (mut tok, mut key) = self.consume(true);
+        if tok == Tok::Bang {
+            operator = Some(Operator::DoesNotExist);
+            (tok, key) = self.consume(true);
         }
-        if matches!(self.peek(), Token::End | Token::Comma) {
-            return new_requirement(&key, Operator::Exists, Vec::new());
+        if tok != Tok::Ident {
+            return Err(format!("found '{key}', expected: identifier"));
         }
-        let operator = match self.next() {
-            Token::Eq => Operator::Equals,
-            Token::DoubleEq => Operator::DoubleEquals,
-            Token::NotEq => Operator::NotEquals,
-            Token::In => Operator::In,
-            Token::NotIn => Operator::NotIn,
-            Token::Gt | Token::Lt => return Err("the lab does not support the gt and lt operators".to_string()),
-            other => return Err(format!("found '{}', expected: in, notin, =, ==, !=, gt, lt", other.literal())),
+        if let Some(e) = key_error(&key) {
+            return Err(e);
+        }
+        if matches!(self.lookahead(true).0, Tok::End | Tok::Comma) && operator.is_none() {
+            operator = Some(Operator::Exists);
+        }
+        if let Some(op) = operator {
+            return new_requirement(&key, op, Vec::new());
+        }
+        // parseOperator
+        let (tok, lit) = self.consume(false);
+        let operator = match tok {
+            Tok::In => Operator::In,
+            Tok::Eq => Operator::Equals,
+            Tok::DoubleEq => Operator::DoubleEquals,
+            Tok::Gt => Operator::GreaterThan,
+            Tok::Lt => Operator::LessThan,
+            Tok::NotIn => Operator::NotIn,
+            Tok::NotEq => Operator::NotEquals,
+            _ => return Err(format!("found '{lit}', expected: '=', '!=', '==', 'in', notin'")),
         };
         let mut values = match operator {
-            Operator::In | Operator::NotIn => self.value_set()?,
-            _ => match self.peek() {
-                Token::Ident(v) => {
-                    self.pos += 1;
-                    vec![v]
-                }
-                // `key=` selects the empty value.
-                Token::End | Token::Comma => vec![String::new()],
-                other => return Err(format!("found '{}', expected: identifier", other.literal())),
-            },
+            Operator::In | Operator::NotIn => self.values()?,
+            _ => self.exact_value()?,
         };
         values.sort();
         values.dedup();
         new_requirement(&key, operator, values)
     }
 
-    fn value_set(&mut self) -> Result<Vec<String>, String> {
-        match self.next() {
-            Token::Open => {}
-            other => return Err(format!("found '{}', expected: '('", other.literal())),
+    /// `parseValues`.
+    fn values(&mut self) -> Result<Vec<String>, String> {
+        let (tok, lit) = self.consume(true);
+        if tok != Tok::Open {
+            return Err(format!("found '{lit}' expected: '('"));
         }
-        let mut values = Vec::new();
+        let (tok, lit) = self.lookahead(true);
+        match tok {
+            Tok::Ident | Tok::Comma => {
+                let s = self.identifiers()?;
+                if self.consume(true).0 != Tok::Close {
+                    return Err(format!("found '{lit}', expected: ')'"));
+                }
+                Ok(s)
+            }
+            Tok::Close => {
+                self.consume(true);
+                Ok(vec![String::new()])
+            }
+            _ => Err(format!("found '{lit}', expected: ',', ')' or identifier")),
+        }
+    }
+
+    /// `parseIdentifiersList`.
+    fn identifiers(&mut self) -> Result<Vec<String>, String> {
+        let mut s: Vec<String> = Vec::new();
         loop {
-            match self.next() {
-                Token::Ident(v) => {
-                    values.push(v);
-                    match self.next() {
-                        Token::Comma => continue,
-                        Token::Close => break,
-                        other => return Err(format!("found '{}', expected: ',' or ')'", other.literal())),
+            let (tok, lit) = self.consume(true);
+            match tok {
+                Tok::Ident => {
+                    s.push(lit);
+                    let (t2, l2) = self.lookahead(true);
+                    match t2 {
+                        Tok::Comma => continue,
+                        Tok::Close => return Ok(s),
+                        _ => return Err(format!("found '{l2}', expected: ',' or ')'")),
                     }
                 }
-                // `in ()` and `in (a,)` hold the empty value, as in labels.parseValues.
-                Token::Close => {
-                    values.push(String::new());
-                    break;
+                Tok::Comma => {
+                    if s.is_empty() {
+                        s.push(String::new());
+                    }
+                    let (t2, _) = self.lookahead(true);
+                    if t2 == Tok::Close {
+                        s.push(String::new());
+                        return Ok(s);
+                    }
+                    if t2 == Tok::Comma {
+                        self.consume(true);
+                        s.push(String::new());
+                    }
                 }
-                Token::Comma => values.push(String::new()),
-                other => return Err(format!("found '{}', expected: ',', ')' or identifier", other.literal())),
+                _ => return Err(format!("found '{lit}', expected: ',', or identifier")),
             }
         }
-        Ok(values)
+    }
+
+    /// `parseExactValue`.
+    fn exact_value(&mut self) -> Result<Vec<String>, String> {
+        if matches!(self.lookahead(true).0, Tok::End | Tok::Comma) {
+            return Ok(vec![String::new()]);
+        }
+        let (tok, lit) = self.consume(true);
+        if tok == Tok::Ident {
+            return Ok(vec![lit]);
+        }
+        Err(format!("found '{lit}', expected: identifier"))
     }
 }
 
@@ -445,10 +531,44 @@ mod tests {
 
     #[test]
     fn parse_errors_use_apimachinery_wording() {
-        assert_eq!(Selector::parse("app=web,").unwrap_err(), "found '', expected: identifier after ','");
-        assert_eq!(Selector::parse("app in (a").unwrap_err(), "found '', expected: ',' or ')'");
-        assert_eq!(Selector::parse("=x").unwrap_err(), "found '=', expected: !, identifier, or 'end of string'");
-        assert!(Selector::parse("bad key!=x").is_err());
+        let err = |t: &str| Selector::parse(t).unwrap_err();
+        assert_eq!(err("app=web,"), "found '', expected: identifier after ','");
+        assert_eq!(err("app in (a"), "unable to parse requirement: found '', expected: ',' or ')'");
+        assert_eq!(err("app in a"), "unable to parse requirement: found 'a' expected: '('");
+        assert_eq!(err("=x"), "found '=', expected: !, identifier, or 'end of string'");
+        assert_eq!(err("invalid=label=value"), "found '=', expected: ',' or 'end of string'");
+        assert_eq!(err("app=web 1"), "found '1', expected: ',' or 'end of string'");
+        assert_eq!(
+            err("bad key!=x"),
+            "unable to parse requirement: found 'key', expected: '=', '!=', '==', 'in', notin'"
+        );
+        assert_eq!(err("a=b c"), "found 'c', expected: ',' or 'end of string'");
+        assert_eq!(err("a=b!"), "found '!', expected: ',' or 'end of string'");
+        assert!(err("k=bad value!").starts_with("found"));
+        assert_eq!(
+            err("x/y/z"),
+            "unable to parse requirement: key: Invalid value: \"x/y/z\": a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"
+        );
+        assert_eq!(
+            err("a>x"),
+            "unable to parse requirement: values[0]: Invalid value: \"x\": for 'Gt', 'Lt' operators, the value must be an integer"
+        );
+        assert_eq!(
+            err("a=-bad-"),
+            "unable to parse requirement: values[0][a]: Invalid value: \"-bad-\": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')"
+        );
+    }
+
+    #[test]
+    fn greater_less_and_empty_values() {
+        let s = Selector::parse("gen>2,tier in (,a)").unwrap();
+        assert_eq!(s.to_string(), "gen>2,tier in (,a)");
+        let l = labels(json!({"gen": "3", "tier": ""}));
+        assert!(s.matches(Some(&l)));
+        assert!(!s.matches(Some(&labels(json!({"gen": "x", "tier": ""})))));
+        assert!(Selector::parse("gen<2").unwrap().matches(Some(&labels(json!({"gen": "1"})))));
+        assert_eq!(Selector::parse("a in ()").unwrap().to_string(), "a in ()");
+        assert!(Selector::parse("env in (in, notin)").unwrap().matches(Some(&labels(json!({"env": "notin"})))));
     }
 
     #[test]

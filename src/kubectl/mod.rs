@@ -1,1 +1,49 @@
 //! kubectl and `lab`: the command language of the console, lessons, embeds and transcripts.
+//!
+//! - [`console`]: the session ([`Console::execute`]) and what a command prints ([`Output`]),
+//!   with the [`Continuation`]s (watches, waiting deletes) the world resumes as it advances.
+//! - [`shell`], [`flags`], [`resources`]: from a typed line to kinds, names and flag values.
+//! - [`get`], [`describe`], [`mutate`], [`rollout`], [`help`]: the verbs.
+//! - [`printers`], [`table`], [`jsonpath`], [`gojson`], [`manifest`]: kubectl's output formats.
+//! - [`apply_patch`]: client-side apply's three-way merge.
+//! - [`transcript`]: the Markdown transcript runner used by `cargo test` and `reconcile-lab check`.
+//! - [`cluster`]: what kubectl talks to ([`World`](crate::engine::world::World) or a bare
+//!   [`ApiServer`](crate::engine::apiserver::ApiServer)); [`lab`]: the simulation commands.
+//!
+//! Using it from the page (or any embedder):
+//! ```
+//! use reconcile_lab::engine::world::World;
+//! use reconcile_lab::kubectl::Console;
+//!
+//! let mut world = World::new(1);
+//! let mut console = Console::new();
+//! console.set_file("web.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: web\n");
+//! let out = console.execute(&mut world, "kubectl apply -f web.yaml");
+//! assert_eq!(out.stdout(), "configmap/web created\n");
+//! assert_eq!(out.exit_code, 0);
+//! // After the page steps the world itself, it lets running watches and waits print:
+//! let _more = console.resume(&mut world);
+//! ```
+
+pub mod apply_patch;
+pub mod cluster;
+pub mod complete;
+pub mod console;
+pub mod describe;
+pub mod flags;
+pub mod get;
+pub mod gojson;
+pub mod help;
+pub mod jsonpath;
+pub mod lab;
+pub mod manifest;
+pub mod mutate;
+pub mod printers;
+pub mod resources;
+pub mod rollout;
+pub mod shell;
+pub mod table;
+pub mod transcript;
+pub mod wait;
+
+pub use console::{Console, Continuation, EditSession, Output};

@@ -32,10 +32,12 @@ impl ApiServer {
             .ok_or_else(|| Status::new(crate::engine::status::Reason::InternalError, "no Namespace kind"))?;
         let namespace = self.get(ns_kind, None, ns)?;
         if namespace.pointer("/status/phase").and_then(Value::as_str) == Some("Terminating") {
-            let name = if obj.name().is_empty() {
-                obj.meta().and_then(|m| m.get("generateName")).and_then(Value::as_str).unwrap_or("")
-            } else {
-                obj.name()
+            // `admission.NewForbidden` names the object, else its generateName, else "Unknown".
+            let generate = obj.meta().and_then(|m| m.get("generateName")).and_then(Value::as_str).unwrap_or("");
+            let name = match (obj.name(), generate) {
+                ("", "") => "Unknown",
+                ("", g) => g,
+                (n, _) => n,
             };
             let mut s = Status::forbidden(
                 kind,

@@ -5,6 +5,7 @@
 
 use serde_json::Value;
 
+use super::patch::FieldValidation;
 use super::schema::{self, DecodeError};
 use super::strategy;
 use super::validation::{self, check, FieldError};
@@ -60,6 +61,24 @@ pub(crate) fn decode(kind: &Kind, obj: &Value) -> Result<(), Status> {
     }
 }
 
+/// Decoding under a `fieldValidation` directive: Strict is [`decode`]; Warn and Ignore drop
+/// unknown fields (Warn reports each as `unknown field "spec.replicass"`), but a value of the
+/// wrong type is an error whatever the directive.
+pub(crate) fn decode_with(kind: &Kind, obj: &mut Value, validation: FieldValidation) -> Result<Vec<String>, Status> {
+    if validation != FieldValidation::Strict {
+        if let Err(DecodeError::Unknown(fields)) = schema::strict_decode(kind, obj) {
+            schema::prune_unknown(obj, schema::root(kind));
+            decode(kind, obj)?;
+            return Ok(if validation == FieldValidation::Warn {
+                fields.iter().map(|f| format!("unknown field {f:?}")).collect()
+            } else {
+                Vec::new()
+            });
+        }
+    }
+    decode(kind, obj).map(|()| Vec::new())
+}
+
 /// Defaults (schema constants, then the conditional ones).
 pub(crate) fn default(kind: &Kind, obj: &mut Value) {
     schema::apply_defaults(obj, schema::root(kind));
@@ -72,9 +91,19 @@ impl ApiServer {
     /// Errors: 400 on unknown fields or wrong types; 404 if its namespace does not exist; 403 if
     /// the namespace is Terminating or the object cap is reached; 422 on invalid names, labels,
     /// owner references, finalizers or spec; 409 AlreadyExists; 500 if `resourceVersion` is set.
-    pub fn create(&mut self, mut obj: Value) -> Result<Value, Status> {
+    pub fn create(&mut self, obj: Value) -> Result<Value, Status> {
+        self.create_validated(obj, FieldValidation::Strict).map(|(v, _)| v)
+    }
+
+    /// POST under an explicit `fieldValidation` (kubectl's `--validate=strict|warn|ignore`);
+    /// returns the object and the warnings.
+    pub fn create_validated(
+        &mut self,
+        mut obj: Value,
+        validation: FieldValidation,
+    ) -> Result<(Value, Vec<String>), Status> {
         let kind = kind_of(&obj)?;
-        decode(kind, &obj)?;
+        let warnings = decode_with(kind, &mut obj, validation)?;
         let meta = obj.meta_mut();
         if kind.namespaced {
             if meta.get("namespace").and_then(Value::as_str).is_none_or(str::is_empty) {
@@ -91,10 +120,12 @@ impl ApiServer {
         let meta = obj.meta_mut();
         meta.shift_remove("deletionTimestamp");
         meta.shift_remove("deletionGracePeriodSeconds");
-        strategy::prepare_for_create(kind, &mut obj);
         let uid = self.rng.uuid_v4();
+        obj.meta_mut().insert("uid".into(), Value::from(uid));
+        strategy::prepare_for_create(kind, &mut obj);
+        // The reset status is a zero Go struct: its fields without omitempty still marshal.
+        schema::apply_defaults(&mut obj, schema::root(kind));
         let meta = obj.meta_mut();
-        meta.insert("uid".into(), Value::from(uid));
         meta.insert("creationTimestamp".into(), Value::from(self.now.rfc3339()));
         let generate = meta.get("generateName").and_then(Value::as_str).unwrap_or("").to_string();
         let explicit_name = meta.get("name").and_then(Value::as_str).is_some_and(|n| !n.is_empty());
@@ -109,8 +140,13 @@ impl ApiServer {
         self.admit_quota(kind, obj.name())?;
 
         let key = Self::key(kind, obj.namespace(), obj.name());
-        if self.store.get(&key).is_some() {
-            return Err(Status::already_exists(kind, obj.name()));
+        if let Some(existing) = self.store.get(&key) {
+            let mut err = Status::already_exists(kind, obj.name());
+            // store.go Create: a name held by an object that is being deleted says so.
+            if existing.is_deleting() {
+                err.message = format!("object is being deleted: {}", err.message);
+            }
+            return Err(err);
         }
         if obj
             .meta()
@@ -121,7 +157,7 @@ impl ApiServer {
             return Err(Status::new(Reason::Unknown, RESOURCE_VERSION_SET_ON_CREATE));
         }
         schema::normalize(&mut obj, schema::root(kind));
-        Ok(self.commit_create(key, obj))
+        Ok((self.commit_create(key, obj), warnings))
     }
 
     /// `names.SimpleNameGenerator`: the base truncated to 58 characters plus five characters
@@ -131,7 +167,7 @@ impl ApiServer {
         let base: String = base.chars().take(58).collect();
         loop {
             let name = format!("{base}{}", self.rng.alphanums(5));
-            if self.store.get(&Self::key(kind, Some(ns), &name)).is_none() {
+            if !self.store.contains(&Self::key(kind, Some(ns), &name)) {
                 return name;
             }
         }

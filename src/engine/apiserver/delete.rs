@@ -1,6 +1,12 @@
 //! DELETE (kubernetes-semantics.md §3.5, §4.2, §5): preconditions, propagation policy turned
 //! into the GC finalizers, graceful deletion of pods, finalizers keeping an object alive with a
 //! deletionTimestamp, and the namespace's two-phase deletion.
+//!
+//! Read against apiserver `pkg/registry/generic/registry/store.go` (`Delete`,
+//! `updateForGracefulDeletionAndFinalizers`): a pod deleted with a grace period of 0 (unscheduled,
+//! finished, `--grace-period=0`, or the kubelet's final delete) is first *written* with its
+//! deletion fields and then deleted, so watchers see MODIFIED then DELETED (the reference's TV-23
+//! says "DELETED immediately"; the code writes first, `lastGraceful == 0` → delete).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -13,6 +19,7 @@ use super::ApiServer;
 use crate::engine::kinds::{DefaultPropagation, Kind};
 use crate::engine::object::ObjectExt;
 use crate::engine::status::Status;
+use crate::engine::time::Time;
 
 /// `metav1.DeletionPropagation`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -130,6 +137,10 @@ fn set_finalizers(obj: &mut Value, f: Vec<String>) {
     }
 }
 
+fn secs(n: i64) -> Duration {
+    Duration::from_secs(u64::try_from(n).unwrap_or(0))
+}
+
 fn grace_of(obj: &Value) -> Option<i64> {
     obj.meta().and_then(|m| m.get("deletionGracePeriodSeconds")).and_then(Value::as_i64)
 }
@@ -149,9 +160,19 @@ impl ApiServer {
         opts: &DeleteOptions,
     ) -> Result<Deleted, Status> {
         let key = Self::key(kind, ns, name);
-        let old = self.store.get(&key).cloned().ok_or_else(|| Status::not_found(kind, name))?;
+        let old = self.store.get(&key).ok_or_else(|| Status::not_found(kind, name))?;
         if kind.kind == "Namespace" && IMMORTAL_NAMESPACES.contains(&name) {
             return Err(Status::forbidden(kind, name, "this namespace may not be deleted"));
+        }
+        if kind.kind == "Namespace" {
+            if !old.is_deleting() {
+                return self.delete_namespace(kind, key, old, opts);
+            }
+            // Prior to final deletion, spec.finalizers must be empty: until then the namespace
+            // is returned unchanged.
+            if old.pointer("/spec/finalizers").and_then(Value::as_array).is_some_and(|a| !a.is_empty()) {
+                return Ok(Deleted::Pending((*old).clone()));
+            }
         }
         // rest.BeforeDelete's preconditions: note the GroupResource built from the *kind*.
         let gr = kind.group_kind();
@@ -173,27 +194,24 @@ impl ApiServer {
                 return Err(Status::conflict_with(&gr, kind.group, kind.kind, name, &cause));
             }
         }
-        if kind.kind == "Namespace" {
-            return self.delete_namespace(kind, key, old, opts);
-        }
+        // rest.BeforeDelete: a graceful kind gets deletionTimestamp = now + grace (first delete) or
+        // may only shorten a pending grace period; `graceful` says whether it did either.
         let mut new = (*old).clone();
         let now = self.now;
         let mut graceful = false;
+        let mut grace = 0;
         if old.is_deleting() {
-            // Already being deleted: a graceful object may only shorten its grace period.
-            if kind.graceful && grace_of(&old).unwrap_or(0) > 0 {
-                let current = grace_of(&old).unwrap_or(0);
+            let current = grace_of(&old).unwrap_or(0);
+            if kind.graceful && current > 0 {
                 match opts.grace_period_seconds {
                     Some(g) if g.max(0) < current => {
-                        let g = g.max(0);
-                        let ts =
-                            old.deletion_timestamp().and_then(crate::engine::time::Time::parse_rfc3339).unwrap_or(now);
-                        let start = crate::engine::time::Time(ts.millis().saturating_sub(current as u64 * 1000));
-                        let new_ts = start.after(Duration::from_secs(g as u64));
+                        grace = g.max(0);
+                        let ts = old.deletion_timestamp().and_then(Time::parse_rfc3339).unwrap_or(now);
+                        let start = Time(ts.millis().saturating_sub((current as u64).saturating_mul(1000)));
                         let meta = new.meta_mut();
-                        meta.insert("deletionTimestamp".into(), Value::from(new_ts.rfc3339()));
-                        meta.insert("deletionGracePeriodSeconds".into(), Value::from(g));
-                        graceful = g > 0;
+                        meta.insert("deletionTimestamp".into(), Value::from(start.after(secs(grace)).rfc3339()));
+                        meta.insert("deletionGracePeriodSeconds".into(), Value::from(grace));
+                        graceful = true;
                     }
                     // Graceful deletion pending: nothing changes, finalizers included.
                     _ => return Ok(Deleted::Pending((*old).clone())),
@@ -201,41 +219,51 @@ impl ApiServer {
             }
         } else if kind.graceful {
             // podStrategy.CheckGracefulDelete
-            let mut g = opts
+            grace = opts
                 .grace_period_seconds
                 .or_else(|| old.pointer("/spec/terminationGracePeriodSeconds").and_then(Value::as_i64))
                 .unwrap_or(0);
             let node = old.pointer("/spec/nodeName").and_then(Value::as_str).unwrap_or("");
             let phase = old.pointer("/status/phase").and_then(Value::as_str).unwrap_or("");
             if node.is_empty() || phase == "Succeeded" || phase == "Failed" {
-                g = 0;
+                grace = 0;
             }
-            if g < 0 {
-                g = 1;
+            if grace < 0 {
+                grace = 1;
             }
             let meta = new.meta_mut();
-            meta.insert("deletionTimestamp".into(), Value::from(now.after(Duration::from_secs(g as u64)).rfc3339()));
-            meta.insert("deletionGracePeriodSeconds".into(), Value::from(g));
+            meta.insert("deletionTimestamp".into(), Value::from(now.after(secs(grace)).rfc3339()));
+            meta.insert("deletionGracePeriodSeconds".into(), Value::from(grace));
             if old.generation() > 0 {
-                meta.insert("generation".into(), Value::from(old.generation() + 1));
+                meta.insert("generation".into(), Value::from(old.generation().saturating_add(1)));
             }
-            graceful = g > 0;
+            graceful = true;
         }
-        if let Some(f) = gc_finalizers(kind, &new, opts.propagation_policy) {
+        // Store.Delete → updateForGracefulDeletionAndFinalizers.
+        let gc = gc_finalizers(kind, &new, opts.propagation_policy);
+        if !graceful && old.finalizers().is_empty() && gc.is_none() {
+            return Ok(Deleted::Gone(self.commit_delete(key, old)));
+        }
+        if let Some(f) = gc {
             set_finalizers(&mut new, f);
         }
-        if !new.finalizers().is_empty() {
-            if !kind.graceful || !new.is_deleting() {
-                self.mark_as_deleting(&mut new);
+        let pending_finalizers = !new.finalizers().is_empty();
+        if !graceful {
+            if !pending_finalizers {
+                // errDeleteNow: deleted without a write.
+                return Ok(Deleted::Gone(self.commit_delete(key, old)));
             }
-            schema::normalize(&mut new, schema::root(kind));
-            return Ok(Deleted::Pending(self.commit_update(key, old, new)));
+            self.mark_as_deleting(&mut new);
         }
-        if graceful {
-            schema::normalize(&mut new, schema::root(kind));
-            return Ok(Deleted::Pending(self.commit_update(key, old, new)));
+        schema::normalize(&mut new, schema::root(kind));
+        let written = self.commit_update(key.clone(), old.clone(), new);
+        if pending_finalizers || grace > 0 {
+            return Ok(Deleted::Pending(written));
         }
-        Ok(Deleted::Gone(self.commit_delete(key, old)))
+        // A graceful kind deleted with grace 0: the update above was written (one MODIFIED with
+        // deletionTimestamp), then the object is deleted (DELETED) in the same request.
+        let last = self.store.get(&key).unwrap_or(old);
+        Ok(Deleted::Gone(self.commit_delete(key, last)))
     }
 
     /// `markAsDeleting`: generation +1 on the first deletion, deletionTimestamp now (unless set
@@ -246,22 +274,21 @@ impl ApiServer {
         let now = self.now;
         let meta = obj.meta_mut();
         if first && g > 0 {
-            meta.insert("generation".into(), Value::from(g + 1));
+            meta.insert("generation".into(), Value::from(g.saturating_add(1)));
         }
-        let later = meta
-            .get("deletionTimestamp")
-            .and_then(Value::as_str)
-            .and_then(crate::engine::time::Time::parse_rfc3339)
-            .is_none_or(|t| t > now);
+        let later =
+            meta.get("deletionTimestamp").and_then(Value::as_str).and_then(Time::parse_rfc3339).is_none_or(|t| t > now);
         if later {
             meta.insert("deletionTimestamp".into(), Value::from(now.rfc3339()));
         }
         meta.insert("deletionGracePeriodSeconds".into(), Value::from(0));
     }
 
-    /// Namespace DELETE (k/k `pkg/registry/core/namespace/storage/storage.go`): the first call
-    /// sets deletionTimestamp and phase Terminating in one write; later calls return the
-    /// namespace unchanged while `spec.finalizers` is non-empty; then the ordinary deletion.
+    /// Namespace DELETE, first call (k/k `pkg/registry/core/namespace/storage/storage.go`):
+    /// deletionTimestamp and phase Terminating in one write (no deletionGracePeriodSeconds), the
+    /// GC finalizers set only as an explicit policy says (Background removes them). The
+    /// preconditions are the storage's, so a failure reads as a StorageError. Later calls wait
+    /// for `spec.finalizers` to empty, then take the ordinary path.
     fn delete_namespace(
         &mut self,
         kind: &Kind,
@@ -269,33 +296,52 @@ impl ApiServer {
         old: Arc<Value>,
         opts: &DeleteOptions,
     ) -> Result<Deleted, Status> {
-        if !old.is_deleting() {
-            let mut new = (*old).clone();
-            let meta = new.meta_mut();
-            meta.insert("deletionTimestamp".into(), Value::from(self.now.rfc3339()));
-            meta.insert("deletionGracePeriodSeconds".into(), Value::from(0));
-            // Only an explicit policy adds a GC finalizer to a namespace.
+        let name = key.2.clone();
+        let storage_conflict = |msg: String| {
+            let cause = format!(
+                "StorageError: invalid object, Code: 4, Key: /registry/namespaces/{name}, ResourceVersion: 0, AdditionalErrorMsg: {msg}"
+            );
+            Status::conflict_with(&kind.group_resource(), kind.group, kind.resource, &name, &cause)
+        };
+        if let Some(uid) = &opts.preconditions_uid {
+            if uid != old.uid() {
+                return Err(storage_conflict(format!(
+                    "Precondition failed: UID in precondition: {uid}, UID in object meta: {}",
+                    old.uid()
+                )));
+            }
+        }
+        if let Some(rv) = &opts.preconditions_resource_version {
+            if *rv != old.resource_version().to_string() {
+                return Err(storage_conflict(format!(
+                    "Precondition failed: ResourceVersion in precondition: {rv}, ResourceVersion in object meta: {}",
+                    old.resource_version()
+                )));
+            }
+        }
+        let mut new = (*old).clone();
+        new.meta_mut().insert("deletionTimestamp".into(), Value::from(self.now.rfc3339()));
+        let have_orphan = old.has_finalizer(ORPHAN);
+        let have_foreground = old.has_finalizer(FOREGROUND);
+        let (orphan, foreground) = match opts.propagation_policy {
+            Some(p) => (p == Propagation::Orphan, p == Propagation::Foreground),
+            None => (have_orphan, have_foreground),
+        };
+        if orphan != have_orphan || foreground != have_foreground {
             let mut f: Vec<String> =
                 old.finalizers().iter().filter(|f| **f != ORPHAN && **f != FOREGROUND).map(|s| s.to_string()).collect();
-            match opts.propagation_policy {
-                Some(Propagation::Orphan) => f.push(ORPHAN.into()),
-                Some(Propagation::Foreground) => f.push(FOREGROUND.into()),
-                _ => f.extend(
-                    old.finalizers().iter().filter(|x| **x == ORPHAN || **x == FOREGROUND).map(|s| s.to_string()),
-                ),
+            if orphan {
+                f.push(ORPHAN.into());
+            }
+            if foreground {
+                f.push(FOREGROUND.into());
             }
             set_finalizers(&mut new, f);
-            if let Some(status) = new.get_mut("status").and_then(Value::as_object_mut) {
-                status.insert("phase".into(), Value::from("Terminating"));
-            }
-            schema::normalize(&mut new, schema::root(kind));
-            return Ok(Deleted::Pending(self.commit_update(key, old, new)));
         }
-        if old.pointer("/spec/finalizers").and_then(Value::as_array).is_some_and(|a| !a.is_empty())
-            || !old.finalizers().is_empty()
-        {
-            return Ok(Deleted::Pending((*old).clone()));
+        if let Some(status) = new.get_mut("status").and_then(Value::as_object_mut) {
+            status.insert("phase".into(), Value::from("Terminating"));
         }
-        Ok(Deleted::Gone(self.commit_delete(key, old)))
+        schema::normalize(&mut new, schema::root(kind));
+        Ok(Deleted::Pending(self.commit_update(key, old, new)))
     }
 }

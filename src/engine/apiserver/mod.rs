@@ -21,6 +21,7 @@
 pub mod admission;
 pub mod create;
 pub mod delete;
+pub mod fields;
 pub mod patch;
 pub mod schema;
 pub mod store;
@@ -41,7 +42,8 @@ use crate::engine::status::Status;
 use crate::engine::time::Time;
 
 pub use delete::{DeleteOptions, Deleted, Propagation};
-pub use patch::{Patch, Subresource};
+pub use fields::FieldSelector;
+pub use patch::{FieldValidation, Patch, Subresource};
 pub use watch::{EventType, WatchEvent, WatchFrom, WatchId, DEFAULT_HISTORY_LIMIT};
 
 use store::{kind_index, Key, Store};
@@ -111,6 +113,11 @@ impl ApiServer {
         self.object_limit = n;
     }
 
+    /// The total size of the stored objects' JSON encodings, in bytes (what etcd would hold).
+    pub fn stored_bytes(&self) -> usize {
+        self.store.bytes()
+    }
+
     /// How many objects of a kind exist.
     pub fn count(&self, kind: &Kind) -> usize {
         self.store.count(kind_index(kind))
@@ -126,33 +133,84 @@ impl ApiServer {
         self.get_arc(kind, ns, name).map(|o| (*o).clone())
     }
 
+    /// GET as a shared value (one decode, then cheap to pass around and clone).
+    pub fn get_shared(&self, kind: &Kind, ns: Option<&str>, name: &str) -> Result<Arc<Value>, Status> {
+        self.get_arc(kind, ns, name)
+    }
+
     fn get_arc(&self, kind: &Kind, ns: Option<&str>, name: &str) -> Result<Arc<Value>, Status> {
-        self.store.get(&Self::key(kind, ns, name)).cloned().ok_or_else(|| Status::not_found(kind, name))
+        self.store.get(&Self::key(kind, ns, name)).ok_or_else(|| Status::not_found(kind, name))
+    }
+
+    /// LIST as shared values (decoded once each), with the list's revision.
+    pub fn list_shared(&self, kind: &Kind, ns: Option<&str>, sel: &Selector) -> (Vec<Arc<Value>>, u64) {
+        let ns = if kind.namespaced { ns } else { None };
+        let items = self.store.range(kind_index(kind), ns, sel).map(Arc::new).collect();
+        (items, self.store.revision())
     }
 
     /// LIST a kind in one namespace (`Some`) or all (`None`), filtered by a label selector.
     pub fn list(&self, kind: &Kind, ns: Option<&str>, sel: &Selector) -> Result<ObjectList, Status> {
         let ns = if kind.namespaced { ns } else { None };
-        let items =
-            self.store.range(kind_index(kind), ns).filter(|o| sel.matches(o.labels())).map(|o| (**o).clone()).collect();
+        let items = self.store.range(kind_index(kind), ns, sel).collect();
+        Ok(ObjectList { items, resource_version: self.store.revision() })
+    }
+
+    /// LIST with a label selector and a field selector (`--field-selector status.phase=Running`).
+    /// A field the kind cannot select on is a 400 `field label not supported: <field>`.
+    pub fn list_filtered(
+        &self,
+        kind: &Kind,
+        ns: Option<&str>,
+        sel: &Selector,
+        fields: &FieldSelector,
+    ) -> Result<ObjectList, Status> {
+        fields.check(kind)?;
+        let ns = if kind.namespaced { ns } else { None };
+        let items = self.store.range(kind_index(kind), ns, sel).filter(|o| fields.matches(kind, o)).collect();
         Ok(ObjectList { items, resource_version: self.store.revision() })
     }
 
     /// Every object of every kind, in storage order (for the page's views and for tests).
-    pub fn all_objects(&self) -> impl Iterator<Item = &Value> {
-        self.store.all().map(|(_, v)| v.as_ref())
+    pub fn all_objects(&self) -> impl Iterator<Item = Value> + '_ {
+        self.store.all()
     }
 
     // ---- watches ----
 
     /// Opens a watch (kubernetes-semantics.md §3.1, §3.6). Events queue until delivered.
     pub fn watch(&mut self, kind: &Kind, ns: Option<&str>, sel: Selector, from: WatchFrom) -> WatchId {
+        self.open_watch(kind, ns, sel, FieldSelector::everything(), from)
+    }
+
+    /// Opens a watch with a field selector too (objects entering or leaving it arrive as
+    /// ADDED/DELETED, as with labels); 400 for a field the kind cannot select on.
+    pub fn watch_filtered(
+        &mut self,
+        kind: &Kind,
+        ns: Option<&str>,
+        sel: Selector,
+        fields: FieldSelector,
+        from: WatchFrom,
+    ) -> Result<WatchId, Status> {
+        fields.check(kind)?;
+        Ok(self.open_watch(kind, ns, sel, fields, from))
+    }
+
+    fn open_watch(
+        &mut self,
+        kind: &Kind,
+        ns: Option<&str>,
+        sel: Selector,
+        fields: FieldSelector,
+        from: WatchFrom,
+    ) -> WatchId {
         let ns = if kind.namespaced { ns } else { None };
         let initial = match from {
-            WatchFrom::Now | WatchFrom::Any => self.store.range(kind_index(kind), ns).cloned().collect(),
+            WatchFrom::Now | WatchFrom::Any => self.store.range(kind_index(kind), ns, &sel).map(Arc::new).collect(),
             WatchFrom::Exact(_) => Vec::new(),
         };
-        self.watches.open(kind, ns, sel, from, initial)
+        self.watches.open(kind, ns, sel, fields, from, initial)
     }
 
     /// The events queued on a watch and not yet delivered, oldest first.
@@ -181,6 +239,12 @@ impl ApiServer {
         self.watches.close_with(id, None);
     }
 
+    /// Queues a BOOKMARK at the current revision on a watch (the watch cache sends these
+    /// periodically to clients that allow them; the world decides when).
+    pub fn send_bookmark(&mut self, id: WatchId) {
+        self.watches.bookmark(id, self.store.revision());
+    }
+
     /// Sets how many events of each kind the history window keeps (at least 1).
     pub fn set_history_limit(&mut self, n: usize) {
         self.watches.set_limit(n);
@@ -197,23 +261,25 @@ impl ApiServer {
     fn commit_create(&mut self, key: Key, mut obj: Value) -> Value {
         let rv = self.store.next_revision();
         set_resource_version(&mut obj, rv);
+        self.store.put(key.clone(), &obj);
         let arc = Arc::new(obj);
-        self.store.put(key.clone(), arc.clone());
         self.watches.record(key.0, Change { rv, event_type: EventType::Added, object: arc.clone(), prev: None });
         (*arc).clone()
     }
 
-    /// Replaces an object. A write that changes nothing is not written: no new
-    /// resourceVersion, no event (kubernetes-semantics.md §3.1, TV-12).
+    /// Replaces an object. A write whose encoding is byte-identical to the stored one is not
+    /// written: no new resourceVersion, no event (kubernetes-semantics.md §3.1, TV-12).
     fn commit_update(&mut self, key: Key, old: Arc<Value>, mut new: Value) -> Value {
         set_resource_version(&mut new, old.resource_version());
+        // Both sides are normalized (same key order), so value equality is byte equality of
+        // their encodings, without encoding.
         if new == *old {
             return new;
         }
         let rv = self.store.next_revision();
         set_resource_version(&mut new, rv);
+        self.store.put(key.clone(), &new);
         let arc = Arc::new(new);
-        self.store.put(key.clone(), arc.clone());
         self.watches
             .record(key.0, Change { rv, event_type: EventType::Modified, object: arc.clone(), prev: Some(old) });
         (*arc).clone()

@@ -18,8 +18,10 @@
 
 use serde_json::{Map, Value};
 
+use super::schema::{self, DecodeError};
 use super::store::kind_index;
 use super::strategy::UpdateMode;
+use super::validation::FieldError;
 use super::ApiServer;
 use crate::engine::kinds::Kind;
 use crate::engine::status::{Reason, Status};
@@ -33,6 +35,18 @@ pub enum Patch {
     Json(Value),
     /// `application/strategic-merge-patch+json`.
     Strategic(Value),
+}
+
+/// `fieldValidation`: what the server does with unknown fields in a patched object.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FieldValidation {
+    /// Drop them silently.
+    Ignore,
+    /// Drop them and return a warning each (`unknown field "spec.replicass"`): the server's
+    /// default when a request names no directive.
+    Warn,
+    /// Reject the request (422): what kubectl sends for apply, edit, create and replace.
+    Strict,
 }
 
 /// Which endpoint a patch targets.
@@ -284,6 +298,22 @@ fn strategic_merge(target: &mut Value, patch: &Value) -> Result<(), String> {
             }
         }
     }
+    // `$setElementOrder/<field>` (sent by kubectl apply): the listed elements first, in that
+    // order; elements it does not list keep their relative order after them.
+    for (k, order) in p {
+        let Some(field) = k.strip_prefix(SET_ELEMENT_ORDER) else { continue };
+        let (Some(Value::Array(order)), Some(Value::Array(list))) = (Some(order), t.get_mut(field)) else { continue };
+        let key = merge_key(field).unwrap_or("");
+        let id = |x: &Value| if key.is_empty() { Some(x.clone()) } else { x.get(key).cloned() };
+        let mut rest = std::mem::take(list);
+        for o in order {
+            let want = id(o);
+            if let Some(i) = rest.iter().position(|x| want.is_some() && id(x) == want) {
+                list.push(rest.remove(i));
+            }
+        }
+        list.extend(rest);
+    }
     Ok(())
 }
 
@@ -322,8 +352,40 @@ pub fn strategic_merge_patch(target: &mut Value, patch: &Value) -> Result<(), St
     strategic_merge(target, patch)
 }
 
+/// Go's `%+v` of a decoded JSON value (`map[string]interface{}`), as the strategic-merge path
+/// shows the patch in its errors: `map[spec:map[replicass:3]]`.
+pub fn go_sprint(v: &Value) -> String {
+    match v {
+        Value::Null => "<nil>".into(),
+        Value::Bool(b) => b.to_string(),
+        Value::Number(n) => n.to_string(),
+        Value::String(s) => s.clone(),
+        Value::Array(a) => format!("[{}]", a.iter().map(go_sprint).collect::<Vec<_>>().join(" ")),
+        Value::Object(m) => {
+            let mut keys: Vec<&String> = m.keys().collect();
+            keys.sort();
+            let parts: Vec<String> = keys.iter().map(|k| format!("{k}:{}", go_sprint(&m[*k]))).collect();
+            format!("map[{}]", parts.join(" "))
+        }
+    }
+}
+
+/// The patched object as the JSON-patch library re-encodes it (top-level keys sorted).
+fn patched_json(v: &Value) -> String {
+    match v {
+        Value::Object(m) => {
+            let mut keys: Vec<&String> = m.keys().collect();
+            keys.sort();
+            let parts: Vec<String> = keys.iter().map(|k| format!("{}:{}", Value::from(k.as_str()), m[*k])).collect();
+            format!("{{{}}}", parts.join(","))
+        }
+        other => other.to_string(),
+    }
+}
+
 impl ApiServer {
-    /// PATCH the main resource or `/status`.
+    /// PATCH the main resource or `/status`, with `fieldValidation=Strict` (see
+    /// [`ApiServer::patch_with`]).
     pub fn patch(
         &mut self,
         kind: &Kind,
@@ -332,19 +394,37 @@ impl ApiServer {
         patch: &Patch,
         sub: Subresource,
     ) -> Result<Value, Status> {
+        self.patch_with(kind, ns, name, patch, sub, FieldValidation::Strict).map(|(v, _)| v)
+    }
+
+    /// PATCH with an explicit `fieldValidation`; returns the object and the warnings
+    /// (`unknown field "spec.replicass"`) the server would send in `Warning` headers.
+    ///
+    /// Strict rejects unknown fields with the patch handler's 422:
+    /// ` "" is invalid: patch: Invalid value: "<patched object or patch>": strict decoding error: unknown field "spec.replicass"`
+    /// (`errors.NewInvalid(schema.GroupKind{}, "", ...)`, apiserver `handlers/patch.go`).
+    pub fn patch_with(
+        &mut self,
+        kind: &Kind,
+        ns: Option<&str>,
+        name: &str,
+        patch: &Patch,
+        sub: Subresource,
+        validation: FieldValidation,
+    ) -> Result<(Value, Vec<String>), Status> {
         if sub == Subresource::Status && !kind.status_subresource {
             return Err(Status::new(Reason::NotFound, "the server could not find the requested resource"));
         }
         let key = Self::key(kind, ns, name);
         debug_assert_eq!(key.0, kind_index(kind));
-        let old = self.store.get(&key).cloned().ok_or_else(|| Status::not_found(kind, name))?;
+        let old = self.store.get(&key).ok_or_else(|| Status::not_found(kind, name))?;
         let mut new = (*old).clone();
         match patch {
             Patch::Merge(p) => {
                 if !p.is_object() {
                     return Err(Status::new(
                         Reason::BadRequest,
-                        "json: cannot unmarshal into Go value: a merge patch must be an object",
+                        "error decoding patch: json: cannot unmarshal into Go value of type map[string]interface {}",
                     ));
                 }
                 merge_patch(&mut new, p);
@@ -366,6 +446,12 @@ impl ApiServer {
                         "the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml",
                     ));
                 }
+                if !p.is_object() {
+                    return Err(Status::new(
+                        Reason::BadRequest,
+                        "json: cannot unmarshal into Go value of type map[string]interface {}",
+                    ));
+                }
                 strategic_merge(&mut new, p).map_err(|m| Status::new(Reason::BadRequest, m))?;
             }
         }
@@ -374,11 +460,36 @@ impl ApiServer {
             m.insert("apiVersion".into(), Value::from(kind.api_version()));
             m.insert("kind".into(), Value::from(kind.kind));
         }
-        super::create::decode(kind, &new)?;
+        let shown = || match patch {
+            Patch::Strategic(p) => go_sprint(p),
+            _ => patched_json(&new),
+        };
+        let mut warnings = Vec::new();
+        match schema::strict_decode(kind, &new) {
+            Ok(()) => {}
+            Err(DecodeError::Unknown(fields)) if validation != FieldValidation::Strict => {
+                if validation == FieldValidation::Warn {
+                    warnings.extend(fields.iter().map(|f| format!("unknown field {f:?}")));
+                }
+                schema::prune_unknown(&mut new, schema::root(kind));
+            }
+            Err(e @ DecodeError::Unknown(_)) | Err(e @ DecodeError::Type { .. }) if kind.group != "example.com" => {
+                let fe = FieldError::invalid("patch", &shown(), e.message());
+                return Err(Status {
+                    name: String::new(),
+                    group: String::new(),
+                    kind: String::new(),
+                    causes: vec![fe.cause()],
+                    ..Status::new(Reason::Invalid, format!(" \"\" is invalid: patch: {}", fe.body()))
+                });
+            }
+            Err(_) => super::create::decode(kind, &new)?,
+        }
         let mode = match sub {
             Subresource::Main => UpdateMode::Main,
             Subresource::Status => UpdateMode::Status,
         };
-        self.update_existing(kind, key, old, new, mode, false)
+        let out = self.update_existing(kind, key, old, new, mode, false)?;
+        Ok((out, warnings))
     }
 }

@@ -62,6 +62,9 @@ pub enum Def {
     Bool(bool),
     /// An empty object, then the nested struct's own defaults (Go's non-pointer structs).
     Empty,
+    /// `null`, kept on output: a non-pointer `metav1.Time` without `omitempty`
+    /// (`lastProbeTime: null` in pod conditions).
+    Null,
 }
 
 /// One field of a struct.
@@ -315,7 +318,7 @@ static POD_CONDITION: Struct = Struct {
         p("type", Ty::Str),
         p("observedGeneration", Ty::Int64),
         p("status", Ty::Str),
-        p("lastProbeTime", Ty::Any),
+        d("lastProbeTime", Ty::Any, Def::Null),
         p("lastTransitionTime", Ty::Str),
         p("reason", Ty::Str),
         p("message", Ty::Str),
@@ -420,6 +423,30 @@ static NODE_CONDITION: Struct = Struct {
 
 static NODE_ADDRESS: Struct = Struct { go_name: "NodeAddress", fields: &[p("type", Ty::Str), p("address", Ty::Str)] };
 
+static DAEMON_ENDPOINT: Struct = Struct { go_name: "DaemonEndpoint", fields: &[d("Port", Ty::Int32, Def::Int(0))] };
+
+static DAEMON_ENDPOINTS: Struct =
+    Struct { go_name: "NodeDaemonEndpoints", fields: &[d("kubeletEndpoint", Ty::Obj(&DAEMON_ENDPOINT), Def::Empty)] };
+
+/// `NodeSystemInfo`: its string fields have no omitempty, so a node always shows them.
+static NODE_SYSTEM_INFO: Struct = Struct {
+    go_name: "NodeSystemInfo",
+    fields: &[
+        d("machineID", Ty::Str, Def::Str("")),
+        d("systemUUID", Ty::Str, Def::Str("")),
+        d("bootID", Ty::Str, Def::Str("")),
+        d("kernelVersion", Ty::Str, Def::Str("")),
+        d("osImage", Ty::Str, Def::Str("")),
+        d("containerRuntimeVersion", Ty::Str, Def::Str("")),
+        d("kubeletVersion", Ty::Str, Def::Str("")),
+        d("kubeProxyVersion", Ty::Str, Def::Str("")),
+        d("operatingSystem", Ty::Str, Def::Str("")),
+        d("architecture", Ty::Str, Def::Str("")),
+        p("swap", Ty::Any),
+        p("features", Ty::Any),
+    ],
+};
+
 static NODE_STATUS: Struct = Struct {
     go_name: "NodeStatus",
     fields: &[
@@ -428,8 +455,8 @@ static NODE_STATUS: Struct = Struct {
         p("phase", Ty::Str),
         p("conditions", Ty::List(&NODE_CONDITION)),
         p("addresses", Ty::List(&NODE_ADDRESS)),
-        p("daemonEndpoints", Ty::Any),
-        p("nodeInfo", Ty::Any),
+        d("daemonEndpoints", Ty::Obj(&DAEMON_ENDPOINTS), Def::Empty),
+        d("nodeInfo", Ty::Obj(&NODE_SYSTEM_INFO), Def::Empty),
         p("images", Ty::Any),
     ],
 };
@@ -482,16 +509,17 @@ static EVENT: Struct = Struct {
         p("reason", Ty::Str),
         p("message", Ty::Str),
         d("source", Ty::Obj(&EVENT_SOURCE), Def::Empty),
-        p("firstTimestamp", Ty::Str),
-        p("lastTimestamp", Ty::Str),
+        // Zero metav1.Time/MicroTime marshal as null; the reporting fields have no omitempty.
+        d("firstTimestamp", Ty::Any, Def::Null),
+        d("lastTimestamp", Ty::Any, Def::Null),
         p("count", Ty::Int32),
         p("type", Ty::Str),
-        p("eventTime", Ty::Any),
+        d("eventTime", Ty::Any, Def::Null),
         p("series", Ty::Any),
         p("action", Ty::Str),
         p("related", Ty::Obj(&OBJECT_REFERENCE)),
-        p("reportingComponent", Ty::Str),
-        p("reportingInstance", Ty::Str),
+        d("reportingComponent", Ty::Str, Def::Str("")),
+        d("reportingInstance", Ty::Str, Def::Str("")),
     ],
 };
 
@@ -583,7 +611,8 @@ static REPLICA_SET_CONDITION: Struct = Struct {
 static REPLICA_SET_STATUS: Struct = Struct {
     go_name: "ReplicaSetStatus",
     fields: &[
-        p("replicas", Ty::Int32),
+        // `replicas` has no omitempty: a new ReplicaSet reads `status: {replicas: 0}`.
+        d("replicas", Ty::Int32, Def::Int(0)),
         p("fullyLabeledReplicas", Ty::Int32),
         p("readyReplicas", Ty::Int32),
         p("availableReplicas", Ty::Int32),
@@ -709,7 +738,6 @@ impl DecodeError {
 fn json_type(v: &Value) -> String {
     match v {
         Value::String(_) => "string".into(),
-        Value::Number(n) if n.is_f64() => format!("number {n}"),
         Value::Number(_) => "number".into(),
         Value::Bool(_) => "bool".into(),
         Value::Array(_) => "array".into(),
@@ -775,8 +803,13 @@ struct Walk {
 impl Walk {
     fn type_err(&mut self, v: &Value, st: &'static Struct, go_path: &str, path: &str, ty: &Ty) {
         if self.type_error.is_none() {
+            // encoding/json names the literal only when a number does not fit a numeric field.
+            let found = match (v, ty) {
+                (Value::Number(n), Ty::Int32 | Ty::Int64 | Ty::IntOrString) => format!("number {n}"),
+                _ => json_type(v),
+            };
             self.type_error = Some(DecodeError::Type {
-                found: json_type(v),
+                found,
                 go_struct: st.go_name,
                 go_path: go_path.to_string(),
                 go_type: go_type(ty),
@@ -898,6 +931,23 @@ pub fn strict_decode(kind: &Kind, obj: &Value) -> Result<(), DecodeError> {
     Ok(())
 }
 
+/// Drops unknown fields (what a typed decode does under `fieldValidation=Warn` or `Ignore`).
+pub fn prune_unknown(obj: &mut Value, st: &'static Struct) {
+    let Some(m) = obj.as_object_mut() else { return };
+    m.retain(|k, _| st.fields.iter().any(|f| f.name == k));
+    for f in st.fields {
+        match (&f.ty, m.get_mut(f.name)) {
+            (Ty::Obj(inner), Some(v)) => prune_unknown(v, inner),
+            (Ty::List(inner), Some(Value::Array(items))) => {
+                for item in items {
+                    prune_unknown(item, inner);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
 // ---- defaults and order ----
 
 /// Applies the schema's defaults to absent fields, recursively.
@@ -911,6 +961,7 @@ pub fn apply_defaults(obj: &mut Value, st: &'static Struct) {
                 Def::Str(s) => Value::from(s),
                 Def::Bool(b) => Value::from(b),
                 Def::Empty => Value::Object(Map::new()),
+                Def::Null => Value::Null,
             };
             m.insert(f.name.to_string(), v);
         }
@@ -926,7 +977,8 @@ pub fn apply_defaults(obj: &mut Value, st: &'static Struct) {
     }
 }
 
-/// Reorders keys into the schema's (Go struct) order and drops `null` fields, as a typed
+/// Reorders keys into the schema's (Go struct) order, sorts map keys (Go maps marshal sorted)
+/// and drops `null` fields, as a typed
 /// decode-then-encode round trip would; unknown keys (only under [`Ty::Any`]) keep their place
 /// after the known ones.
 pub fn normalize(obj: &mut Value, st: &'static Struct) {
@@ -935,10 +987,19 @@ pub fn normalize(obj: &mut Value, st: &'static Struct) {
     for f in st.fields {
         if let Some(mut v) = old.shift_remove(f.name) {
             if v.is_null() {
+                if matches!(f.def, Def::Null) {
+                    m.insert(f.name.to_string(), v);
+                }
                 continue;
             }
             match &f.ty {
                 Ty::Obj(inner) => normalize(&mut v, inner),
+                // Go maps marshal with their keys sorted.
+                Ty::StrMap | Ty::QuantityMap => {
+                    if let Value::Object(map) = &mut v {
+                        map.sort_keys();
+                    }
+                }
                 Ty::List(inner) => {
                     if let Value::Array(items) = &mut v {
                         for item in items {

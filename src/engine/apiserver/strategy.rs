@@ -49,10 +49,12 @@ pub fn prepare_for_create(kind: &Kind, obj: &mut Value) {
         "Deployment" | "ReplicaSet" => set(obj, "status", Some(Value::Object(Map::new()))),
         "Bucket" => set(obj, "status", None),
         "Pod" => {
+            add_service_account_volume(obj);
             let qos = qos_class(obj);
             set(obj, "status", Some(serde_json::json!({"phase": "Pending", "qosClass": qos})));
         }
         "Namespace" => {
+            set_namespace_name_label(obj);
             set(obj, "status", Some(serde_json::json!({"phase": "Active"})));
             let spec = obj.as_object_mut().map(|m| m.entry("spec").or_insert_with(|| Value::Object(Map::new())));
             if let Some(Value::Object(spec)) = spec {
@@ -65,6 +67,66 @@ pub fn prepare_for_create(kind: &Kind, obj: &mut Value) {
             }
         }
         _ => {}
+    }
+}
+
+/// The namespace strategy always sets `kubernetes.io/metadata.name: <name>` (k/k
+/// `pkg/registry/core/namespace/strategy.go`, GA since 1.22).
+fn set_namespace_name_label(obj: &mut Value) {
+    let name = obj.name().to_string();
+    if name.is_empty() {
+        return;
+    }
+    let meta = obj.meta_mut();
+    let labels = meta.entry("labels").or_insert_with(|| Value::Object(Map::new()));
+    if !labels.is_object() {
+        *labels = Value::Object(Map::new());
+    }
+    if let Value::Object(l) = labels {
+        l.insert("kubernetes.io/metadata.name".into(), Value::from(name));
+    }
+}
+
+/// The ServiceAccount admission plugin's projected token volume, `kube-api-access-<5 chars>`,
+/// mounted read-only at `/var/run/secrets/kubernetes.io/serviceaccount` in every container
+/// (k/k `plugin/pkg/admission/serviceaccount/admission.go`). The suffix is drawn from
+/// Kubernetes' alphabet like the real one, but derived from the pod's uid rather than from the
+/// server's random source, so that adding it changed no other generated name or uid.
+fn add_service_account_volume(pod: &mut Value) {
+    if pod.pointer("/spec/automountServiceAccountToken") == Some(&Value::Bool(false)) {
+        return;
+    }
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in pod.uid().bytes() {
+        h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+    }
+    let alphabet = crate::engine::rand::ALPHANUMS;
+    let suffix: String = (0..5).map(|i| alphabet[((h >> (i * 12)) % alphabet.len() as u64) as usize] as char).collect();
+    let name = format!("kube-api-access-{suffix}");
+    let Some(spec) = pod.get_mut("spec").and_then(Value::as_object_mut) else { return };
+    let mount = serde_json::json!({"name": name, "readOnly": true, "mountPath": "/var/run/secrets/kubernetes.io/serviceaccount"});
+    for list in ["initContainers", "containers"] {
+        if let Some(Value::Array(cs)) = spec.get_mut(list) {
+            for c in cs {
+                if let Some(c) = c.as_object_mut() {
+                    let mounts = c.entry("volumeMounts").or_insert_with(|| Value::Array(Vec::new()));
+                    if let Value::Array(m) = mounts {
+                        if !m.iter().any(|x| x.get("mountPath") == mount.get("mountPath")) {
+                            m.push(mount.clone());
+                        }
+                    }
+                }
+            }
+        }
+    }
+    let volume = serde_json::json!({"name": name, "projected": {"sources": [
+        {"serviceAccountToken": {"expirationSeconds": 3607, "path": "token"}},
+        {"configMap": {"name": "kube-root-ca.crt", "items": [{"key": "ca.crt", "path": "ca.crt"}]}},
+        {"downwardAPI": {"items": [{"path": "namespace", "fieldRef": {"apiVersion": "v1", "fieldPath": "metadata.namespace"}}]}}
+    ], "defaultMode": 420}});
+    let volumes = spec.entry("volumes").or_insert_with(|| Value::Array(Vec::new()));
+    if let Value::Array(v) = volumes {
+        v.push(volume);
     }
 }
 
@@ -138,8 +200,11 @@ pub fn prepare_for_update(kind: &Kind, mode: UpdateMode, new: &mut Value, old: &
             set(new, "status", take(old, "status"));
         }
     }
+    if kind.kind == "Namespace" {
+        set_namespace_name_label(new);
+    }
     if mode == UpdateMode::Main && generation_changes(kind, new, old) {
-        let g = old.generation() + 1;
+        let g = old.generation().saturating_add(1);
         new.meta_mut().insert("generation".into(), Value::from(g));
     }
 }
@@ -272,6 +337,30 @@ fn validate_workload_spec(obj: &Value, errs: &mut Vec<FieldError>) {
         validate_labels(labels, "spec.template.metadata.labels", errs);
     }
     validate_pod_spec(obj.pointer("/spec/template/spec"), "spec.template.spec", errs);
+    if let Some(rp) = obj.pointer("/spec/template/spec/restartPolicy").and_then(Value::as_str) {
+        if rp != "Always" && ["OnFailure", "Never"].contains(&rp) {
+            errs.push(FieldError::not_supported("spec.template.spec.restartPolicy", rp, &["Always"]));
+        }
+    }
+}
+
+fn percent_digits(s: &str) -> Option<&str> {
+    s.strip_suffix('%').filter(|d| !d.is_empty() && d.bytes().all(|c| c.is_ascii_digit()))
+}
+
+/// `ValidatePositiveIntOrPercent` (apps validation).
+fn validate_int_or_percent(v: &Value, path: &str, errs: &mut Vec<FieldError>) {
+    match v {
+        Value::String(s) if percent_digits(s).is_none() => errs.push(FieldError::invalid(
+            path,
+            s,
+            "a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')",
+        )),
+        Value::Number(n) if n.as_i64().is_some_and(|i| i < 0) => {
+            errs.push(FieldError::invalid_raw(path, n.to_string(), "must be greater than or equal to 0"))
+        }
+        _ => {}
+    }
 }
 
 /// The kind's own `Validate` (create and update).
@@ -283,6 +372,13 @@ pub fn validate(kind: &Kind, obj: &Value) -> Vec<FieldError> {
             let st = obj.pointer("/spec/strategy/type").and_then(Value::as_str).unwrap_or("");
             match st {
                 "RollingUpdate" => {
+                    // ValidateRollingUpdateDeployment's order: both formats, both-zero, then 100%.
+                    for field in ["maxUnavailable", "maxSurge"] {
+                        let path = format!("spec.strategy.rollingUpdate.{field}");
+                        if let Some(v) = obj.pointer(&format!("/spec/strategy/rollingUpdate/{field}")) {
+                            validate_int_or_percent(v, &path, &mut errs);
+                        }
+                    }
                     let is_zero = |p: &str| match obj.pointer(p) {
                         Some(Value::Number(n)) => n.as_i64() == Some(0),
                         Some(Value::String(s)) => s == "0%" || s == "0",
@@ -296,6 +392,16 @@ pub fn validate(kind: &Kind, obj: &Value) -> Vec<FieldError> {
                             "0".into(),
                             "may not be 0 when `maxSurge` is 0",
                         ));
+                    }
+                    // IsNotMoreThan100Percent
+                    if let Some(Value::String(p)) = obj.pointer("/spec/strategy/rollingUpdate/maxUnavailable") {
+                        if percent_digits(p).and_then(|d| d.parse::<u64>().ok()).is_some_and(|n| n > 100) {
+                            errs.push(FieldError::invalid(
+                                "spec.strategy.rollingUpdate.maxUnavailable",
+                                p,
+                                "must not be greater than 100%",
+                            ));
+                        }
                     }
                 }
                 "Recreate" => {
@@ -332,15 +438,80 @@ pub fn validate(kind: &Kind, obj: &Value) -> Vec<FieldError> {
                     ));
                 }
             }
+            if let Some(t) = int_at(obj, "/spec/leaseTransitions") {
+                if t < 0 {
+                    errs.push(FieldError::invalid_raw(
+                        "spec.leaseTransitions",
+                        t.to_string(),
+                        "must be greater than or equal to 0",
+                    ));
+                }
+            }
         }
         _ => {}
     }
     errs
 }
 
-/// The kind's own `ValidateUpdate` additions: immutable selectors.
+/// The fields `ValidatePodUpdate` lets a pod update change (k/k `pkg/apis/core/validation`).
+pub const POD_UPDATABLE_FIELDS: &str = "`spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)";
+
+/// `ValidatePodUpdate`: the pod spec is immutable except for [`POD_UPDATABLE_FIELDS`]. The
+/// real message continues with a `cmp.Diff` of the internal `core.PodSpec`, which the lab does
+/// not reproduce. Deviation: setting `spec.nodeName` on an unbound pod is allowed here, so that
+/// a scheduler written as an update keeps working; [`super::ApiServer::bind`] is the faithful way.
+fn validate_pod_update(new: &Value, old: &Value, errs: &mut Vec<FieldError>) {
+    let (Some(new_spec), Some(old_spec)) = (new.get("spec"), old.get("spec")) else { return };
+    let mut munged = new_spec.clone();
+    let Some(m) = munged.as_object_mut() else { return };
+    for list in ["containers", "initContainers"] {
+        if let (Some(Value::Array(nc)), Some(Value::Array(oc))) = (m.get_mut(list), old_spec.get(list)) {
+            if nc.len() == oc.len() {
+                for (n, o) in nc.iter_mut().zip(oc) {
+                    if let (Some(n), Some(img)) = (n.as_object_mut(), o.get("image")) {
+                        n.insert("image".into(), img.clone());
+                    }
+                }
+            }
+        }
+    }
+    for field in ["activeDeadlineSeconds", "terminationGracePeriodSeconds"] {
+        match old_spec.get(field) {
+            Some(v) => m.insert(field.into(), v.clone()),
+            None => m.shift_remove(field),
+        };
+    }
+    // Tolerations may only be added to.
+    let old_tol = old_spec.get("tolerations").and_then(Value::as_array).cloned().unwrap_or_default();
+    if let Some(Value::Array(nt)) = m.get("tolerations") {
+        if old_tol.iter().all(|t| nt.contains(t)) {
+            match old_spec.get("tolerations") {
+                Some(v) => m.insert("tolerations".into(), v.clone()),
+                None => m.shift_remove("tolerations"),
+            };
+        }
+    }
+    let old_node = old_spec.get("nodeName").and_then(Value::as_str).unwrap_or("");
+    if old_node.is_empty() {
+        match old_spec.get("nodeName") {
+            Some(v) => m.insert("nodeName".into(), v.clone()),
+            None => m.shift_remove("nodeName"),
+        };
+    }
+    if munged != *old_spec {
+        errs.push(FieldError::forbidden(
+            "spec",
+            format!("pod updates may not change fields other than {POD_UPDATABLE_FIELDS}"),
+        ));
+    }
+}
+
+/// The kind's own `ValidateUpdate` additions: immutable selectors, the pod spec rule.
 pub fn validate_update(kind: &Kind, new: &Value, old: &Value) -> Vec<FieldError> {
     let mut errs = validate(kind, new);
+    if kind.kind == "Pod" {
+        validate_pod_update(new, old, &mut errs);
+    }
     if matches!(kind.kind, "Deployment" | "ReplicaSet")
         && new.pointer("/spec/selector") != old.pointer("/spec/selector")
     {

@@ -14,6 +14,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::create::{decode, default, kind_of};
+use super::patch::FieldValidation;
 use super::schema;
 use super::store::Key;
 use super::strategy::{self, UpdateMode};
@@ -49,6 +50,18 @@ impl ApiServer {
         self.update_with(obj, UpdateMode::Main, true)
     }
 
+    /// PUT under an explicit `fieldValidation` (kubectl replace's `--validate`); returns the
+    /// object and the warnings.
+    pub fn update_validated(
+        &mut self,
+        mut obj: Value,
+        validation: FieldValidation,
+    ) -> Result<(Value, Vec<String>), Status> {
+        let kind = kind_of(&obj)?;
+        let warnings = super::create::decode_with(kind, &mut obj, validation)?;
+        self.update_with(obj, UpdateMode::Main, true).map(|v| (v, warnings))
+    }
+
     /// PUT of `/status`: only status (and, per kind, some metadata) is taken from the request;
     /// generation never changes.
     pub fn update_status(&mut self, obj: Value) -> Result<Value, Status> {
@@ -67,6 +80,42 @@ impl ApiServer {
             return Err(Status::new(Reason::NotFound, "the server could not find the requested resource"));
         }
         self.update_with(obj, UpdateMode::Finalize, true)
+    }
+
+    /// POST `pods/<name>/binding`, the scheduler's write (k/k `pkg/registry/core/pod/storage`
+    /// `BindingREST.assignPod`): sets `spec.nodeName` and the `PodScheduled=True` condition in
+    /// one write. A pod already bound or being deleted is a 409 on `pods/binding`.
+    pub fn bind(&mut self, ns: &str, name: &str, node: &str) -> Result<Value, Status> {
+        let kind = Kind::by_kind("Pod").ok_or_else(|| Status::new(Reason::InternalError, "no Pod kind"))?;
+        let key = Self::key(kind, Some(ns), name);
+        let old = self.store.get(&key).ok_or_else(|| Status::not_found(kind, name))?;
+        let conflict = |why: String| Status::conflict_with("pods/binding", "", "pods/binding", name, &why);
+        if old.is_deleting() {
+            return Err(conflict(format!("pod {name} is being deleted, cannot be assigned to a host")));
+        }
+        let bound = old.pointer("/spec/nodeName").and_then(Value::as_str).unwrap_or("");
+        if !bound.is_empty() {
+            return Err(conflict(format!("pod {name} is already assigned to node {bound:?}")));
+        }
+        let mut new = (*old).clone();
+        if let Some(spec) = new.get_mut("spec").and_then(Value::as_object_mut) {
+            spec.insert("nodeName".into(), Value::from(node));
+        }
+        let now = self.now.rfc3339();
+        let status = new.as_object_mut().map(|m| m.entry("status").or_insert_with(|| serde_json::json!({})));
+        if let Some(Value::Object(status)) = status {
+            let conds = status.entry("conditions").or_insert_with(|| Value::Array(Vec::new()));
+            if let Value::Array(conds) = conds {
+                let cond = serde_json::json!({"type": "PodScheduled", "status": "True", "lastProbeTime": null, "lastTransitionTime": now});
+                match conds.iter_mut().find(|c| c.get("type").and_then(Value::as_str) == Some("PodScheduled")) {
+                    Some(c) if c.get("status").and_then(Value::as_str) == Some("True") => {}
+                    Some(c) => *c = cond,
+                    None => conds.push(cond),
+                }
+            }
+        }
+        schema::normalize(&mut new, schema::root(kind));
+        Ok(self.commit_update(key, old, new))
     }
 
     /// The shared update path. `uid_precondition`: a PUT's body uid is a storage precondition;
@@ -88,7 +137,7 @@ impl ApiServer {
             obj.meta_mut().insert("namespace".into(), Value::from(ns.as_str()));
         }
         let key = Self::key(kind, ns.as_deref(), &name);
-        let old = self.store.get(&key).cloned().ok_or_else(|| Status::not_found(kind, &name))?;
+        let old = self.store.get(&key).ok_or_else(|| Status::not_found(kind, &name))?;
         self.update_existing(kind, key, old, obj, mode, uid_precondition)
     }
 
@@ -169,13 +218,13 @@ impl ApiServer {
         check(kind, &name, errs)?;
         schema::normalize(&mut new, schema::root(kind));
 
-        let should_delete = if kind.kind == "Namespace" {
-            new.is_deleting()
-                && new.finalizers().is_empty()
-                && new.pointer("/spec/finalizers").and_then(Value::as_array).is_none_or(Vec::is_empty)
-        } else {
-            new.is_deleting() && new.finalizers().is_empty() && !old.finalizers().is_empty() && grace_is_zero(&new)
-        };
+        // `ShouldDeleteDuringUpdate`: no finalizers left, and the stored object is being deleted
+        // with no grace period pending; namespaces also need an empty `spec.finalizers`
+        // (`ShouldDeleteNamespaceDuringUpdate`).
+        let spec_finalizers_done = kind.kind != "Namespace"
+            || new.pointer("/spec/finalizers").and_then(Value::as_array).is_none_or(Vec::is_empty);
+        let should_delete =
+            spec_finalizers_done && new.finalizers().is_empty() && old.is_deleting() && grace_is_zero(&old);
         if should_delete {
             let last = self.commit_delete(key, old);
             super::set_resource_version(&mut new, last.resource_version());

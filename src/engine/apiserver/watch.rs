@@ -21,6 +21,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
+use super::fields::FieldSelector;
 use super::store::kind_index;
 use crate::engine::kinds::{Kind, KINDS};
 use crate::engine::labels::Selector;
@@ -99,6 +100,7 @@ struct Watch {
     kind_idx: usize,
     namespace: Option<String>,
     selector: Selector,
+    fields: FieldSelector,
     /// Invariant: `queue[head..]` are the undelivered events, oldest first; `queue[..head]`
     /// were delivered (emptied) and are dropped when they outnumber the rest.
     queue: Vec<WatchEvent>,
@@ -117,7 +119,8 @@ impl Watch {
     /// The event this watch should see for a change, if any (cache_watcher.go rules).
     fn convert(&self, change: &Change) -> Option<WatchEvent> {
         let ns_ok = |o: &Value| self.namespace.as_deref().is_none_or(|ns| o.namespace() == Some(ns));
-        let passes = |o: &Value| ns_ok(o) && self.selector.matches(o.labels());
+        let kind = &KINDS[self.kind_idx];
+        let passes = |o: &Value| ns_ok(o) && self.selector.matches(o.labels()) && self.fields.matches(kind, o);
         let cur = change.event_type != EventType::Deleted && passes(&change.object);
         let old = change.prev.as_deref().is_some_and(passes);
         let ev = |t: EventType, o: Value| Some(WatchEvent { event_type: t, object: o });
@@ -207,6 +210,7 @@ impl Watches {
         kind: &Kind,
         namespace: Option<&str>,
         selector: Selector,
+        fields: FieldSelector,
         from: WatchFrom,
         initial: Vec<Arc<Value>>,
     ) -> WatchId {
@@ -217,6 +221,7 @@ impl Watches {
             kind_idx,
             namespace: namespace.map(str::to_string),
             selector,
+            fields,
             queue: Vec::new(),
             head: 0,
             closed: false,
@@ -224,7 +229,7 @@ impl Watches {
         match from {
             WatchFrom::Now | WatchFrom::Any => {
                 for o in initial {
-                    if w.selector.matches(o.labels()) {
+                    if w.selector.matches(o.labels()) && w.fields.matches(kind, &o) {
                         w.push(WatchEvent { event_type: EventType::Added, object: (*o).clone() });
                     }
                 }
@@ -278,6 +283,16 @@ impl Watches {
     pub fn stop(&mut self, id: WatchId) {
         if let Some(w) = self.watches.remove(&id) {
             self.by_kind[w.kind_idx].retain(|x| *x != id);
+        }
+    }
+
+    /// Queues a BOOKMARK carrying only `metadata.resourceVersion` (§3.6), for watches that asked
+    /// for bookmarks (`allowWatchBookmarks`). The object has the watched kind's apiVersion/kind.
+    pub fn bookmark(&mut self, id: WatchId, rv: u64) {
+        if let Some(w) = self.watches.get_mut(&id) {
+            let k = &KINDS[w.kind_idx];
+            let object = serde_json::json!({"kind": k.kind, "apiVersion": k.api_version(), "metadata": {"resourceVersion": rv.to_string()}});
+            w.push(WatchEvent { event_type: EventType::Bookmark, object });
         }
     }
 

@@ -1,1 +1,412 @@
-//! The controllers, each written the way kube-controller-manager writes it.
+//! The controllers, each written the way kube-controller-manager (and the scheduler and kubelet)
+//! write them, on the same shape of machinery: shared informers feed event handlers, handlers turn
+//! events into keys on a work queue, and a worker takes one key and reconciles it against the
+//! informer cache, writing to the API server.
+//!
+//! # The controller interface (how a controller plugs into the world)
+//!
+//! A controller is a value implementing [`Controller`]. The [`World`](crate::engine::world::World)
+//! owns one instance per controller per process and drives it one step at a time:
+//!
+//! 1. **Informers.** [`Controller::watches`] names the kinds the controller needs. The process
+//!    runs one shared informer per kind (kubernetes-semantics.md §2): list, then watch; the cache
+//!    is updated *before* handlers run.
+//! 2. **Handlers.** For every cache change the world calls [`Controller::handle`] with a
+//!    [`Notification`] (`Add`, `Update(old, new)`, `Delete(final state)`), once per step ("run one
+//!    queued handler"). The handler may update the controller's own bookkeeping (for example
+//!    ReplicaSet expectations, §6.6) and returns the keys to add to the controller's work queue as
+//!    [`Enqueue`] values. Handlers never call the API server.
+//! 3. **Reconcile.** A worker takes one key from the queue and calls [`Controller::reconcile`]
+//!    with a [`Ctx`]: read-only access to the process's informer caches ([`Caches`]), and an
+//!    [`Api`] through which every call is made and recorded (with its result, 409s included).
+//!    The reconcile returns an [`Outcome`]: `Done` (the queue `Forget`s the key), `RequeueAfter`
+//!    (`AddAfter`), or `Err` (`AddRateLimited`: per-item exponential back-off, §1.5).
+//! 4. **State.** Whatever the controller keeps between calls lives in its struct and is lost when
+//!    its process restarts (the world builds a fresh one from the factory in
+//!    [`Controller::restarted`]): a restarted controller knows only what its informers relist.
+//!
+//! Reconcile must be level-triggered: it reads current state from the cache and acts on the
+//! difference, never on the event that woke it (the edge-triggered contrast is the exception that
+//! proves the rule).
+//!
+//! Adding a controller: write `controllers/<name>.rs`, implement [`Controller`], and register it in
+//! `World::new` (kube-controller-manager's controllers go into each controller-manager replica).
+
+// `Status` is the API's error value, as the API server returns it (see apiserver/mod.rs).
+#![allow(clippy::result_large_err)]
+
+pub mod bucket;
+pub mod deployment;
+pub mod edgetriggered;
+pub mod garbagecollector;
+pub mod hash;
+pub mod kubelet;
+pub mod namespace;
+pub mod replicaset;
+pub mod scheduler;
+pub mod util;
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+use super::kinds::Kind;
+use super::object::ObjectExt;
+use super::status::Status;
+use super::time::Time;
+
+/// What an informer tells its handlers (client-go `ResourceEventHandler`, kubernetes-semantics.md
+/// §2.3). The cache already holds the new state when a handler sees a notification.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Notification {
+    /// `OnAdd(obj)`.
+    Add(Value),
+    /// `OnUpdate(old, new)`; after a relist or resync `old` and `new` may have the same RV.
+    Update(Value, Value),
+    /// `OnDelete(obj)`: the last state the informer knew. `final_state_unknown` is true for a
+    /// `DeletedFinalStateUnknown` tombstone (the deletion was missed and found by a relist).
+    Delete { obj: Value, final_state_unknown: bool },
+}
+
+impl Notification {
+    /// The newest object the notification carries.
+    pub fn object(&self) -> &Value {
+        match self {
+            Notification::Add(o) | Notification::Update(_, o) | Notification::Delete { obj: o, .. } => o,
+        }
+    }
+
+    /// `Add`, `Update` or `Delete`, for records.
+    pub fn verb(&self) -> &'static str {
+        match self {
+            Notification::Add(_) => "OnAdd",
+            Notification::Update(..) => "OnUpdate",
+            Notification::Delete { .. } => "OnDelete",
+        }
+    }
+}
+
+/// A key a handler asks the world to put on the controller's work queue.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Enqueue {
+    /// `queue.Add(key)`.
+    Now(String),
+    /// `queue.AddAfter(key, d)`.
+    After(String, Duration),
+}
+
+/// What a reconcile asks the queue to do with its key afterwards (client-go's worker loop).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// Success: `queue.Forget(key)`.
+    Done,
+    /// Success, but look again later: `queue.Forget(key)` then `queue.AddAfter(key, d)`.
+    RequeueAfter(Duration),
+    /// Failure: `queue.AddRateLimited(key)` (per-item exponential back-off).
+    Err(String),
+    /// Success, with a deadline check later (like `RequeueAfter`), which the world counts as
+    /// periodic work: "run until idle" may stop before it (e.g. the Deployment controller's
+    /// `requeueStuckDeployment` for the progress deadline).
+    CheckAfter(Duration),
+}
+
+/// A process's informer caches: kind name (`Pod`) → key (`namespace/name`) → object.
+/// Invariant: every object is stored under its own `ObjectExt::key()`.
+#[derive(Clone, Debug, Default)]
+pub struct Caches {
+    /// The stores, by `Kind::kind`.
+    pub stores: BTreeMap<&'static str, BTreeMap<String, Value>>,
+}
+
+impl Caches {
+    /// One object by kind and key (`Lister.Get`).
+    pub fn get(&self, kind: &Kind, key: &str) -> Option<&Value> {
+        self.stores.get(kind.kind).and_then(|s| s.get(key))
+    }
+
+    /// Every cached object of a kind in a namespace (`Lister.List` with `labels.Everything()`),
+    /// in key order.
+    pub fn list<'a>(&'a self, kind: &Kind, namespace: &'a str) -> impl Iterator<Item = &'a Value> + 'a {
+        let prefix = format!("{namespace}/");
+        self.stores
+            .get(kind.kind)
+            .into_iter()
+            .flat_map(move |s| {
+                s.range(prefix.clone()..).take_while({
+                    let prefix = prefix.clone();
+                    move |(k, _)| k.starts_with(&prefix)
+                })
+            })
+            .map(|(_, v)| v)
+    }
+
+    /// Every cached object of a kind, in key order.
+    pub fn all<'a>(&'a self, kind: &Kind) -> impl Iterator<Item = &'a Value> + 'a {
+        self.stores.get(kind.kind).into_iter().flat_map(|s| s.values())
+    }
+}
+
+/// `metav1.DeleteOptions`, as a controller sends them.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DeleteOpts {
+    /// `propagationPolicy`: `Background`, `Foreground` or `Orphan`.
+    pub propagation: Option<&'static str>,
+    /// `gracePeriodSeconds`.
+    pub grace_period_seconds: Option<i64>,
+    /// `preconditions.uid`.
+    pub precondition_uid: Option<String>,
+    /// `preconditions.resourceVersion`.
+    pub precondition_resource_version: Option<String>,
+}
+
+/// The API as a controller sees it: each call goes to the API server (through faults the world
+/// may inject) and is recorded with its result.
+pub trait Api {
+    /// `GET`.
+    fn get(&mut self, kind: &'static Kind, namespace: Option<&str>, name: &str) -> Result<Value, Status>;
+    /// `POST`.
+    fn create(&mut self, obj: Value) -> Result<Value, Status>;
+    /// `PUT` of the main resource.
+    fn update(&mut self, obj: Value) -> Result<Value, Status>;
+    /// `PUT` of the `/status` subresource.
+    fn update_status(&mut self, obj: Value) -> Result<Value, Status>;
+    /// `PATCH` (JSON merge patch) of the main resource.
+    fn merge_patch(
+        &mut self,
+        kind: &'static Kind,
+        namespace: Option<&str>,
+        name: &str,
+        patch: Value,
+    ) -> Result<Value, Status>;
+    /// `DELETE`. `Ok(Some(obj))` when the object is still there (finalizers or grace period),
+    /// `Ok(None)` when it is gone.
+    fn delete(
+        &mut self,
+        kind: &'static Kind,
+        namespace: Option<&str>,
+        name: &str,
+        opts: &DeleteOpts,
+    ) -> Result<Option<Value>, Status>;
+    /// A live `LIST` of a kind (in a namespace, or all), straight from the API server rather than
+    /// an informer cache: the namespace controller needs the truth before it finalizes
+    /// (kubernetes-semantics.md §5). Clients that cannot list answer 405.
+    fn list(&mut self, kind: &'static Kind, namespace: Option<&str>) -> Result<Vec<Value>, Status> {
+        let _ = namespace;
+        Err(Status::new(
+            crate::engine::status::Reason::MethodNotAllowed,
+            format!("this client cannot list {}", kind.group_resource()),
+        ))
+    }
+    /// `PUT /api/v1/namespaces/<name>/finalize` (kubernetes-semantics.md §5). Clients that cannot
+    /// reach the subresource answer 405.
+    fn finalize_namespace(&mut self, obj: Value) -> Result<Value, Status> {
+        let _ = obj;
+        Err(Status::new(crate::engine::status::Reason::MethodNotAllowed, "this client cannot finalize namespaces"))
+    }
+    /// One call to the external cloud's storage API ([`crate::engine::world::cloud`]), for
+    /// controllers of things outside the cluster (the Bucket controller). The world records it like
+    /// an API call. Clients with no cloud answer [`CloudError::Unreachable`].
+    fn cloud(&mut self, call: CloudCall) -> Result<CloudBucket, CloudError> {
+        let _ = call;
+        Err(CloudError::Unreachable)
+    }
+}
+
+pub use crate::engine::world::cloud::{CloudBucket, CloudCall, CloudError};
+
+/// Everything a reconcile may use.
+pub struct Ctx<'a> {
+    /// The virtual clock.
+    pub now: Time,
+    /// The process's informer caches (read only: a controller never writes its cache).
+    pub cache: &'a Caches,
+    /// The API server, as this controller's client sees it.
+    pub api: &'a mut dyn Api,
+    /// A counter that makes Event names unique within one virtual millisecond (the real
+    /// recorder uses the host clock's nanoseconds).
+    pub event_seq: &'a mut u64,
+}
+
+impl Ctx<'_> {
+    /// Records a core/v1 Event about `involved`, the way client-go's event recorder does
+    /// (`<name>.<hex nanoseconds>`, count 1, first and last timestamps the current time). The
+    /// recorder is fire-and-forget: a failure to write an Event never fails the reconcile.
+    pub fn event(&mut self, component: &str, involved: &Value, event_type: &str, reason: &str, message: &str) {
+        *self.event_seq = (*self.event_seq + 1) % 1_000_000;
+        let nanos = u128::from(self.now.millis()) * 1_000_000 + u128::from(*self.event_seq);
+        let name = format!("{}.{nanos:x}", involved.name());
+        let ns = involved.namespace().unwrap_or("default").to_string();
+        let ts = self.now.rfc3339();
+        let ev = json!({
+            "apiVersion": "v1",
+            "kind": "Event",
+            "metadata": {"name": name, "namespace": ns},
+            "involvedObject": {
+                "kind": involved.kind(),
+                "namespace": involved.namespace(),
+                "name": involved.name(),
+                "uid": involved.uid(),
+                "apiVersion": involved.api_version(),
+                "resourceVersion": involved.resource_version().to_string(),
+            },
+            "reason": reason,
+            "message": message,
+            "source": {"component": component},
+            "firstTimestamp": ts,
+            "lastTimestamp": ts,
+            "count": 1,
+            "type": event_type,
+            "eventTime": null,
+            "reportingComponent": component,
+            "reportingInstance": "",
+        });
+        let _ = self.api.create(ev);
+    }
+}
+
+/// One controller (or node agent) as the world runs it. See the module documentation.
+pub trait Controller {
+    /// The name used in records, queues and Event sources, e.g. `deployment-controller`.
+    fn name(&self) -> &'static str;
+    /// The kinds whose informers this controller needs.
+    fn watches(&self) -> &'static [&'static Kind];
+    /// One informer notification → keys to enqueue. Never calls the API server.
+    fn handle(&mut self, kind: &'static Kind, n: &Notification, cache: &Caches, now: Time) -> Vec<Enqueue>;
+    /// Reconciles one key.
+    fn reconcile(&mut self, key: &str, ctx: &mut Ctx<'_>) -> Outcome;
+    /// A copy of this controller (the world snapshots itself for "step back").
+    fn boxed_clone(&self) -> Box<dyn Controller>;
+    /// The controller as it is after its process restarts: all in-memory state lost.
+    fn restarted(&self) -> Box<dyn Controller>;
+    /// Downcasting, for the world's faults and views that need one controller's own settings
+    /// (for example the kubelet's failing images).
+    fn as_any_mut(&mut self) -> &mut dyn std::any::Any;
+    /// Read-only downcasting, for views of a controller's own state (the garbage collector's
+    /// owner graph). Controllers with nothing to show answer `None`.
+    fn as_any(&self) -> Option<&dyn std::any::Any> {
+        None
+    }
+    /// Keys the last reconcile added to the controller's *own* queue besides its own key (the
+    /// garbage collector's `attemptToDelete.Add(dependent)` from inside a worker). The world
+    /// calls this after every reconcile and adds them with `queue.Add`. Most controllers never do.
+    fn take_enqueues(&mut self) -> Vec<Enqueue> {
+        Vec::new()
+    }
+    /// The rate limiter of this controller's work queue. Most use client-go's
+    /// `DefaultControllerRateLimiter`; the namespace controller has its own (5 ms .. 60 s).
+    fn rate_limiter(&self) -> crate::engine::client::RateLimiter<String> {
+        crate::engine::client::RateLimiter::default_controller()
+    }
+}
+
+impl Clone for Box<dyn Controller> {
+    fn clone(&self) -> Self {
+        self.boxed_clone()
+    }
+}
+
+/// A fake [`Api`] for the controllers' unit tests: it records calls, assigns names, uids and
+/// resourceVersions, and keeps the objects, with no validation. The world uses the real API server.
+#[cfg(test)]
+pub(crate) mod fake {
+    use super::*;
+    use crate::engine::status::Reason;
+
+    #[derive(Default)]
+    pub struct FakeApi {
+        pub objects: BTreeMap<(String, String), Value>,
+        pub calls: Vec<String>,
+        pub rv: u64,
+        pub fail_all: bool,
+    }
+
+    fn kid(obj: &Value) -> (String, String) {
+        (obj.kind().to_string(), obj.key())
+    }
+
+    impl FakeApi {
+        pub fn put(&mut self, mut obj: Value) -> Value {
+            self.rv += 1;
+            let rv = self.rv;
+            let m = obj.meta_mut();
+            m.insert("resourceVersion".into(), json!(rv.to_string()));
+            if !m.contains_key("uid") {
+                m.insert("uid".into(), json!(format!("uid-{rv}")));
+            }
+            if !m.contains_key("name") {
+                let gn = m.get("generateName").and_then(Value::as_str).unwrap_or("").to_string();
+                m.insert("name".into(), json!(format!("{gn}{rv:05}")));
+            }
+            self.objects.insert(kid(&obj), obj.clone());
+            obj
+        }
+        pub fn events(&self) -> Vec<String> {
+            self.objects
+                .values()
+                .filter(|o| o.kind() == "Event")
+                .map(|o| format!("{} {}", o["reason"].as_str().unwrap_or(""), o["message"].as_str().unwrap_or("")))
+                .collect()
+        }
+        fn check(&self) -> Result<(), Status> {
+            if self.fail_all {
+                Err(Status::new(Reason::InternalError, "injected"))
+            } else {
+                Ok(())
+            }
+        }
+    }
+
+    impl Api for FakeApi {
+        fn get(&mut self, kind: &'static Kind, namespace: Option<&str>, name: &str) -> Result<Value, Status> {
+            let key = match namespace {
+                Some(ns) => format!("{ns}/{name}"),
+                None => name.to_string(),
+            };
+            self.objects.get(&(kind.kind.to_string(), key)).cloned().ok_or_else(|| Status::not_found(kind, name))
+        }
+        fn create(&mut self, obj: Value) -> Result<Value, Status> {
+            self.check()?;
+            if obj.kind() != "Event" {
+                self.calls.push(format!("create {} {}", obj.kind(), obj.name()));
+            }
+            Ok(self.put(obj))
+        }
+        fn update(&mut self, obj: Value) -> Result<Value, Status> {
+            self.check()?;
+            self.calls.push(format!("update {} {}", obj.kind(), obj.name()));
+            Ok(self.put(obj))
+        }
+        fn update_status(&mut self, obj: Value) -> Result<Value, Status> {
+            self.check()?;
+            self.calls.push(format!("update_status {} {}", obj.kind(), obj.name()));
+            Ok(self.put(obj))
+        }
+        fn merge_patch(
+            &mut self,
+            kind: &'static Kind,
+            namespace: Option<&str>,
+            name: &str,
+            patch: Value,
+        ) -> Result<Value, Status> {
+            self.check()?;
+            self.calls.push(format!("patch {} {name}", kind.kind));
+            let mut obj = self.get(kind, namespace, name)?;
+            crate::engine::controllers::util::merge_patch(&mut obj, &patch);
+            Ok(self.put(obj))
+        }
+        fn delete(
+            &mut self,
+            kind: &'static Kind,
+            namespace: Option<&str>,
+            name: &str,
+            _opts: &DeleteOpts,
+        ) -> Result<Option<Value>, Status> {
+            self.check()?;
+            self.calls.push(format!("delete {} {name}", kind.kind));
+            let obj = self.get(kind, namespace, name)?;
+            self.objects.remove(&kid(&obj));
+            Ok(None)
+        }
+    }
+}

@@ -1,1 +1,1679 @@
-//! The World: the API server, the clock, the seeded RNG and every controller process, one step at a time.
+//! The World: the API server, the virtual clock, the seeded RNG and every process of the
+//! cluster's control plane, driven one atomic step at a time.
+//!
+//! Processes (in this order, which is also the tie-break order of simultaneous actions):
+//! - `kube-controller-manager-a` and `kube-controller-manager-b`: two replicas that elect a leader
+//!   through the Lease `kube-system/kube-controller-manager` ([`leader`]). Like the real one, a
+//!   replica starts its informers and controllers only once it leads, and a replica that loses the
+//!   lease exits and comes back as a fresh candidate (new identity, empty caches and queues).
+//! - `kube-scheduler`: binds pods to nodes.
+//! - `kubelet`: the kubelets of the three Nodes (`node-1` to `node-3`).
+//!
+//! Each process has shared informers ([`informer`]) and, per controller, a listener buffer of
+//! handler notifications and a work queue (client-go's, from `engine::client`).
+//!
+//! # Steps
+//! [`World::step`] performs exactly one action and returns its [`StepRecord`]. The possible
+//! actions are listed, in the order `step` would take them, by [`World::pending`]: first what can
+//! happen now (informer lists, then watch-event deliveries, then handler runs, then reconciles,
+//! then due timers), then timers in deadline order (back-off requeues, `AddAfter`s such as kubelet
+//! transitions and grace periods, relists, lease ticks). Taking a future action moves the clock to
+//! its time. Only the oldest undelivered event of each watch is offered, so a stream is always
+//! delivered in order, whatever [`World::run`] picks.
+//!
+//! # History
+//! Every input (a step, a chosen action, a user API call, a fault, a clock move) is logged and
+//! gives exactly one record. The world keeps snapshots of its state every few inputs; going
+//! back to step N restores the latest snapshot at or before N and replays the logged inputs
+//! (the world is deterministic: same seed, same inputs, same records). Acting after going back
+//! starts a new branch: the inputs after N are dropped.
+
+// `Status` is the API's error value, as the API server returns it (see apiserver/mod.rs).
+#![allow(clippy::result_large_err)]
+
+pub mod api;
+pub mod cloud;
+pub mod informer;
+pub mod leader;
+pub mod record;
+
+use std::collections::{BTreeMap, VecDeque};
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+pub use record::{ActionKind, Actor, ApiCall, ObjectRef, Pending, Settled, StepRecord};
+
+use self::api::{Failure, WorldApi};
+use self::cloud::{Cloud, CloudApi, CloudFault};
+use self::informer::{replace, Informer, ReflectorState, BACKOFF_INITIAL};
+use self::leader::{LeaderElector, Tick};
+use crate::engine::apiserver::{ApiServer, DeleteOptions, Deleted, EventType, Patch, Subresource, WatchFrom};
+use crate::engine::client::WorkQueue;
+use crate::engine::controllers::bucket::BucketController;
+use crate::engine::controllers::deployment::DeploymentController;
+use crate::engine::controllers::edgetriggered::{PodCounter, Trigger};
+use crate::engine::controllers::garbagecollector::GarbageCollector;
+use crate::engine::controllers::kubelet::{Kubelet, KubeletConfig};
+use crate::engine::controllers::namespace::NamespaceController;
+use crate::engine::controllers::replicaset::ReplicaSetController;
+use crate::engine::controllers::scheduler::Scheduler;
+use crate::engine::controllers::{Caches, Controller, Ctx, Enqueue, Notification, Outcome};
+use crate::engine::kinds::Kind;
+use crate::engine::labels::Selector;
+use crate::engine::object::ObjectExt;
+use crate::engine::rand::Rng;
+use crate::engine::status::Status;
+use crate::engine::time::Time;
+
+/// The controllers every kube-controller-manager replica runs, in registration order.
+pub fn controller_manager_controllers() -> Vec<Box<dyn Controller>> {
+    vec![
+        Box::new(DeploymentController::new()),
+        Box::new(ReplicaSetController::new()),
+        Box::new(GarbageCollector::new()),
+        Box::new(NamespaceController::new()),
+    ]
+}
+
+/// The Bucket operator: a single process running the Bucket controller (a custom resource's
+/// controller runs outside kube-controller-manager, as an operator does).
+pub const BUCKET_OPERATOR: &str = "bucket-operator";
+/// The edge- versus level-triggered pod counters (lesson `missed-events`): a process that is
+/// stopped in a new world; `start_process(POD_COUNTERS)` starts it.
+pub const POD_COUNTERS: &str = "pod-counters";
+
+/// The names of the processes, in order.
+pub const CONTROLLER_MANAGER_A: &str = "kube-controller-manager-a";
+/// The second controller-manager replica.
+pub const CONTROLLER_MANAGER_B: &str = "kube-controller-manager-b";
+/// The scheduler.
+pub const SCHEDULER: &str = "kube-scheduler";
+/// The kubelets.
+pub const KUBELET: &str = "kubelet";
+/// The Nodes a new world has.
+pub const NODES: [&str; 3] = ["node-1", "node-2", "node-3"];
+
+/// One controller inside a process: the controller, its handler buffer and its work queue.
+#[derive(Clone)]
+pub struct Slot {
+    /// The controller.
+    pub controller: Box<dyn Controller>,
+    /// Notifications waiting for the handler (client-go's `processorListener` buffer), oldest first.
+    pub listener: VecDeque<(&'static Kind, Notification)>,
+    /// The work queue.
+    pub queue: WorkQueue<String>,
+    /// Keys whose delayed entry is only a deadline check ([`Outcome::CheckAfter`]).
+    pub check_keys: std::collections::BTreeSet<String>,
+}
+
+impl Slot {
+    fn new(controller: Box<dyn Controller>) -> Slot {
+        let name = controller.name().trim_end_matches("-controller").to_string();
+        let queue = WorkQueue::with_rate_limiter(name, controller.rate_limiter());
+        Slot { controller, listener: VecDeque::new(), queue, check_keys: Default::default() }
+    }
+}
+
+/// One process of the control plane.
+#[derive(Clone)]
+pub struct Process {
+    /// `kube-controller-manager-a`, ...
+    pub name: String,
+    /// The host it runs on (the first half of its leader-election identity).
+    pub host: String,
+    /// Whether the process is running at all.
+    pub running: bool,
+    /// Its leader elector, for replicated processes.
+    pub elector: Option<LeaderElector>,
+    /// Cut off from the API server.
+    pub partitioned: bool,
+    /// Its API calls fail with 500 until then.
+    pub api_fails_until: Option<Time>,
+    /// The next write of this process meets a conflicting write first.
+    pub conflict_armed: bool,
+    /// Shared informers, one per kind (empty while not active).
+    pub informers: Vec<Informer>,
+    /// The informers' stores.
+    pub caches: Caches,
+    /// Controllers with their queues.
+    pub slots: Vec<Slot>,
+}
+
+impl Process {
+    /// Whether its controllers run: running, and leading if it elects a leader.
+    pub fn active(&self) -> bool {
+        self.running && self.elector.as_ref().is_none_or(|e| e.leading)
+    }
+
+    /// Whether it currently leads (processes without election never lead).
+    pub fn leading(&self) -> bool {
+        self.running && self.elector.as_ref().is_some_and(|e| e.leading)
+    }
+
+    fn failure(&self, now: Time) -> Option<Failure> {
+        if self.partitioned {
+            Some(Failure::Unreachable)
+        } else if self.api_fails_until.is_some_and(|t| now < t) {
+            Some(Failure::ServerError)
+        } else {
+            None
+        }
+    }
+
+    /// Starts informers for every kind its controllers watch (they list at `now`).
+    fn start(&mut self, now: Time) {
+        self.informers.clear();
+        self.caches = Caches::default();
+        for s in &self.slots {
+            for k in s.controller.watches() {
+                if !self.informers.iter().any(|i| std::ptr::eq(i.kind, *k)) {
+                    self.informers.push(Informer::new(k, now));
+                }
+            }
+        }
+    }
+
+    /// Everything in memory is lost: informers stop, caches, buffers and queues are dropped and
+    /// controllers come back fresh.
+    fn stop(&mut self, api: &mut ApiServer) {
+        for i in self.informers.drain(..) {
+            if let ReflectorState::Watching(id) = i.state {
+                api.stop_watch(id);
+            }
+        }
+        self.caches = Caches::default();
+        for s in &mut self.slots {
+            *s = Slot::new(s.controller.restarted());
+        }
+    }
+}
+
+/// A fault the world can inject (each also has its own method on [`World`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Fault {
+    /// A process's watch for a kind breaks: undelivered events are lost; the reflector watches
+    /// again from its last resourceVersion after a back-off (and relists if that is too old).
+    BreakWatch { process: String, kind: String },
+    /// The API server forgets its event history: every older resourceVersion becomes "too old".
+    ExpireHistory,
+    /// A clean stop: a leader releases its Lease.
+    StopProcess(String),
+    /// A crash: nothing is released.
+    KillProcess(String),
+    /// Start a stopped process.
+    StartProcess(String),
+    /// Kill and start again.
+    RestartProcess(String),
+    /// The process's API calls fail (500) for a while.
+    FailApi { process: String, duration: Duration },
+    /// Before the process's next write, another client writes the same object (so it gets 409).
+    ConflictNextWrite(String),
+    /// Cut the process off from the API server (its watches break, calls fail).
+    Partition(String),
+    /// Reconnect it.
+    Heal(String),
+    /// Every kubelet delay is multiplied by this factor (1: normal speed).
+    SlowKubelets(u32),
+    /// Pods using this image never start (`ErrImagePull`).
+    FailImage(String),
+    /// The image can be pulled again.
+    FixImage(String),
+    /// The clock jumps forward without anything running in between.
+    ClockJump(Duration),
+    /// The external cloud fails every call (503) or hangs (operations never complete); `None`
+    /// ends the fault.
+    Cloud(Option<CloudFault>),
+}
+
+/// A user's API call, as kubectl or the editor makes it.
+#[derive(Clone, Debug)]
+pub enum UserCall {
+    /// POST.
+    Create(Value),
+    /// PUT.
+    Update(Value),
+    /// PUT /status.
+    UpdateStatus(Value),
+    /// PUT namespaces/x/finalize.
+    FinalizeNamespace(Value),
+    /// PATCH.
+    Patch { kind: &'static Kind, namespace: Option<String>, name: String, patch: Patch, subresource: Subresource },
+    /// DELETE.
+    Delete { kind: &'static Kind, namespace: Option<String>, name: String, options: DeleteOptions },
+}
+
+/// What a user call returned.
+#[derive(Clone, Debug)]
+pub enum UserResult {
+    /// The object written.
+    Object(Value),
+    /// The result of a DELETE.
+    Deleted(Deleted),
+}
+
+/// A logged input: each gives exactly one record, and replaying them reproduces the run.
+#[derive(Clone, Debug)]
+enum Input {
+    Step,
+    Run(usize),
+    User(String, UserCall),
+    Fault(Fault),
+    Clock(Time),
+}
+
+/// One thing that can happen next (internal form of [`Pending`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Act {
+    List(usize, usize),
+    Watch(usize, usize),
+    Deliver(usize, usize),
+    Handler(usize, usize),
+    Reconcile(usize, usize),
+    QueueTimer(usize, usize),
+    Lease(usize),
+}
+
+impl Act {
+    fn class(self) -> u8 {
+        match self {
+            Act::List(..) | Act::Watch(..) => 0,
+            Act::Deliver(..) => 1,
+            Act::Handler(..) => 2,
+            Act::Reconcile(..) => 3,
+            Act::QueueTimer(..) => 4,
+            Act::Lease(..) => 5,
+        }
+    }
+    fn process(self) -> usize {
+        match self {
+            Act::List(p, _)
+            | Act::Watch(p, _)
+            | Act::Deliver(p, _)
+            | Act::Handler(p, _)
+            | Act::Reconcile(p, _)
+            | Act::QueueTimer(p, _)
+            | Act::Lease(p) => p,
+        }
+    }
+}
+
+/// Everything that changes as the world runs (snapshotted for going back).
+#[derive(Clone)]
+struct State {
+    api: ApiServer,
+    now: Time,
+    rng: Rng,
+    processes: Vec<Process>,
+    event_seq: u64,
+    /// The external cloud (outside the API server; the Bucket controller's buckets live there).
+    cloud: Cloud,
+}
+
+/// The simulated cluster. See the module documentation.
+pub struct World {
+    seed: u64,
+    state: State,
+    history: Vec<StepRecord>,
+    inputs: Vec<Input>,
+    /// `(number of inputs applied, state then)`, oldest first; the first is the initial state.
+    snapshots: Vec<(usize, State)>,
+    /// A snapshot every this many inputs (0: only the initial one).
+    snapshot_every: usize,
+    /// True while `goto` replays logged inputs (they are not logged again).
+    replaying: bool,
+}
+
+fn kind_of(name: &str) -> Option<&'static Kind> {
+    Kind::by_kind(name).or_else(|| Kind::lookup(name))
+}
+
+fn node_object(name: &str) -> Value {
+    json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels": {
+        "beta.kubernetes.io/arch": "amd64", "beta.kubernetes.io/os": "linux", "kubernetes.io/arch": "amd64",
+        "kubernetes.io/hostname": name, "kubernetes.io/os": "linux"}}, "spec": {}})
+}
+
+fn node_status(name: &str, index: usize, now: Time) -> Value {
+    let t = now.rfc3339();
+    let c = |ty: &str, st: &str, reason: &str, msg: &str| json!({"type": ty, "status": st, "lastHeartbeatTime": t, "lastTransitionTime": t, "reason": reason, "message": msg});
+    json!({
+        "capacity": {"cpu": "4", "memory": "8124360Ki", "pods": "110"},
+        "allocatable": {"cpu": "4", "memory": "8021960Ki", "pods": "110"},
+        "conditions": [
+            c("MemoryPressure", "False", "KubeletHasSufficientMemory", "kubelet has sufficient memory available"),
+            c("DiskPressure", "False", "KubeletHasNoDiskPressure", "kubelet has no disk pressure"),
+            c("PIDPressure", "False", "KubeletHasSufficientPID", "kubelet has sufficient PID available"),
+            c("Ready", "True", "KubeletReady", "kubelet is posting ready status"),
+        ],
+        "addresses": [{"type": "InternalIP", "address": format!("10.0.0.{}", 11 + index)}, {"type": "Hostname", "address": name}],
+        "nodeInfo": {"kubeletVersion": "v1.34.0", "containerRuntimeVersion": "containerd://2.1.3",
+                     "operatingSystem": "linux", "architecture": "amd64"},
+    })
+}
+
+impl World {
+    /// A new cluster: API server with its default namespaces, three Ready Nodes, two
+    /// controller-manager replicas (no leader yet), the scheduler and the kubelets.
+    pub fn new(seed: u64) -> World {
+        World::with_kubelet_config(seed, KubeletConfig::default())
+    }
+
+    /// Like [`World::new`], with kubelet timings of your choice.
+    pub fn with_kubelet_config(seed: u64, kubelet: KubeletConfig) -> World {
+        let mut api = ApiServer::new(seed);
+        let now = Time::START;
+        api.set_now(now);
+        for (i, n) in NODES.iter().enumerate() {
+            if let Ok(mut node) = api.create(node_object(n)) {
+                node["status"] = node_status(n, i, now);
+                let _ = api.update_status(node);
+            }
+        }
+        let mut rng = Rng::new(seed ^ 0x00C0_FFEE);
+        let mut processes = Vec::new();
+        for (name, host) in [(CONTROLLER_MANAGER_A, "control-plane-a"), (CONTROLLER_MANAGER_B, "control-plane-b")] {
+            let identity = format!("{host}_{}", rng.uuid_v4());
+            processes.push(Process {
+                name: name.into(),
+                host: host.into(),
+                running: true,
+                elector: Some(LeaderElector::new("kube-system", "kube-controller-manager", identity, now)),
+                partitioned: false,
+                api_fails_until: None,
+                conflict_armed: false,
+                informers: Vec::new(),
+                caches: Caches::default(),
+                slots: controller_manager_controllers().into_iter().map(Slot::new).collect(),
+            });
+        }
+        let single: Vec<(&str, Box<dyn Controller>)> =
+            vec![(SCHEDULER, Box::new(Scheduler)), (KUBELET, Box::new(Kubelet::new(kubelet)))];
+        let operators: Vec<(&str, Vec<Box<dyn Controller>>)> = vec![
+            (BUCKET_OPERATOR, vec![Box::new(BucketController::new())]),
+            (
+                POD_COUNTERS,
+                vec![
+                    Box::new(PodCounter::new(Trigger::Edge, "default")),
+                    Box::new(PodCounter::new(Trigger::Level, "default")),
+                ],
+            ),
+        ];
+        let single: Vec<(&str, Vec<Box<dyn Controller>>)> =
+            single.into_iter().map(|(n, c)| (n, vec![c])).chain(operators).collect();
+        for (name, cs) in single {
+            let mut p = Process {
+                name: name.into(),
+                host: "control-plane-a".into(),
+                running: name != POD_COUNTERS,
+                elector: None,
+                partitioned: false,
+                api_fails_until: None,
+                conflict_armed: false,
+                informers: Vec::new(),
+                caches: Caches::default(),
+                slots: cs.into_iter().map(Slot::new).collect(),
+            };
+            if p.running {
+                p.start(now);
+            }
+            processes.push(p);
+        }
+        let state = State { api, now, rng, processes, event_seq: 0, cloud: Cloud::new() };
+        World {
+            seed,
+            snapshots: vec![(0, state.clone())],
+            state,
+            history: Vec::new(),
+            inputs: Vec::new(),
+            snapshot_every: 200,
+            replaying: false,
+        }
+    }
+
+    /// The seed this world was made with.
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    /// The virtual clock.
+    pub fn now(&self) -> Time {
+        self.state.now
+    }
+
+    /// The API server, for reads (kubectl get, the page's object views).
+    pub fn api(&self) -> &ApiServer {
+        &self.state.api
+    }
+
+    /// The API server for watches opened by kubectl `--watch` (reading their events). Writes made
+    /// through this handle are not logged and are lost by [`World::goto`]: use [`World::user`].
+    pub fn api_mut(&mut self) -> &mut ApiServer {
+        &mut self.state.api
+    }
+
+    /// The processes, in order.
+    pub fn processes(&self) -> &[Process] {
+        &self.state.processes
+    }
+
+    /// A process by name.
+    pub fn process(&self, name: &str) -> Option<&Process> {
+        self.state.processes.iter().find(|p| p.name == name)
+    }
+
+    /// Every record so far, oldest first.
+    pub fn history(&self) -> &[StepRecord] {
+        &self.history
+    }
+
+    /// Snapshot spacing in inputs (0: keep only the initial snapshot; going back then replays
+    /// from the start). Lower is faster to go back, higher uses less memory.
+    pub fn set_snapshot_every(&mut self, n: usize) {
+        self.snapshot_every = n;
+    }
+
+    /// The kubelets' settings.
+    pub fn kubelet_config(&mut self) -> Option<&mut KubeletConfig> {
+        let p = self.state.processes.iter_mut().find(|p| p.name == KUBELET)?;
+        let k = p.slots.first_mut()?.controller.as_any_mut().downcast_mut::<Kubelet>()?;
+        Some(&mut k.config)
+    }
+
+    // ----- what happens next -----
+
+    fn acts(&self) -> Vec<(Time, Act)> {
+        let s = &self.state;
+        let now = s.now;
+        let mut out = Vec::new();
+        for (pi, p) in s.processes.iter().enumerate() {
+            if let Some(e) = &p.elector {
+                if p.running {
+                    out.push((e.next_tick.max(now), Act::Lease(pi)));
+                }
+            }
+            if !p.active() {
+                continue;
+            }
+            for (ii, inf) in p.informers.iter().enumerate() {
+                match inf.state {
+                    ReflectorState::ListAt(t) => out.push((t.max(now), Act::List(pi, ii))),
+                    ReflectorState::WatchAt(t) => out.push((t.max(now), Act::Watch(pi, ii))),
+                    ReflectorState::Watching(id) => {
+                        if !s.api.pending_events(id).is_empty() {
+                            out.push((now, Act::Deliver(pi, ii)));
+                        }
+                    }
+                }
+            }
+            for (si, slot) in p.slots.iter().enumerate() {
+                if !slot.listener.is_empty() {
+                    out.push((now, Act::Handler(pi, si)));
+                }
+                if !slot.queue.is_empty() {
+                    out.push((now, Act::Reconcile(pi, si)));
+                }
+                if let Some(t) = slot.queue.next_ready_at() {
+                    out.push((t.max(now), Act::QueueTimer(pi, si)));
+                }
+            }
+        }
+        // A leader whose renew deadline has passed (after a clock jump, say) stops leading before
+        // anything else happens at that instant: its timer fired first in real time.
+        let expired = |a: &Act| match a {
+            Act::Lease(pi) => {
+                s.processes[*pi].elector.as_ref().is_some_and(|e| e.leading && e.renew_deadline_at() <= now)
+            }
+            _ => false,
+        };
+        out.sort_by_key(|(t, a)| (*t, if expired(a) { 0 } else { a.class() + 1 }, *a));
+        out
+    }
+
+    fn is_periodic(&self, act: Act) -> bool {
+        let p = &self.state.processes[act.process()];
+        // Lease ticks are periodic once someone leads; while nobody does, acquiring is real work.
+        let someone_leads = self.state.processes.iter().any(Process::leading);
+        let only_checks = match act {
+            Act::QueueTimer(_, si) => {
+                let slot = &p.slots[si];
+                let due = slot.queue.next_ready_at();
+                slot.queue
+                    .delayed_keys()
+                    .iter()
+                    .filter(|k| Some(k.ready_at) == due)
+                    .all(|k| slot.check_keys.contains(&k.key))
+            }
+            _ => false,
+        };
+        (matches!(act, Act::Lease(_)) && someone_leads) || p.partitioned || only_checks
+    }
+
+    /// What can happen next, in the order [`World::step`] would take it.
+    pub fn pending(&self) -> Vec<Pending> {
+        self.acts()
+            .into_iter()
+            .enumerate()
+            .map(|(i, (at, act))| {
+                let (actor, action, description) = self.describe(act);
+                Pending { id: i as u64, at, actor, action, description, runnable: true }
+            })
+            .collect()
+    }
+
+    fn describe(&self, act: Act) -> (Actor, ActionKind, String) {
+        let s = &self.state;
+        let p = &s.processes[act.process()];
+        let ctrl = |si: usize| Actor::Controller {
+            process: p.name.clone(),
+            controller: p.slots[si].controller.name().to_string(),
+        };
+        let inf = |ii: usize| Actor::Informer { process: p.name.clone(), kind: p.informers[ii].kind.kind.to_string() };
+        match act {
+            Act::Lease(_) => {
+                let leading = p.leading();
+                let what = if leading { "renew" } else { "try to acquire" };
+                (
+                    Actor::LeaderElector { process: p.name.clone() },
+                    ActionKind::LeaseTick,
+                    format!("{what} Lease kube-system/kube-controller-manager"),
+                )
+            }
+            Act::List(_, ii) => (inf(ii), ActionKind::List, format!("list {}", p.informers[ii].kind.resource)),
+            Act::Watch(_, ii) => (
+                inf(ii),
+                ActionKind::RelistTimer,
+                format!(
+                    "watch {} from resourceVersion {}",
+                    p.informers[ii].kind.resource, p.informers[ii].last_sync_rv
+                ),
+            ),
+            Act::Deliver(_, ii) => {
+                let d = match p.informers[ii].state {
+                    ReflectorState::Watching(id) => {
+                        let evs = s.api.pending_events(id);
+                        match evs.first() {
+                            Some(e) => {
+                                let more =
+                                    if evs.len() > 1 { format!(" (+{} more)", evs.len() - 1) } else { String::new() };
+                                format!(
+                                    "deliver {} {} {} (rv {}){more}",
+                                    e.event_type.as_str(),
+                                    p.informers[ii].kind.kind,
+                                    e.object.key(),
+                                    e.object.resource_version()
+                                )
+                            }
+                            None => String::new(),
+                        }
+                    }
+                    _ => String::new(),
+                };
+                (inf(ii), ActionKind::DeliverEvent, d)
+            }
+            Act::Handler(_, si) => {
+                let d = match p.slots[si].listener.front() {
+                    Some((k, n)) => format!("{} {} {}", n.verb(), k.kind, n.object().key()),
+                    None => String::new(),
+                };
+                (ctrl(si), ActionKind::RunHandler, d)
+            }
+            Act::Reconcile(_, si) => {
+                let key = p.slots[si].queue.waiting_keys().next().cloned().unwrap_or_default();
+                (ctrl(si), ActionKind::Reconcile, format!("reconcile {key}"))
+            }
+            Act::QueueTimer(_, si) => {
+                let d =
+                    p.slots[si].queue.delayed_keys().first().map(|k| format!("requeue {}", k.key)).unwrap_or_default();
+                (ctrl(si), ActionKind::QueueTimer, d)
+            }
+        }
+    }
+
+    // ----- stepping -----
+
+    /// Performs the first pending action. `None` when nothing at all can happen.
+    pub fn step(&mut self) -> Option<StepRecord> {
+        let acts = self.acts();
+        let (at, act) = *acts.first()?;
+        self.log(Input::Step);
+        let r = self.perform(at, act);
+        Some(self.finish(r))
+    }
+
+    /// Performs the pending action with this id (from the latest [`World::pending`]).
+    pub fn run(&mut self, id: u64) -> Result<StepRecord, String> {
+        let acts = self.acts();
+        let Some(&(at, act)) = acts.get(id as usize) else {
+            return Err(format!("no pending action {id}"));
+        };
+        self.log(Input::Run(id as usize));
+        let r = self.perform(at, act);
+        Ok(self.finish(r))
+    }
+
+    /// Steps until only periodic work (lease renewals, the retries of a partitioned process)
+    /// remains, or `cap` steps were taken: then reports a hot loop, naming the busiest actor.
+    pub fn run_until_idle(&mut self, cap: u64) -> Settled {
+        let mut steps = 0;
+        loop {
+            let acts = self.acts();
+            if acts.iter().all(|(_, a)| self.is_periodic(*a)) {
+                return Settled::Idle { steps };
+            }
+            if steps >= cap {
+                return Settled::HotLoop { steps, explanation: self.hot_loop_explanation(cap) };
+            }
+            self.step();
+            steps += 1;
+        }
+    }
+
+    fn hot_loop_explanation(&self, cap: u64) -> String {
+        let recent = self.history.iter().rev().take(cap.min(1000) as usize);
+        let mut counts: BTreeMap<String, usize> = BTreeMap::new();
+        let n = recent.clone().count();
+        for r in recent {
+            *counts.entry(format!("{} ({})", r.actor, r.action.as_str())).or_default() += 1;
+        }
+        let busiest = counts.into_iter().max_by_key(|(k, c)| (*c, std::cmp::Reverse(k.clone())));
+        match busiest {
+            Some((who, c)) => format!(
+                "stopped after {cap} steps with work still queued: {who} acted {c} times in the last {n} steps. A controller that keeps changing what it watches never settles."
+            ),
+            None => format!("stopped after {cap} steps with work still queued."),
+        }
+    }
+
+    /// Runs everything due within `d`, then leaves the clock at now + `d`.
+    pub fn advance(&mut self, d: Duration) -> Vec<StepRecord> {
+        let target = self.state.now.after(d);
+        let mut out = Vec::new();
+        for _ in 0..1_000_000 {
+            match self.acts().first() {
+                Some((at, _)) if *at <= target => {}
+                _ => break,
+            }
+            if let Some(r) = self.step() {
+                out.push(r);
+            }
+        }
+        if self.state.now < target {
+            self.log(Input::Clock(target));
+            let r = self.set_clock(target, format!("{} of virtual time passed.", fmt_duration(d)));
+            out.push(self.finish(r));
+        }
+        out
+    }
+
+    fn set_clock(&mut self, t: Time, sentence: String) -> StepRecord {
+        self.state.now = t;
+        self.state.api.set_now(t);
+        self.record(Actor::Lab, ActionKind::Clock, Vec::new(), Vec::new(), sentence)
+    }
+
+    fn record(
+        &self,
+        actor: Actor,
+        action: ActionKind,
+        objects: Vec<ObjectRef>,
+        calls: Vec<ApiCall>,
+        sentence: String,
+    ) -> StepRecord {
+        StepRecord { number: 0, time: self.state.now, actor, action, objects, calls, sentence }
+    }
+
+    fn finish(&mut self, mut r: StepRecord) -> StepRecord {
+        r.number = self.history.len() as u64 + 1;
+        self.history.push(r.clone());
+        let at = self.history.len();
+        if self.snapshot_every > 0
+            && at.is_multiple_of(self.snapshot_every)
+            && !self.snapshots.iter().any(|(i, _)| *i == at)
+        {
+            self.snapshots.push((at, self.state.clone()));
+            // Keep memory bounded: thin the older half when there are too many.
+            if self.snapshots.len() > 48 {
+                let keep_from = self.snapshots.len() / 2;
+                let mut i = 0;
+                self.snapshots.retain(|_| {
+                    i += 1;
+                    i == 1 || i > keep_from || i % 2 == 0
+                });
+            }
+        }
+        r
+    }
+
+    fn perform(&mut self, at: Time, act: Act) -> StepRecord {
+        if at > self.state.now {
+            self.state.now = at;
+            self.state.api.set_now(at);
+        }
+        match act {
+            Act::Lease(p) => self.lease_tick(p),
+            Act::List(p, i) => self.list(p, i),
+            Act::Watch(p, i) => self.rewatch(p, i),
+            Act::Deliver(p, i) => self.deliver(p, i),
+            Act::Handler(p, s) => self.handler(p, s),
+            Act::Reconcile(p, s) => self.reconcile(p, s),
+            Act::QueueTimer(p, s) => self.queue_timer(p, s),
+        }
+    }
+
+    fn lease_tick(&mut self, pi: usize) -> StepRecord {
+        let now = self.state.now;
+        let jitter = Duration::from_millis(self.state.rng.below(2400));
+        let State { api, processes, event_seq, .. } = &mut self.state;
+        let p = &mut processes[pi];
+        let failure = p.failure(now);
+        let mut calls = Vec::new();
+        let mut armed = false;
+        let Some(elector) = p.elector.as_mut() else {
+            return self.record(Actor::Lab, ActionKind::LeaseTick, Vec::new(), Vec::new(), String::new());
+        };
+        let tick = {
+            let mut wapi = WorldApi { server: api, calls: &mut calls, failure, conflict_armed: &mut armed };
+            elector.tick(now, &mut wapi, jitter)
+        };
+        let identity = elector.identity.clone();
+        let lease_ref = ObjectRef {
+            kind: "Lease".into(),
+            key: elector.lease_key(),
+            resource_version: elector.lease_resource_version(),
+        };
+        let sentence = match tick {
+            Tick::Acquired => {
+                let lease =
+                    api.get(Kind::by_kind("Lease").expect("kind"), Some("kube-system"), "kube-controller-manager");
+                if let Ok(lease) = lease {
+                    let empty = Caches::default();
+                    let mut wapi = WorldApi { server: api, calls: &mut calls, failure, conflict_armed: &mut armed };
+                    let mut ctx = Ctx { now, cache: &empty, api: &mut wapi, event_seq };
+                    ctx.event(
+                        "kube-controller-manager",
+                        &lease,
+                        "Normal",
+                        "LeaderElection",
+                        &format!("{identity} became leader"),
+                    );
+                }
+                p.start(now);
+                format!("{} acquired the Lease kube-system/kube-controller-manager as {identity} and starts its controllers.", p.name)
+            }
+            Tick::Renewed => format!("{} renewed its Lease (renewTime {}).", p.name, now.rfc3339_micro()),
+            Tick::RenewFailed => {
+                format!("{} could not renew its Lease; it keeps trying until the renew deadline.", p.name)
+            }
+            Tick::Lost => {
+                p.stop(api);
+                let host = p.host.clone();
+                let new_identity = format!("{host}_{}", self.state.rng.uuid_v4());
+                let p = &mut self.state.processes[pi];
+                if let Some(e) = p.elector.as_mut() {
+                    *e = LeaderElector::new(
+                        "kube-system",
+                        "kube-controller-manager",
+                        new_identity,
+                        now.after(Duration::from_secs(2)),
+                    );
+                }
+                format!(
+                    "{} did not renew its Lease within the 10s renew deadline and stopped leading; the process exits and restarts as a candidate with empty caches.",
+                    p.name
+                )
+            }
+            Tick::Waiting => {
+                let holder = self
+                    .state
+                    .api
+                    .get(Kind::by_kind("Lease").expect("kind"), Some("kube-system"), "kube-controller-manager")
+                    .ok()
+                    .and_then(|l| l.pointer("/spec/holderIdentity").and_then(Value::as_str).map(str::to_string))
+                    .unwrap_or_default();
+                if failure.is_some() {
+                    format!("{} could not reach the API server to try the Lease.", self.state.processes[pi].name)
+                } else {
+                    format!("{} tried to acquire the Lease, but {holder} holds it.", self.state.processes[pi].name)
+                }
+            }
+        };
+        let name = self.state.processes[pi].name.clone();
+        self.record(Actor::LeaderElector { process: name }, ActionKind::LeaseTick, vec![lease_ref], calls, sentence)
+    }
+
+    fn list(&mut self, pi: usize, ii: usize) -> StepRecord {
+        let now = self.state.now;
+        let State { api, processes, .. } = &mut self.state;
+        let p = &mut processes[pi];
+        let kind = p.informers[ii].kind;
+        let actor = Actor::Informer { process: p.name.clone(), kind: kind.kind.to_string() };
+        if let Some(f) = p.failure(now) {
+            let err = f.status("Get", &format!("/{}", kind.resource));
+            p.informers[ii].back_off(now, true);
+            let call = ApiCall {
+                verb: "LIST".into(),
+                target: kind.resource.into(),
+                sent_resource_version: 0,
+                code: err.code(),
+                resource_version: 0,
+                error: Some(err.message.clone()),
+            };
+            let sentence = format!(
+                "The {} informer of {} failed to list {}: it will retry after a back-off.",
+                kind.kind, p.name, kind.resource
+            );
+            return self.record(actor, ActionKind::List, Vec::new(), vec![call], sentence);
+        }
+        let list = match api.list(kind, None, &Selector::everything()) {
+            Ok(l) => l,
+            Err(e) => {
+                p.informers[ii].back_off(now, true);
+                return self.record(actor, ActionKind::List, Vec::new(), Vec::new(), e.message);
+            }
+        };
+        let rv = list.resource_version;
+        let count = list.items.len();
+        let store = p.caches.stores.entry(kind.kind).or_default();
+        let notes = replace(store, list.items);
+        let changes = notes.len();
+        for s in p.slots.iter_mut() {
+            if s.controller.watches().iter().any(|k| std::ptr::eq(*k, kind)) {
+                for n in &notes {
+                    s.listener.push_back((kind, n.clone()));
+                }
+            }
+        }
+        let inf = &mut p.informers[ii];
+        let relist = inf.synced;
+        inf.last_sync_rv = rv;
+        inf.synced = true;
+        inf.backoff = BACKOFF_INITIAL;
+        let id = api.watch(kind, None, Selector::everything(), WatchFrom::Exact(rv));
+        inf.state = ReflectorState::Watching(id);
+        let call = ApiCall {
+            verb: "LIST".into(),
+            target: kind.resource.into(),
+            sent_resource_version: 0,
+            code: 200,
+            resource_version: rv,
+            error: None,
+        };
+        let watch = ApiCall {
+            verb: "WATCH".into(),
+            target: kind.resource.into(),
+            sent_resource_version: rv,
+            code: 200,
+            resource_version: rv,
+            error: None,
+        };
+        let sentence = if relist {
+            format!(
+                "The {} informer of {} relisted {count} {} at resourceVersion {rv}: {changes} difference(s) from its cache go to the handlers; then it watches from {rv}.",
+                kind.kind, p.name, kind.resource
+            )
+        } else {
+            format!(
+                "The {} informer of {} listed {count} {} at resourceVersion {rv}, filled its cache, and watches from {rv}.",
+                kind.kind, p.name, kind.resource
+            )
+        };
+        self.record(actor, ActionKind::List, Vec::new(), vec![call, watch], sentence)
+    }
+
+    fn rewatch(&mut self, pi: usize, ii: usize) -> StepRecord {
+        let now = self.state.now;
+        let State { api, processes, .. } = &mut self.state;
+        let p = &mut processes[pi];
+        let inf = &mut p.informers[ii];
+        let kind = inf.kind;
+        let actor = Actor::Informer { process: p.name.clone(), kind: kind.kind.to_string() };
+        let rv = inf.last_sync_rv;
+        if p.partitioned {
+            inf.back_off(now, false);
+            let sentence = format!(
+                "The {} informer of {} could not reach the API server to watch again; it backs off.",
+                kind.kind, p.name
+            );
+            return self.record(actor, ActionKind::RelistTimer, Vec::new(), Vec::new(), sentence);
+        }
+        let id = api.watch(kind, None, Selector::everything(), WatchFrom::Exact(rv));
+        inf.state = ReflectorState::Watching(id);
+        let call = ApiCall {
+            verb: "WATCH".into(),
+            target: kind.resource.into(),
+            sent_resource_version: rv,
+            code: 200,
+            resource_version: rv,
+            error: None,
+        };
+        let sentence = format!(
+            "The {} informer of {} watches {} again from resourceVersion {rv}, without relisting.",
+            kind.kind, p.name, kind.resource
+        );
+        self.record(actor, ActionKind::RelistTimer, Vec::new(), vec![call], sentence)
+    }
+
+    fn deliver(&mut self, pi: usize, ii: usize) -> StepRecord {
+        let now = self.state.now;
+        let State { api, processes, .. } = &mut self.state;
+        let p = &mut processes[pi];
+        let kind = p.informers[ii].kind;
+        let actor = Actor::Informer { process: p.name.clone(), kind: kind.kind.to_string() };
+        let ReflectorState::Watching(id) = p.informers[ii].state else {
+            return self.record(actor, ActionKind::DeliverEvent, Vec::new(), Vec::new(), String::new());
+        };
+        let Some(ev) = api.next_event(id) else {
+            return self.record(actor, ActionKind::DeliverEvent, Vec::new(), Vec::new(), String::new());
+        };
+        let obj = ev.object;
+        let key = obj.key();
+        let rv = obj.resource_version();
+        let store = p.caches.stores.entry(kind.kind).or_default();
+        let note = match ev.event_type {
+            EventType::Added | EventType::Modified => {
+                p.informers[ii].last_sync_rv = rv;
+                match store.insert(key.clone(), obj.clone()) {
+                    None => Some(Notification::Add(obj.clone())),
+                    Some(old) => Some(Notification::Update(old, obj.clone())),
+                }
+            }
+            EventType::Deleted => {
+                p.informers[ii].last_sync_rv = rv;
+                store.remove(&key);
+                Some(Notification::Delete { obj: obj.clone(), final_state_unknown: false })
+            }
+            EventType::Bookmark => {
+                p.informers[ii].last_sync_rv = rv;
+                None
+            }
+            EventType::Error => {
+                api.stop_watch(id);
+                p.informers[ii].back_off(now, true);
+                let msg = obj.get("message").and_then(Value::as_str).unwrap_or("").to_string();
+                let code = obj.get("code").and_then(Value::as_u64).unwrap_or(0);
+                let sentence = format!(
+                    "The {} informer of {} got an ERROR event ({code}: {msg}); the watch is closed and it will relist after a back-off.",
+                    kind.kind, p.name
+                );
+                return self.record(actor, ActionKind::DeliverEvent, Vec::new(), Vec::new(), sentence);
+            }
+        };
+        if let Some(n) = &note {
+            for s in p.slots.iter_mut() {
+                if s.controller.watches().iter().any(|k| std::ptr::eq(*k, kind)) {
+                    s.listener.push_back((kind, n.clone()));
+                }
+            }
+        }
+        let sentence = format!(
+            "The {} informer of {} received {} {key} (resourceVersion {rv}) and updated its cache.",
+            kind.kind,
+            p.name,
+            ev.event_type.as_str()
+        );
+        let objects = vec![ObjectRef { kind: kind.kind.into(), key, resource_version: rv }];
+        self.record(actor, ActionKind::DeliverEvent, objects, Vec::new(), sentence)
+    }
+
+    fn handler(&mut self, pi: usize, si: usize) -> StepRecord {
+        let now = self.state.now;
+        let p = &mut self.state.processes[pi];
+        let Process { caches, slots, name, .. } = p;
+        let slot = &mut slots[si];
+        let actor = Actor::Controller { process: name.clone(), controller: slot.controller.name().to_string() };
+        let Some((kind, n)) = slot.listener.pop_front() else {
+            return self.record(actor, ActionKind::RunHandler, Vec::new(), Vec::new(), String::new());
+        };
+        let keys = slot.controller.handle(kind, &n, caches, now);
+        let mut added = Vec::new();
+        for k in keys {
+            match k {
+                Enqueue::Now(k) => {
+                    slot.queue.add(k.clone());
+                    added.push(k);
+                }
+                Enqueue::After(k, d) => {
+                    slot.queue.add_after(k.clone(), d, now);
+                    slot.check_keys.remove(&k);
+                    added.push(format!("{k} (in {})", fmt_duration(d)));
+                }
+            }
+        }
+        let obj = n.object();
+        let what = if added.is_empty() { "queued nothing".to_string() } else { format!("queued {}", added.join(", ")) };
+        let sentence = format!(
+            "The {} handler ran {} for {} {} and {what}.",
+            slot.controller.name(),
+            n.verb(),
+            kind.kind,
+            obj.key()
+        );
+        let objects =
+            vec![ObjectRef { kind: kind.kind.into(), key: obj.key(), resource_version: obj.resource_version() }];
+        self.record(actor, ActionKind::RunHandler, objects, Vec::new(), sentence)
+    }
+
+    fn reconcile(&mut self, pi: usize, si: usize) -> StepRecord {
+        let now = self.state.now;
+        let State { api, processes, event_seq, cloud, .. } = &mut self.state;
+        let p = &mut processes[pi];
+        let failure = p.failure(now);
+        let Process { caches, slots, name, conflict_armed, .. } = p;
+        let slot = &mut slots[si];
+        let cname = slot.controller.name();
+        let actor = Actor::Controller { process: name.clone(), controller: cname.to_string() };
+        let Some(key) = slot.queue.get() else {
+            return self.record(actor, ActionKind::Reconcile, Vec::new(), Vec::new(), String::new());
+        };
+        let mut calls = Vec::new();
+        let outcome = {
+            let mut wapi = WorldApi { server: api, calls: &mut calls, failure, conflict_armed };
+            let mut capi = CloudApi { inner: &mut wapi, cloud, now };
+            let mut ctx = Ctx { now, cache: caches, api: &mut capi, event_seq };
+            slot.controller.reconcile(&key, &mut ctx)
+        };
+        slot.queue.done(&key);
+        let mut queued_more = Vec::new();
+        for k in slot.controller.take_enqueues() {
+            match k {
+                Enqueue::Now(k) => {
+                    slot.queue.add(k.clone());
+                    queued_more.push(k);
+                }
+                Enqueue::After(k, d) => {
+                    slot.queue.add_after(k.clone(), d, now);
+                    queued_more.push(format!("{k} (in {})", fmt_duration(d)));
+                }
+            }
+        }
+        let after = match &outcome {
+            Outcome::Done => {
+                slot.queue.forget(&key);
+                String::new()
+            }
+            Outcome::RequeueAfter(d) => {
+                slot.queue.forget(&key);
+                slot.queue.add_after(key.clone(), *d, now);
+                slot.check_keys.remove(&key);
+                format!(" It looks again in {}.", fmt_duration(*d))
+            }
+            Outcome::CheckAfter(d) => {
+                slot.queue.forget(&key);
+                let before = slot.queue.delayed_keys().into_iter().find(|k| k.key == key).map(|k| k.ready_at);
+                slot.queue.add_after(key.clone(), *d, now);
+                if before.is_none_or(|t| t > now.after(*d)) {
+                    slot.check_keys.insert(key.clone());
+                }
+                format!(" It checks the progress deadline again in {}.", fmt_duration(*d))
+            }
+            Outcome::Err(e) => {
+                let d = slot.queue.add_rate_limited(key.clone(), now);
+                slot.check_keys.remove(&key);
+                format!(" It failed ({e}) and will retry in {} (back-off).", fmt_duration(d))
+            }
+        };
+        let writes: Vec<String> = calls
+            .iter()
+            .filter(|c| c.verb != "GET" && !c.target.starts_with("Event "))
+            .map(|c| c.to_string())
+            .collect();
+        let did = if writes.is_empty() { "found nothing to change".to_string() } else { writes.join("; ") };
+        let mut sentence = format!("{cname} reconciled {key}: {did}.{after}");
+        if !queued_more.is_empty() {
+            sentence.push_str(&format!(" It queued {}.", queued_more.join(", ")));
+        }
+        let mut objects: Vec<ObjectRef> = Vec::new();
+        for c in &calls {
+            if let Some((k, t)) = c.target.split_once(' ') {
+                if k != "Event" {
+                    objects.push(ObjectRef { kind: k.into(), key: t.into(), resource_version: c.resource_version });
+                }
+            }
+        }
+        self.record(actor, ActionKind::Reconcile, objects, calls, sentence)
+    }
+
+    fn queue_timer(&mut self, pi: usize, si: usize) -> StepRecord {
+        let now = self.state.now;
+        let p = &mut self.state.processes[pi];
+        let slot = &mut p.slots[si];
+        let actor = Actor::Controller { process: p.name.clone(), controller: slot.controller.name().to_string() };
+        let keys = slot.queue.fire_due(now);
+        for k in &keys {
+            slot.check_keys.remove(k);
+        }
+        let sentence = format!(
+            "A delayed key of {} is due: {} is back in its work queue.",
+            slot.controller.name(),
+            keys.join(", ")
+        );
+        self.record(actor, ActionKind::QueueTimer, Vec::new(), Vec::new(), sentence)
+    }
+
+    // ----- users -----
+
+    /// A user API call (kubectl, the editor), logged so that going back replays it.
+    pub fn user(&mut self, who: &str, call: UserCall) -> Result<UserResult, Status> {
+        self.log(Input::User(who.to_string(), call.clone()));
+        let (r, rec) = self.apply_user(who, call);
+        self.finish(rec);
+        r
+    }
+
+    /// `user("kubectl", Create(obj))`, returning the object.
+    pub fn create(&mut self, obj: Value) -> Result<Value, Status> {
+        match self.user("kubectl", UserCall::Create(obj))? {
+            UserResult::Object(v) => Ok(v),
+            UserResult::Deleted(Deleted::Gone(v) | Deleted::Pending(v)) => Ok(v),
+        }
+    }
+
+    /// `user("kubectl", Update(obj))`.
+    pub fn update(&mut self, obj: Value) -> Result<Value, Status> {
+        match self.user("kubectl", UserCall::Update(obj))? {
+            UserResult::Object(v) => Ok(v),
+            UserResult::Deleted(Deleted::Gone(v) | Deleted::Pending(v)) => Ok(v),
+        }
+    }
+
+    /// `user("kubectl", Patch{..})` of the main resource.
+    pub fn patch(
+        &mut self,
+        kind: &'static Kind,
+        namespace: Option<&str>,
+        name: &str,
+        patch: Patch,
+    ) -> Result<Value, Status> {
+        let call = UserCall::Patch {
+            kind,
+            namespace: namespace.map(str::to_string),
+            name: name.to_string(),
+            patch,
+            subresource: Subresource::Main,
+        };
+        match self.user("kubectl", call)? {
+            UserResult::Object(v) => Ok(v),
+            UserResult::Deleted(Deleted::Gone(v) | Deleted::Pending(v)) => Ok(v),
+        }
+    }
+
+    /// `user("kubectl", Delete{..})`.
+    pub fn delete(
+        &mut self,
+        kind: &'static Kind,
+        namespace: Option<&str>,
+        name: &str,
+        options: DeleteOptions,
+    ) -> Result<Deleted, Status> {
+        let call = UserCall::Delete { kind, namespace: namespace.map(str::to_string), name: name.to_string(), options };
+        match self.user("kubectl", call)? {
+            UserResult::Deleted(d) => Ok(d),
+            UserResult::Object(v) => Ok(Deleted::Pending(v)),
+        }
+    }
+
+    fn apply_user(&mut self, who: &str, call: UserCall) -> (Result<UserResult, Status>, StepRecord) {
+        let api = &mut self.state.api;
+        let (verb, target, sent, r, ok) = match call {
+            UserCall::Create(o) => {
+                let t = format!("{} {}", o.kind(), o.key());
+                let r = api.create(o).map(UserResult::Object);
+                ("CREATE", t, 0, r, 201)
+            }
+            UserCall::Update(o) => {
+                let t = format!("{} {}", o.kind(), o.key());
+                let sent = o.resource_version();
+                ("UPDATE", t, sent, api.update(o).map(UserResult::Object), 200)
+            }
+            UserCall::UpdateStatus(o) => {
+                let t = format!("{} {}", o.kind(), o.key());
+                let sent = o.resource_version();
+                ("UPDATE /status", t, sent, api.update_status(o).map(UserResult::Object), 200)
+            }
+            UserCall::FinalizeNamespace(o) => {
+                let t = format!("{} {}", o.kind(), o.key());
+                let sent = o.resource_version();
+                ("UPDATE /finalize", t, sent, api.finalize_namespace(o).map(UserResult::Object), 200)
+            }
+            UserCall::Patch { kind, namespace, name, patch, subresource } => {
+                let t = match &namespace {
+                    Some(ns) => format!("{} {ns}/{name}", kind.kind),
+                    None => format!("{} {name}", kind.kind),
+                };
+                let r = api.patch(kind, namespace.as_deref(), &name, &patch, subresource).map(UserResult::Object);
+                ("PATCH", t, 0, r, 200)
+            }
+            UserCall::Delete { kind, namespace, name, options } => {
+                let t = match &namespace {
+                    Some(ns) => format!("{} {ns}/{name}", kind.kind),
+                    None => format!("{} {name}", kind.kind),
+                };
+                let r = api.delete(kind, namespace.as_deref(), &name, &options).map(UserResult::Deleted);
+                ("DELETE", t, 0, r, 200)
+            }
+        };
+        let (code, rv, error) = match &r {
+            Ok(UserResult::Object(v)) | Ok(UserResult::Deleted(Deleted::Gone(v) | Deleted::Pending(v))) => {
+                (ok, v.resource_version(), None)
+            }
+            Err(e) => (e.code(), 0, Some(e.message.clone())),
+        };
+        let call = ApiCall {
+            verb: verb.into(),
+            target: target.clone(),
+            sent_resource_version: sent,
+            code,
+            resource_version: rv,
+            error,
+        };
+        let sentence = match &r {
+            Ok(_) => format!("{who} sent {verb} {target}: {code}, now at resourceVersion {rv}."),
+            Err(e) => format!("{who} sent {verb} {target}: {code} {}.", e.message),
+        };
+        let objects = match target.split_once(' ') {
+            Some((k, key)) => vec![ObjectRef { kind: k.into(), key: key.into(), resource_version: rv }],
+            None => Vec::new(),
+        };
+        let rec = self.record(Actor::User(who.to_string()), ActionKind::UserCall, objects, vec![call], sentence);
+        (r, rec)
+    }
+
+    // ----- faults -----
+
+    /// Injects a fault. Errors name an unknown process or kind.
+    pub fn fault(&mut self, f: Fault) -> Result<StepRecord, String> {
+        self.check_fault(&f)?;
+        self.log(Input::Fault(f.clone()));
+        let r = self.apply_fault(f);
+        Ok(self.finish(r))
+    }
+
+    fn process_index(&self, name: &str) -> Result<usize, String> {
+        self.state
+            .processes
+            .iter()
+            .position(|p| p.name == name)
+            .ok_or_else(|| format!("unknown process \"{name}\" (known: {})", self.process_names().join(", ")))
+    }
+
+    fn process_names(&self) -> Vec<String> {
+        self.state.processes.iter().map(|p| p.name.clone()).collect()
+    }
+
+    fn check_fault(&self, f: &Fault) -> Result<(), String> {
+        match f {
+            Fault::BreakWatch { process, kind } => {
+                let pi = self.process_index(process)?;
+                let k = kind_of(kind).ok_or_else(|| format!("unknown kind \"{kind}\""))?;
+                let p = &self.state.processes[pi];
+                if !p.informers.iter().any(|i| std::ptr::eq(i.kind, k)) {
+                    return Err(format!("{process} has no {} informer running", k.kind));
+                }
+                Ok(())
+            }
+            Fault::StopProcess(p)
+            | Fault::KillProcess(p)
+            | Fault::StartProcess(p)
+            | Fault::RestartProcess(p)
+            | Fault::ConflictNextWrite(p)
+            | Fault::Partition(p)
+            | Fault::Heal(p)
+            | Fault::FailApi { process: p, .. } => self.process_index(p).map(|_| ()),
+            _ => Ok(()),
+        }
+    }
+
+    fn apply_fault(&mut self, f: Fault) -> StepRecord {
+        let now = self.state.now;
+        let mut calls = Vec::new();
+        let sentence = match &f {
+            Fault::BreakWatch { process, kind } => {
+                let pi = self.process_index(process).unwrap_or(0);
+                let k = kind_of(kind);
+                let State { api, processes, .. } = &mut self.state;
+                let mut lost = 0;
+                for inf in processes[pi].informers.iter_mut().filter(|i| k.is_some_and(|k| std::ptr::eq(i.kind, k))) {
+                    if let ReflectorState::Watching(id) = inf.state {
+                        lost = api.pending_events(id).len();
+                        api.stop_watch(id);
+                    }
+                    inf.back_off(now, false);
+                }
+                format!("The {kind} watch of {process} broke: {lost} event(s) in flight are lost; the reflector will watch again from its last resourceVersion after a back-off.")
+            }
+            Fault::ExpireHistory => {
+                self.state.api.expire_history();
+                "The API server compacted its event history: watches from any older resourceVersion now get 410 Expired.".to_string()
+            }
+            Fault::StopProcess(name) | Fault::KillProcess(name) => {
+                let clean = matches!(f, Fault::StopProcess(_));
+                let pi = self.process_index(name).unwrap_or(0);
+                let State { api, processes, .. } = &mut self.state;
+                let p = &mut processes[pi];
+                let mut released = false;
+                let failure = p.failure(now);
+                if clean {
+                    if let Some(e) = p.elector.as_mut() {
+                        let mut armed = false;
+                        let mut wapi = WorldApi { server: api, calls: &mut calls, failure, conflict_armed: &mut armed };
+                        released = e.release(now, &mut wapi);
+                    }
+                }
+                p.stop(api);
+                p.running = false;
+                if let Some(e) = p.elector.as_mut() {
+                    e.leading = false;
+                }
+                match (clean, released) {
+                    (true, true) => {
+                        format!("{name} stopped cleanly and released its Lease; its caches and queues are gone.")
+                    }
+                    (true, false) => format!("{name} stopped cleanly; its caches and queues are gone."),
+                    _ => format!(
+                        "{name} crashed: its caches and queues are gone, and any Lease it held stays until it expires."
+                    ),
+                }
+            }
+            Fault::StartProcess(name) | Fault::RestartProcess(name) => {
+                let pi = self.process_index(name).unwrap_or(0);
+                let restart = matches!(f, Fault::RestartProcess(_));
+                let new_identity = format!("{}_{}", self.state.processes[pi].host, self.state.rng.uuid_v4());
+                let State { api, processes, .. } = &mut self.state;
+                let p = &mut processes[pi];
+                if restart || !p.running {
+                    p.stop(api);
+                }
+                p.running = true;
+                match p.elector.as_mut() {
+                    Some(e) => {
+                        *e = LeaderElector::new("kube-system", "kube-controller-manager", new_identity, now);
+                        format!("{name} started as a new candidate: it will lead only once it holds the Lease.")
+                    }
+                    None => {
+                        p.start(now);
+                        format!("{name} started with empty caches: its informers list everything again.")
+                    }
+                }
+            }
+            Fault::FailApi { process, duration } => {
+                let pi = self.process_index(process).unwrap_or(0);
+                self.state.processes[pi].api_fails_until = Some(now.after(*duration));
+                format!(
+                    "For the next {}, every API call of {process} fails with 500 (etcdserver: request timed out).",
+                    fmt_duration(*duration)
+                )
+            }
+            Fault::ConflictNextWrite(process) => {
+                let pi = self.process_index(process).unwrap_or(0);
+                self.state.processes[pi].conflict_armed = true;
+                format!("Armed: just before {process}'s next write, another client will change the same object, so that write carries a stale resourceVersion.")
+            }
+            Fault::Partition(name) => {
+                let pi = self.process_index(name).unwrap_or(0);
+                let State { api, processes, .. } = &mut self.state;
+                let p = &mut processes[pi];
+                p.partitioned = true;
+                for inf in p.informers.iter_mut() {
+                    if let ReflectorState::Watching(id) = inf.state {
+                        api.stop_watch(id);
+                        inf.back_off(now, false);
+                    }
+                }
+                format!("{name} is cut off from the API server: its watches break and its calls fail.")
+            }
+            Fault::Heal(name) => {
+                let pi = self.process_index(name).unwrap_or(0);
+                self.state.processes[pi].partitioned = false;
+                format!("{name} can reach the API server again.")
+            }
+            Fault::SlowKubelets(factor) => {
+                if let Some(c) = self.kubelet_config() {
+                    c.slowdown = (*factor).max(1);
+                }
+                format!("The kubelets now take {}x as long for every transition.", (*factor).max(1))
+            }
+            Fault::FailImage(image) => {
+                if let Some(c) = self.kubelet_config() {
+                    c.failing_images.insert(image.clone());
+                }
+                format!("The image \"{image}\" can no longer be pulled: new pods using it never start.")
+            }
+            Fault::FixImage(image) => {
+                if let Some(c) = self.kubelet_config() {
+                    c.failing_images.remove(image);
+                }
+                format!("The image \"{image}\" can be pulled again.")
+            }
+            Fault::Cloud(fault) => {
+                self.state.cloud.set_fault(*fault, now);
+                match fault {
+                    Some(CloudFault::Failing) => {
+                        "The external cloud is failing: every call to it answers 503 ServiceUnavailable.".to_string()
+                    }
+                    Some(CloudFault::Hanging) => {
+                        "The external cloud hangs: it accepts calls, but no bucket operation completes.".to_string()
+                    }
+                    None => "The external cloud works again; stalled operations resume.".to_string(),
+                }
+            }
+            Fault::ClockJump(d) => {
+                let t = now.after(*d);
+                self.state.now = t;
+                self.state.api.set_now(t);
+                format!("The clock jumped forward by {}.", fmt_duration(*d))
+            }
+        };
+        self.record(Actor::Lab, ActionKind::Fault, Vec::new(), calls, sentence)
+    }
+
+    /// The external cloud.
+    pub fn cloud(&self) -> &Cloud {
+        &self.state.cloud
+    }
+
+    /// The external buckets whose `Bucket` object is gone (by uid): leaked, because someone
+    /// removed the `example.com/bucket` finalizer by hand (kubernetes-semantics.md §5).
+    pub fn leaked_buckets(&self) -> Vec<cloud::CloudBucket> {
+        let kind = Kind::by_kind("Bucket").expect("built-in kind");
+        let live = self
+            .state
+            .api
+            .list(kind, None, &Selector::everything())
+            .map(|l| l.items.iter().map(|b| b.uid().to_string()).collect())
+            .unwrap_or_default();
+        self.state.cloud.leaked(self.state.now, &live)
+    }
+
+    /// The garbage collector of the leading controller-manager replica, if one leads (its owner
+    /// graph is what the page's "Owner graph" view draws).
+    pub fn garbage_collector(&self) -> Option<&GarbageCollector> {
+        let p = self.state.processes.iter().find(|p| p.leading())?;
+        p.slots.iter().find_map(|s| s.controller.as_any().and_then(|a| a.downcast_ref::<GarbageCollector>()))
+    }
+
+    /// What `lab cloud` prints: the cloud's buckets now, with the leaked ones marked.
+    pub fn cloud_table(&self) -> String {
+        self.state.cloud.table(self.state.now, &self.leaked_buckets())
+    }
+
+    /// Makes the external cloud fail, hang, or (with `None`) work again.
+    pub fn cloud_fault(&mut self, fault: Option<CloudFault>) -> Result<StepRecord, String> {
+        self.fault(Fault::Cloud(fault))
+    }
+
+    /// Breaks a process's watch of a kind.
+    pub fn break_watch(&mut self, process: &str, kind: &str) -> Result<StepRecord, String> {
+        self.fault(Fault::BreakWatch { process: process.into(), kind: kind.into() })
+    }
+
+    /// Makes every older resourceVersion "too old".
+    pub fn expire_history(&mut self) -> Result<StepRecord, String> {
+        self.fault(Fault::ExpireHistory)
+    }
+
+    /// Stops a process cleanly (a leader releases its Lease).
+    pub fn stop_process(&mut self, name: &str) -> Result<StepRecord, String> {
+        self.fault(Fault::StopProcess(name.into()))
+    }
+
+    /// Kills a process (nothing released).
+    pub fn kill_process(&mut self, name: &str) -> Result<StepRecord, String> {
+        self.fault(Fault::KillProcess(name.into()))
+    }
+
+    /// Starts a stopped process.
+    pub fn start_process(&mut self, name: &str) -> Result<StepRecord, String> {
+        self.fault(Fault::StartProcess(name.into()))
+    }
+
+    /// Kills and starts a process.
+    pub fn restart_process(&mut self, name: &str) -> Result<StepRecord, String> {
+        self.fault(Fault::RestartProcess(name.into()))
+    }
+
+    /// Makes a process's API calls fail for a while.
+    pub fn fail_api(&mut self, name: &str, d: Duration) -> Result<StepRecord, String> {
+        self.fault(Fault::FailApi { process: name.into(), duration: d })
+    }
+
+    /// Another client will write between the process's next read and write.
+    pub fn conflict_next_write(&mut self, name: &str) -> Result<StepRecord, String> {
+        self.fault(Fault::ConflictNextWrite(name.into()))
+    }
+
+    /// Cuts a process off from the API server.
+    pub fn partition(&mut self, name: &str) -> Result<StepRecord, String> {
+        self.fault(Fault::Partition(name.into()))
+    }
+
+    /// Reconnects a partitioned process.
+    pub fn heal(&mut self, name: &str) -> Result<StepRecord, String> {
+        self.fault(Fault::Heal(name.into()))
+    }
+
+    /// Pauses the kubelets (stops their process).
+    pub fn pause_kubelets(&mut self) -> Result<StepRecord, String> {
+        self.fault(Fault::StopProcess(KUBELET.into()))
+    }
+
+    /// Resumes the kubelets.
+    pub fn resume_kubelets(&mut self) -> Result<StepRecord, String> {
+        self.fault(Fault::StartProcess(KUBELET.into()))
+    }
+
+    /// Slows the kubelets down by a factor (1: normal).
+    pub fn slow_kubelets(&mut self, factor: u32) -> Result<StepRecord, String> {
+        self.fault(Fault::SlowKubelets(factor))
+    }
+
+    /// Marks an image as unpullable.
+    pub fn fail_image(&mut self, image: &str) -> Result<StepRecord, String> {
+        self.fault(Fault::FailImage(image.into()))
+    }
+
+    /// Makes an image pullable again.
+    pub fn fix_image(&mut self, image: &str) -> Result<StepRecord, String> {
+        self.fault(Fault::FixImage(image.into()))
+    }
+
+    /// Jumps the clock forward without running anything in between.
+    pub fn clock_jump(&mut self, d: Duration) -> Result<StepRecord, String> {
+        self.fault(Fault::ClockJump(d))
+    }
+
+    // ----- going back -----
+
+    /// Goes back one record. Returns false at the start.
+    pub fn step_back(&mut self) -> bool {
+        let n = self.history.len();
+        if n == 0 {
+            return false;
+        }
+        self.goto(n - 1);
+        true
+    }
+
+    /// Returns to the state right after record `n` (0: the initial state) by restoring a snapshot
+    /// and replaying the logged inputs. The later inputs are kept, so `goto` can also go forward
+    /// again, until a new input (a step, a user call, a fault) starts a new branch from here.
+    pub fn goto(&mut self, n: usize) {
+        let n = n.min(self.inputs.len());
+        if n < self.history.len() {
+            let Some((at, snap)) = self.snapshots.iter().rev().find(|(i, _)| *i <= n).map(|(i, s)| (*i, s.clone()))
+            else {
+                return;
+            };
+            self.state = snap;
+            self.history.truncate(at);
+        }
+        let from = self.history.len();
+        let replay: Vec<Input> = self.inputs[from..n].to_vec();
+        self.replaying = true;
+        for input in replay {
+            self.replay(input);
+        }
+        self.replaying = false;
+    }
+
+    /// The number of inputs on the current branch (records available to [`World::goto`]).
+    pub fn branch_len(&self) -> usize {
+        self.inputs.len()
+    }
+
+    /// Logs an input. A new input after going back drops the old future (a new branch).
+    fn log(&mut self, input: Input) {
+        if self.replaying {
+            return;
+        }
+        let at = self.history.len();
+        if at < self.inputs.len() {
+            self.inputs.truncate(at);
+            self.snapshots.retain(|(i, _)| *i <= at);
+        }
+        self.inputs.push(input);
+    }
+
+    fn replay(&mut self, input: Input) {
+        match input {
+            Input::Step => {
+                self.step();
+            }
+            Input::Run(i) => {
+                let _ = self.run(i as u64);
+            }
+            Input::User(who, call) => {
+                let _ = self.user(&who, call);
+            }
+            Input::Fault(f) => {
+                let _ = self.fault(f);
+            }
+            Input::Clock(t) => {
+                let d = t.since(self.state.now);
+                let r = self.set_clock(t, format!("{} of virtual time passed.", fmt_duration(d)));
+                self.finish(r);
+            }
+        }
+    }
+}
+
+/// Go-style short durations: `500ms`, `2s`, `1m30s`.
+pub fn fmt_duration(d: Duration) -> String {
+    let ms = d.as_millis();
+    if ms < 1000 {
+        return format!("{ms}ms");
+    }
+    let secs = d.as_secs_f64();
+    if secs < 60.0 {
+        let s = format!("{secs:.3}");
+        let s = s.trim_end_matches('0').trim_end_matches('.');
+        return format!("{s}s");
+    }
+    let total = d.as_secs();
+    let (h, m, s) = (total / 3600, (total % 3600) / 60, total % 60);
+    if h > 0 {
+        format!("{h}h{m}m{s}s")
+    } else {
+        format!("{m}m{s}s")
+    }
+}

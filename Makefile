@@ -1,0 +1,60 @@
+# Reconcile Lab. The two set-up commands (README.md):
+#   make serve   build the site and serve it on http://127.0.0.1:8080 (installs missing build tools)
+#   make test    every check and test (installs missing build and test tools)
+# Also: make dist (deployable dist/), make size (dist/ then a size report).
+
+SHELL := /bin/bash
+.SHELLFLAGS := -euo pipefail -c
+.DEFAULT_GOAL := help
+
+# wasm-opt from npm (Trunk.toml), then where `cargo install` puts Trunk and wasm-bindgen
+# (scripts/lib.sh uses the same rule).
+export PATH := $(CURDIR)/node_modules/.bin:$(or $(CARGO_INSTALL_ROOT),$(CARGO_HOME),$(HOME)/.cargo)/bin:$(PATH)
+
+# `make serve RELEASE=1` serves the optimised build instead of the quicker debug one.
+TRUNK_PROFILE := $(if $(RELEASE),--release,)
+
+.PHONY: help setup setup-test fetch serve dist size lint native-test e2e test
+
+help:
+	@echo "make serve   build and serve the site on http://127.0.0.1:8080 (RELEASE=1 for the optimised build)"
+	@echo "make test    run every check and test: fmt, clippy (native and wasm), cargo test, release build, size report, browser tests"
+	@echo "make dist    build the deployable site into dist/"
+	@echo "make size    build dist/ and print the raw and gzip size of each file"
+
+setup:
+	scripts/setup-build.sh
+
+setup-test:
+	scripts/setup-test.sh
+
+# Trunk builds offline (Trunk.toml), so the crates are fetched first.
+fetch:
+	cargo fetch --locked
+
+serve: setup fetch
+	trunk serve $(TRUNK_PROFILE)
+
+dist: setup fetch
+	trunk build --release
+
+size: dist
+	node scripts/size-report.mjs dist
+
+lint: setup setup-test fetch
+	cargo fmt --check
+	cargo clippy --all-targets -- -D warnings
+	cargo clippy --target wasm32-unknown-unknown --lib --bins -- -D warnings
+
+native-test: fetch
+	cargo test
+
+# Browser tests against the dist/ already built (make dist).
+e2e:
+	node --test tests/e2e/
+
+# One release build per run: the size report and the browser tests share it. The browser tests come
+# last so that the output ends with the test runners' summary.
+test: lint native-test dist
+	node scripts/size-report.mjs dist
+	node --test tests/e2e/

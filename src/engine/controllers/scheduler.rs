@@ -1,0 +1,154 @@
+//! The scheduler (kube-scheduler, reduced to what the lessons need): every pod without
+//! `spec.nodeName` is bound to the Ready node running the fewest pods (ties by name), with a
+//! `PodScheduled` condition and a `Scheduled` Event from `default-scheduler`.
+//!
+//! Difference from Kubernetes: the real scheduler binds through `pods/binding`, which sets
+//! `spec.nodeName` and the `PodScheduled` condition in one write; here the binding is an update
+//! of `spec.nodeName` followed by a status update (two resourceVersions). No filters or scores
+//! other than "node is Ready and schedulable" and "fewest pods".
+
+use std::collections::BTreeMap;
+
+use serde_json::{json, Value};
+
+use super::util::{pod_condition, str_at};
+use super::{Caches, Controller, Ctx, Enqueue, Notification, Outcome};
+use crate::engine::kinds::Kind;
+use crate::engine::object::ObjectExt;
+use crate::engine::time::Time;
+
+const COMPONENT: &str = "default-scheduler";
+
+fn kind(k: &str) -> &'static Kind {
+    Kind::by_kind(k).expect("built-in kind")
+}
+
+/// The scheduler. Stateless between reconciles.
+#[derive(Clone, Debug, Default)]
+pub struct Scheduler;
+
+fn node_ready(n: &Value) -> bool {
+    n.pointer("/spec/unschedulable").and_then(Value::as_bool) != Some(true)
+        && pod_condition(n, "Ready").is_some_and(|c| c["status"] == "True")
+}
+
+impl Controller for Scheduler {
+    fn name(&self) -> &'static str {
+        COMPONENT
+    }
+
+    fn watches(&self) -> &'static [&'static Kind] {
+        static W: std::sync::OnceLock<[&'static Kind; 2]> = std::sync::OnceLock::new();
+        W.get_or_init(|| [kind("Pod"), kind("Node")])
+    }
+
+    fn handle(&mut self, k: &'static Kind, n: &Notification, cache: &Caches, _now: Time) -> Vec<Enqueue> {
+        match (k.kind, n) {
+            ("Pod", Notification::Add(p) | Notification::Update(_, p)) => {
+                if str_at(p, "/spec/nodeName").is_empty() && !p.is_deleting() {
+                    vec![Enqueue::Now(p.key())]
+                } else {
+                    Vec::new()
+                }
+            }
+            // A node appeared or changed: unschedulable pods get another chance.
+            ("Node", Notification::Add(_) | Notification::Update(..)) => cache
+                .all(kind("Pod"))
+                .filter(|p| str_at(p, "/spec/nodeName").is_empty() && !p.is_deleting())
+                .map(|p| Enqueue::Now(p.key()))
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    fn reconcile(&mut self, key: &str, ctx: &mut Ctx<'_>) -> Outcome {
+        let Some(pod) = ctx.cache.get(kind("Pod"), key).cloned() else { return Outcome::Done };
+        if !str_at(&pod, "/spec/nodeName").is_empty() || pod.is_deleting() {
+            return Outcome::Done;
+        }
+        let mut load: BTreeMap<String, usize> =
+            ctx.cache.all(kind("Node")).filter(|n| node_ready(n)).map(|n| (n.name().to_string(), 0)).collect();
+        let total_nodes = ctx.cache.all(kind("Node")).count();
+        for p in ctx.cache.all(kind("Pod")) {
+            if let Some(c) = load.get_mut(str_at(p, "/spec/nodeName")) {
+                *c += 1;
+            }
+        }
+        let Some(node) = load.iter().min_by_key(|(name, n)| (**n, (*name).clone())).map(|(n, _)| n.clone()) else {
+            let msg = format!(
+                "0/{total_nodes} nodes are available: {total_nodes} node(s) were unschedulable. preemption: 0/{total_nodes} nodes are available: {total_nodes} Preemption is not helpful for scheduling."
+            );
+            let msg = if total_nodes == 0 { "no nodes available to schedule pods".to_string() } else { msg };
+            ctx.event(COMPONENT, &pod, "Warning", "FailedScheduling", &msg);
+            return Outcome::Err(msg);
+        };
+        let mut bound = pod.clone();
+        bound["spec"]["nodeName"] = json!(node);
+        let bound = match ctx.api.update(bound) {
+            Ok(b) => b,
+            Err(e) => return Outcome::Err(e.message),
+        };
+        let mut with_status = bound.clone();
+        if !with_status.get("status").is_some_and(Value::is_object) {
+            with_status["status"] = json!({"phase": "Pending"});
+        }
+        let cond = json!({"type": "PodScheduled", "status": "True", "lastProbeTime": null,
+                          "lastTransitionTime": ctx.now.rfc3339()});
+        match with_status["status"].get_mut("conditions").and_then(Value::as_array_mut) {
+            Some(cs) => {
+                cs.retain(|c| c["type"] != "PodScheduled");
+                cs.push(cond);
+            }
+            None => with_status["status"]["conditions"] = json!([cond]),
+        }
+        let _ = ctx.api.update_status(with_status);
+        let msg = format!("Successfully assigned {} to {node}", pod.key());
+        ctx.event(COMPONENT, &pod, "Normal", "Scheduled", &msg);
+        Outcome::Done
+    }
+
+    fn boxed_clone(&self) -> Box<dyn Controller> {
+        Box::new(self.clone())
+    }
+
+    fn restarted(&self) -> Box<dyn Controller> {
+        Box::new(Scheduler)
+    }
+
+    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
+        self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::fake::FakeApi;
+    use super::*;
+
+    #[test]
+    fn binds_to_the_least_loaded_ready_node() {
+        let node = |n: &str, ready: &str| {
+            json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": n},
+                   "status": {"conditions": [{"type": "Ready", "status": ready}]}})
+        };
+        let pod = |n: &str, node: &str| {
+            json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": n, "namespace": "default"},
+                   "spec": {"nodeName": node}})
+        };
+        let mut cache = Caches::default();
+        for o in
+            [node("node-1", "True"), node("node-2", "True"), node("node-3", "False"), pod("a", "node-1"), pod("b", "")]
+        {
+            cache.stores.entry(Kind::by_kind(o.kind()).unwrap().kind).or_default().insert(o.key(), o.clone());
+        }
+        let mut api = FakeApi::default();
+        api.put(pod("b", ""));
+        let mut seq = 0;
+        let mut ctx = Ctx { now: Time::START, cache: &cache, api: &mut api, event_seq: &mut seq };
+        assert_eq!(Scheduler.reconcile("default/b", &mut ctx), Outcome::Done);
+        let b = api.objects.values().find(|o| o.name() == "b").unwrap();
+        assert_eq!(b["spec"]["nodeName"], "node-2");
+        assert_eq!(b["status"]["conditions"][0]["type"], "PodScheduled");
+        assert_eq!(api.events(), vec!["Scheduled Successfully assigned default/b to node-2"]);
+    }
+}

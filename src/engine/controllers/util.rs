@@ -1,0 +1,183 @@
+//! Small helpers the controllers share, each the counterpart of a Kubernetes helper named in its
+//! doc comment (`k8s.io/kubernetes/pkg/api/v1/pod`, `pkg/controller/controller_utils.go`,
+//! apimachinery's `intstr` and `metav1.LabelSelectorAsSelector`).
+
+use serde_json::{Map, Value};
+
+use crate::engine::object::ObjectExt;
+use crate::engine::time::Time;
+
+/// RFC 7386 JSON merge patch: objects merge key by key, `null` removes, anything else replaces.
+pub fn merge_patch(target: &mut Value, patch: &Value) {
+    let Some(p) = patch.as_object() else {
+        *target = patch.clone();
+        return;
+    };
+    if !target.is_object() {
+        *target = Value::Object(Map::new());
+    }
+    if let Some(t) = target.as_object_mut() {
+        for (k, v) in p {
+            if v.is_null() {
+                t.remove(k);
+            } else {
+                merge_patch(t.entry(k.clone()).or_insert(Value::Null), v);
+            }
+        }
+    }
+}
+
+/// `metav1.LabelSelectorAsSelector(sel).Matches(labels)`: `matchLabels` and `matchExpressions`
+/// (`In`, `NotIn`, `Exists`, `DoesNotExist`). An empty selector matches everything; a missing
+/// (null) selector is treated as matching nothing, as the workload controllers do.
+/// An unknown operator matches nothing (the API server validates operators on write).
+pub fn selector_matches(selector: Option<&Value>, labels: Option<&Map<String, Value>>) -> bool {
+    let Some(sel) = selector.filter(|s| s.is_object()) else {
+        return false;
+    };
+    let label = |k: &str| labels.and_then(|l| l.get(k)).and_then(Value::as_str);
+    if let Some(ml) = sel.get("matchLabels").and_then(Value::as_object) {
+        for (k, v) in ml {
+            if label(k) != v.as_str() {
+                return false;
+            }
+        }
+    }
+    if let Some(exprs) = sel.get("matchExpressions").and_then(Value::as_array) {
+        for e in exprs {
+            let key = e.get("key").and_then(Value::as_str).unwrap_or("");
+            let values: Vec<&str> = e
+                .get("values")
+                .and_then(Value::as_array)
+                .map(|a| a.iter().filter_map(Value::as_str).collect())
+                .unwrap_or_default();
+            let ok = match e.get("operator").and_then(Value::as_str).unwrap_or("") {
+                "In" => label(key).is_some_and(|v| values.contains(&v)),
+                "NotIn" => label(key).is_none_or(|v| !values.contains(&v)),
+                "Exists" => label(key).is_some(),
+                "DoesNotExist" => label(key).is_none(),
+                _ => false,
+            };
+            if !ok {
+                return false;
+            }
+        }
+    }
+    true
+}
+
+/// Whether a selector selects nothing at all (`selector.Empty()` in the Deployment controller:
+/// an empty selector would select every pod, so the controller refuses it).
+pub fn selector_is_empty(selector: Option<&Value>) -> bool {
+    let Some(sel) = selector else { return true };
+    let n = |k: &str| sel.get(k).and_then(|v| v.as_object().map(Map::len).or(v.as_array().map(Vec::len))).unwrap_or(0);
+    n("matchLabels") == 0 && n("matchExpressions") == 0
+}
+
+/// `spec.replicas` (the API server defaults it to 1).
+pub fn spec_replicas(obj: &Value) -> i64 {
+    obj.pointer("/spec/replicas").and_then(Value::as_i64).unwrap_or(1)
+}
+
+/// An integer at a JSON pointer, 0 when absent.
+pub fn int_at(obj: &Value, ptr: &str) -> i64 {
+    obj.pointer(ptr).and_then(Value::as_i64).unwrap_or(0)
+}
+
+/// A string at a JSON pointer, "" when absent.
+pub fn str_at<'a>(obj: &'a Value, ptr: &str) -> &'a str {
+    obj.pointer(ptr).and_then(Value::as_str).unwrap_or("")
+}
+
+/// `intstr.GetScaledValueFromIntOrPercent`: an integer, or a percentage of `total` rounded up or
+/// down. Malformed values count as 0 (validation rejects them on write).
+pub fn scaled_value(v: Option<&Value>, total: i64, round_up: bool) -> i64 {
+    match v {
+        Some(Value::Number(n)) => n.as_i64().unwrap_or(0),
+        Some(Value::String(s)) => {
+            let Some(p) = s.strip_suffix('%').and_then(|p| p.parse::<i64>().ok()) else {
+                return s.parse().unwrap_or(0);
+            };
+            let prod = p * total;
+            if round_up {
+                (prod + 99).div_euclid(100)
+            } else {
+                prod.div_euclid(100)
+            }
+        }
+        _ => 0,
+    }
+}
+
+/// The pod's condition of a type, if any.
+pub fn pod_condition<'a>(pod: &'a Value, ctype: &str) -> Option<&'a Value> {
+    pod.pointer("/status/conditions")
+        .and_then(Value::as_array)
+        .and_then(|cs| cs.iter().find(|c| c.get("type").and_then(Value::as_str) == Some(ctype)))
+}
+
+/// `podutil.IsPodReady`: the `Ready` condition is `True`.
+pub fn is_pod_ready(pod: &Value) -> bool {
+    pod_condition(pod, "Ready").and_then(|c| c.get("status")).and_then(Value::as_str) == Some("True")
+}
+
+/// `podutil.IsPodAvailable`: ready, and ready for at least `minReadySeconds`.
+pub fn is_pod_available(pod: &Value, min_ready_seconds: i64, now: Time) -> bool {
+    if !is_pod_ready(pod) {
+        return false;
+    }
+    if min_ready_seconds <= 0 {
+        return true;
+    }
+    let since = pod_condition(pod, "Ready")
+        .and_then(|c| c.get("lastTransitionTime"))
+        .and_then(Value::as_str)
+        .and_then(Time::parse_rfc3339);
+    since.is_some_and(|t| now.millis_since(t) >= min_ready_seconds * 1000)
+}
+
+/// `controller.IsPodActive`: not Succeeded, not Failed, and not being deleted.
+pub fn is_pod_active(pod: &Value) -> bool {
+    let phase = str_at(pod, "/status/phase");
+    phase != "Succeeded" && phase != "Failed" && !pod.is_deleting()
+}
+
+/// The owner reference with `controller: true` whose uid is `uid`.
+pub fn is_controlled_by(obj: &Value, uid: &str) -> bool {
+    obj.controller_ref().is_some_and(|r| r.uid == uid)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn merge_patch_follows_rfc7386() {
+        let mut v = json!({"a": 1, "b": {"c": 2, "d": 3}});
+        merge_patch(&mut v, &json!({"b": {"c": null, "e": 4}, "f": [1]}));
+        assert_eq!(v, json!({"a": 1, "b": {"d": 3, "e": 4}, "f": [1]}));
+    }
+
+    #[test]
+    fn selectors() {
+        let labels = json!({"app": "web", "tier": "fe"});
+        let l = labels.as_object();
+        assert!(selector_matches(Some(&json!({"matchLabels": {"app": "web"}})), l));
+        assert!(!selector_matches(Some(&json!({"matchLabels": {"app": "db"}})), l));
+        let e = json!({"matchExpressions": [{"key": "tier", "operator": "In", "values": ["fe", "be"]},
+                                            {"key": "x", "operator": "DoesNotExist"}]});
+        assert!(selector_matches(Some(&e), l));
+        assert!(!selector_matches(None, l));
+        assert!(selector_is_empty(Some(&json!({}))));
+    }
+
+    #[test]
+    fn percentages_round_like_intstr() {
+        assert_eq!(scaled_value(Some(&json!("25%")), 3, true), 1);
+        assert_eq!(scaled_value(Some(&json!("25%")), 3, false), 0);
+        assert_eq!(scaled_value(Some(&json!("25%")), 10, true), 3);
+        assert_eq!(scaled_value(Some(&json!("25%")), 10, false), 2);
+        assert_eq!(scaled_value(Some(&json!(2)), 10, false), 2);
+    }
+}

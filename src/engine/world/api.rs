@@ -1,0 +1,206 @@
+//! A process's connection to the API server: every call goes through here, so the world can
+//! record it (with its result) and inject the faults of a bad day: the process is partitioned
+//! from the API server, its calls fail for a while, or another client writes the object between
+//! the controller's read and its write.
+
+use serde_json::{json, Value};
+
+use super::record::ApiCall;
+use crate::engine::apiserver::{ApiServer, DeleteOptions, Deleted, Patch, Propagation, Subresource};
+use crate::engine::controllers::{Api, DeleteOpts};
+use crate::engine::kinds::Kind;
+use crate::engine::object::ObjectExt;
+use crate::engine::status::{Reason, Status};
+
+/// The label the injected "other client" bumps to make a controller's next write stale.
+pub const TOUCH_LABEL: &str = "reconcile-lab.example.com/touched";
+
+/// How a process's calls fail, if they do.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Failure {
+    /// Partitioned: nothing reaches the API server.
+    Unreachable,
+    /// The API server answers 500 to everything from this process.
+    ServerError,
+}
+
+impl Failure {
+    /// The error a client sees.
+    pub fn status(self, verb: &str, path: &str) -> Status {
+        match self {
+            Failure::Unreachable => Status::new(
+                Reason::ServiceUnavailable,
+                format!("{verb} \"https://10.96.0.1:443{path}\": dial tcp 10.96.0.1:443: connect: connection refused"),
+            ),
+            Failure::ServerError => Status::new(Reason::InternalError, "etcdserver: request timed out"),
+        }
+    }
+}
+
+/// The `Api` a controller of one process uses during one step.
+pub struct WorldApi<'a> {
+    /// The server.
+    pub server: &'a mut ApiServer,
+    /// Calls made so far in this step.
+    pub calls: &'a mut Vec<ApiCall>,
+    /// Whether (and how) every call fails.
+    pub failure: Option<Failure>,
+    /// One-shot: before the next write of an existing object, another client writes it.
+    pub conflict_armed: &'a mut bool,
+}
+
+fn target(kind: &str, ns: Option<&str>, name: &str) -> String {
+    match ns {
+        Some(ns) => format!("{kind} {ns}/{name}"),
+        None => format!("{kind} {name}"),
+    }
+}
+
+fn path(kind: &Kind, ns: Option<&str>, name: &str) -> String {
+    let base =
+        if kind.group.is_empty() { "/api/v1".to_string() } else { format!("/apis/{}/{}", kind.group, kind.version) };
+    match ns {
+        Some(ns) => format!("{base}/namespaces/{ns}/{}/{name}", kind.resource),
+        None => format!("{base}/{}/{name}", kind.resource),
+    }
+}
+
+impl WorldApi<'_> {
+    fn push(&mut self, verb: &str, tgt: String, sent: u64, result: &Result<Value, Status>, ok_code: u16) {
+        let (code, rv, error) = match result {
+            Ok(v) => (ok_code, v.resource_version(), None),
+            Err(e) => (e.code(), 0, Some(e.message.clone())),
+        };
+        self.calls.push(ApiCall {
+            verb: verb.into(),
+            target: tgt,
+            sent_resource_version: sent,
+            code,
+            resource_version: rv,
+            error,
+        });
+    }
+
+    fn fail(&self, verb: &str, kind: &Kind, ns: Option<&str>, name: &str) -> Option<Status> {
+        self.failure.map(|f| f.status(verb, &path(kind, ns, name)))
+    }
+
+    /// The injected other client: bumps [`TOUCH_LABEL`] on the stored object, so the write that
+    /// follows carries a stale resourceVersion.
+    fn maybe_conflict(&mut self, obj: &Value) {
+        if !*self.conflict_armed || obj.resource_version() == 0 {
+            return;
+        }
+        let Some(kind) = Kind::for_object(obj.api_version(), obj.kind()) else { return };
+        *self.conflict_armed = false;
+        let n = obj.label(TOUCH_LABEL).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0) + 1;
+        let patch = Patch::Merge(json!({"metadata": {"labels": {TOUCH_LABEL: n.to_string()}}}));
+        let r = self.server.patch(kind, obj.namespace(), obj.name(), &patch, Subresource::Main);
+        self.push("PATCH (another client)", target(obj.kind(), obj.namespace(), obj.name()), 0, &r, 200);
+    }
+}
+
+impl Api for WorldApi<'_> {
+    fn get(&mut self, kind: &'static Kind, namespace: Option<&str>, name: &str) -> Result<Value, Status> {
+        let r = match self.fail("Get", kind, namespace, name) {
+            Some(e) => Err(e),
+            None => self.server.get(kind, namespace, name),
+        };
+        self.push("GET", target(kind.kind, namespace, name), 0, &r, 200);
+        r
+    }
+
+    fn create(&mut self, obj: Value) -> Result<Value, Status> {
+        let kind = Kind::for_object(obj.api_version(), obj.kind());
+        let name = obj.name().to_string();
+        let ns = obj.namespace().map(str::to_string);
+        let failure = kind.and_then(|k| self.fail("Post", k, ns.as_deref(), ""));
+        let r = match failure {
+            Some(e) => Err(e),
+            None => self.server.create(obj.clone()),
+        };
+        let shown = match &r {
+            Ok(v) => v.name().to_string(),
+            Err(_) if name.is_empty() => {
+                obj.meta().and_then(|m| m.get("generateName")).and_then(Value::as_str).unwrap_or("").to_string()
+            }
+            Err(_) => name,
+        };
+        self.push("CREATE", target(obj.kind(), ns.as_deref(), &shown), 0, &r, 201);
+        r
+    }
+
+    fn update(&mut self, obj: Value) -> Result<Value, Status> {
+        let sent = obj.resource_version();
+        let kind = Kind::for_object(obj.api_version(), obj.kind());
+        let r = match kind.and_then(|k| self.fail("Put", k, obj.namespace(), obj.name())) {
+            Some(e) => Err(e),
+            None => {
+                self.maybe_conflict(&obj);
+                self.server.update(obj.clone())
+            }
+        };
+        self.push("UPDATE", target(obj.kind(), obj.namespace(), obj.name()), sent, &r, 200);
+        r
+    }
+
+    fn update_status(&mut self, obj: Value) -> Result<Value, Status> {
+        let sent = obj.resource_version();
+        let kind = Kind::for_object(obj.api_version(), obj.kind());
+        let r = match kind.and_then(|k| self.fail("Put", k, obj.namespace(), obj.name())) {
+            Some(e) => Err(e),
+            None => {
+                self.maybe_conflict(&obj);
+                self.server.update_status(obj.clone())
+            }
+        };
+        self.push("UPDATE /status", target(obj.kind(), obj.namespace(), obj.name()), sent, &r, 200);
+        r
+    }
+
+    fn merge_patch(
+        &mut self,
+        kind: &'static Kind,
+        namespace: Option<&str>,
+        name: &str,
+        patch: Value,
+    ) -> Result<Value, Status> {
+        let r = match self.fail("Patch", kind, namespace, name) {
+            Some(e) => Err(e),
+            None => self.server.patch(kind, namespace, name, &Patch::Merge(patch), Subresource::Main),
+        };
+        self.push("PATCH", target(kind.kind, namespace, name), 0, &r, 200);
+        r
+    }
+
+    fn delete(
+        &mut self,
+        kind: &'static Kind,
+        namespace: Option<&str>,
+        name: &str,
+        opts: &DeleteOpts,
+    ) -> Result<Option<Value>, Status> {
+        let options = DeleteOptions {
+            propagation_policy: match opts.propagation {
+                Some("Foreground") => Some(Propagation::Foreground),
+                Some("Orphan") => Some(Propagation::Orphan),
+                Some(_) => Some(Propagation::Background),
+                None => None,
+            },
+            grace_period_seconds: opts.grace_period_seconds,
+            preconditions_resource_version: opts.precondition_resource_version.clone(),
+            preconditions_uid: opts.precondition_uid.clone(),
+        };
+        let r = match self.fail("Delete", kind, namespace, name) {
+            Some(e) => Err(e),
+            None => self.server.delete(kind, namespace, name, &options),
+        };
+        let (as_value, out) = match r {
+            Ok(Deleted::Gone(v)) => (Ok(v), Ok(None)),
+            Ok(Deleted::Pending(v)) => (Ok(v.clone()), Ok(Some(v))),
+            Err(e) => (Err(e.clone()), Err(e)),
+        };
+        self.push("DELETE", target(kind.kind, namespace, name), 0, &as_value, 200);
+        out
+    }
+}

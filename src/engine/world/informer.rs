@@ -1,0 +1,123 @@
+//! A process's shared informer for one kind, as the world steps it (kubernetes-semantics.md §2):
+//! the reflector lists, replaces the store and watches from the list's resourceVersion; each
+//! watch event updates the store *before* the handlers hear of it; an ERROR (410 Expired) or a
+//! broken watch sends the reflector back to list after a back-off (800 ms doubling to 30 s);
+//! a relist tells handlers only about differences (updates for changed objects,
+//! `DeletedFinalStateUnknown` for vanished ones, nothing for unchanged ones).
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::engine::apiserver::WatchId;
+use crate::engine::controllers::Notification;
+use crate::engine::kinds::Kind;
+use crate::engine::object::ObjectExt;
+use crate::engine::time::Time;
+
+/// The reflector's back-off between failed list-and-watch attempts: 800 ms, doubling, capped at 30 s.
+pub const BACKOFF_INITIAL: Duration = Duration::from_millis(800);
+/// The back-off cap.
+pub const BACKOFF_MAX: Duration = Duration::from_secs(30);
+
+/// What the reflector does next.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ReflectorState {
+    /// It will list (and then watch) at this time.
+    ListAt(Time),
+    /// It will watch again from `last_sync_rv` at this time (a watch ended without 410).
+    WatchAt(Time),
+    /// A watch is open.
+    Watching(WatchId),
+}
+
+/// One shared informer.
+#[derive(Clone, Debug)]
+pub struct Informer {
+    /// The kind it lists and watches.
+    pub kind: &'static Kind,
+    /// What the reflector does next.
+    pub state: ReflectorState,
+    /// `lastSyncResourceVersion`.
+    pub last_sync_rv: u64,
+    /// The next back-off delay.
+    pub backoff: Duration,
+    /// Whether the first list has completed (`HasSynced`).
+    pub synced: bool,
+}
+
+impl Informer {
+    /// An informer that lists at `now`.
+    pub fn new(kind: &'static Kind, now: Time) -> Informer {
+        Informer { kind, state: ReflectorState::ListAt(now), last_sync_rv: 0, backoff: BACKOFF_INITIAL, synced: false }
+    }
+
+    /// The watch failed or broke: try again after the back-off, which then doubles.
+    pub fn back_off(&mut self, now: Time, relist: bool) {
+        let at = now.after(self.backoff);
+        self.state = if relist { ReflectorState::ListAt(at) } else { ReflectorState::WatchAt(at) };
+        self.backoff = (self.backoff * 2).min(BACKOFF_MAX);
+    }
+}
+
+/// `Replace` (a list's result) against the store: updates the store and returns the
+/// notifications handlers get, tombstones first (`RealFIFO` order, §2.3), then adds and updates
+/// in key order; unchanged objects produce nothing.
+pub fn replace(store: &mut BTreeMap<String, Value>, items: Vec<Value>) -> Vec<Notification> {
+    let mut fresh: BTreeMap<String, Value> = items.into_iter().map(|o| (o.key(), o)).collect();
+    let mut out = Vec::new();
+    let gone: Vec<String> = store.keys().filter(|k| !fresh.contains_key(*k)).cloned().collect();
+    for k in gone {
+        if let Some(obj) = store.remove(&k) {
+            out.push(Notification::Delete { obj, final_state_unknown: true });
+        }
+    }
+    for (k, obj) in std::mem::take(&mut fresh) {
+        match store.insert(k, obj.clone()) {
+            None => out.push(Notification::Add(obj)),
+            Some(old) if old.resource_version() != obj.resource_version() => out.push(Notification::Update(old, obj)),
+            Some(_) => {}
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn obj(name: &str, rv: u64) -> Value {
+        json!({"kind": "Pod", "metadata": {"name": name, "namespace": "d", "resourceVersion": rv.to_string()}})
+    }
+
+    #[test]
+    fn relist_reports_only_differences() {
+        let mut store = BTreeMap::new();
+        replace(&mut store, vec![obj("a", 1), obj("b", 2), obj("c", 3)]);
+        let n = replace(&mut store, vec![obj("a", 1), obj("b", 5), obj("d", 6)]);
+        let verbs: Vec<(&str, &str, bool)> = n
+            .iter()
+            .map(|n| {
+                let tomb = matches!(n, Notification::Delete { final_state_unknown: true, .. });
+                (n.verb(), n.object().name(), tomb)
+            })
+            .collect();
+        assert_eq!(verbs, vec![("OnDelete", "c", true), ("OnUpdate", "b", false), ("OnAdd", "d", false)]);
+        assert_eq!(store.keys().cloned().collect::<Vec<_>>(), vec!["d/a", "d/b", "d/d"]);
+    }
+
+    #[test]
+    fn back_off_doubles_to_the_cap() {
+        let mut i = Informer::new(Kind::by_kind("Pod").unwrap(), Time::START);
+        let mut delays = Vec::new();
+        for _ in 0..8 {
+            i.back_off(Time::START, true);
+            if let ReflectorState::ListAt(t) = i.state {
+                delays.push(t.since(Time::START).as_millis());
+            }
+        }
+        assert_eq!(delays, vec![800, 1600, 3200, 6400, 12800, 25600, 30000, 30000]);
+    }
+}

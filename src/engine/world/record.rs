@@ -1,0 +1,176 @@
+//! What the world reports: the record of each step, and the list of what can happen next.
+//! The page's Timeline, "What happens next" and narration, and the console's `lab step` and
+//! `lab next`, render these values and nothing else.
+
+use std::fmt;
+
+use crate::engine::time::Time;
+
+/// Who acted.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Actor {
+    /// A controller in a process: `("kube-controller-manager-a", "deployment-controller")`.
+    Controller { process: String, controller: String },
+    /// A process's informer for a kind: `("kube-controller-manager-a", "Pod")`.
+    Informer { process: String, kind: String },
+    /// A process's leader elector.
+    LeaderElector { process: String },
+    /// Someone outside the cluster's control plane: the learner (kubectl, the editor) or an
+    /// injected "other client".
+    User(String),
+    /// The world itself (clock jumps, faults).
+    Lab,
+}
+
+impl fmt::Display for Actor {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Actor::Controller { process, controller } => write!(f, "{controller} ({process})"),
+            Actor::Informer { process, kind } => write!(f, "{kind} informer ({process})"),
+            Actor::LeaderElector { process } => write!(f, "leader election ({process})"),
+            Actor::User(who) => f.write_str(who),
+            Actor::Lab => f.write_str("lab"),
+        }
+    }
+}
+
+/// The kind of atomic action a step performed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum ActionKind {
+    /// An informer lists its kind (first start, or relist after a 410 or a broken watch).
+    List,
+    /// One watch event is delivered to one informer (its cache is updated).
+    DeliverEvent,
+    /// One queued handler notification runs (and may add keys to a work queue).
+    RunHandler,
+    /// A worker takes a key and runs one reconcile.
+    Reconcile,
+    /// A delayed key becomes ready (back-off requeue, `AddAfter`: kubelet transitions, grace
+    /// period ends, progress deadlines).
+    QueueTimer,
+    /// A leader elector tries to acquire or renew its Lease.
+    LeaseTick,
+    /// A reflector's back-off ends and it relists.
+    RelistTimer,
+    /// The clock moved (`advance`, clock jump).
+    Clock,
+    /// A user API call.
+    UserCall,
+    /// A fault was injected or ended.
+    Fault,
+}
+
+impl ActionKind {
+    /// Periodic work that never ends on its own: `run_until_idle` stops when only these remain.
+    pub fn is_periodic(self) -> bool {
+        matches!(self, ActionKind::LeaseTick)
+    }
+
+    /// A short name for tables and `lab next`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ActionKind::List => "list",
+            ActionKind::DeliverEvent => "deliver",
+            ActionKind::RunHandler => "handler",
+            ActionKind::Reconcile => "reconcile",
+            ActionKind::QueueTimer => "timer",
+            ActionKind::LeaseTick => "lease",
+            ActionKind::RelistTimer => "relist",
+            ActionKind::Clock => "clock",
+            ActionKind::UserCall => "api",
+            ActionKind::Fault => "fault",
+        }
+    }
+}
+
+/// One API call made during a step, with its result.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ApiCall {
+    /// `GET`, `CREATE`, `UPDATE`, `UPDATE /status`, `PATCH`, `DELETE`, `LIST`, `WATCH`.
+    pub verb: String,
+    /// `Kind ns/name` (the name is the one sent, or the generated one for a create).
+    pub target: String,
+    /// The resourceVersion the caller sent (0 for none).
+    pub sent_resource_version: u64,
+    /// HTTP status code: 200, 201, 409, ...
+    pub code: u16,
+    /// The stored resourceVersion after the call (success), or 0.
+    pub resource_version: u64,
+    /// The error message for a failure.
+    pub error: Option<String>,
+}
+
+impl fmt::Display for ApiCall {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} {} → {}", self.verb, self.target, self.code)?;
+        if let Some(e) = &self.error {
+            write!(f, " ({e})")?;
+        } else if self.resource_version > 0 {
+            write!(f, " rv={}", self.resource_version)?;
+        }
+        Ok(())
+    }
+}
+
+/// An object touched by a step, with its resourceVersion at that point.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ObjectRef {
+    /// `Deployment`.
+    pub kind: String,
+    /// `default/web`.
+    pub key: String,
+    /// The resourceVersion involved (0 when unknown or deleted).
+    pub resource_version: u64,
+}
+
+/// The record of one step.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StepRecord {
+    /// 1-based step number in this world's history.
+    pub number: u64,
+    /// The virtual time the step ran at.
+    pub time: Time,
+    /// Who acted.
+    pub actor: Actor,
+    /// What kind of action.
+    pub action: ActionKind,
+    /// Objects involved, with resourceVersions.
+    pub objects: Vec<ObjectRef>,
+    /// API calls made, in order, with results.
+    pub calls: Vec<ApiCall>,
+    /// One plain-English sentence for the learner.
+    pub sentence: String,
+}
+
+impl fmt::Display for StepRecord {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.sentence)
+    }
+}
+
+/// Something that can happen next.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Pending {
+    /// Stable id for `World::run` (valid until the next step).
+    pub id: u64,
+    /// When it can happen (now, or a timer's deadline).
+    pub at: Time,
+    /// Who would act.
+    pub actor: Actor,
+    /// What kind of action.
+    pub action: ActionKind,
+    /// A short description, e.g. `deliver MODIFIED Pod default/web-x (rv 42)`.
+    pub description: String,
+    /// Whether `World::run(id)` accepts it now (false for a watch event that is not the oldest
+    /// in its stream, whose order must be kept).
+    pub runnable: bool,
+}
+
+/// Why `run_until_idle` stopped.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Settled {
+    /// Only periodic work (lease renewals) remains, after this many steps.
+    Idle { steps: u64 },
+    /// The cap was reached with work still queued: a hot loop, explained.
+    HotLoop { steps: u64, explanation: String },
+}

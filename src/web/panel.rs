@@ -1,0 +1,40 @@
+//! One labelled region of the page.
+
+use leptos::prelude::*;
+
+/// A region of the page: a `<section role="region">` named by its heading, so that tests and
+/// screen readers find it by role and accessible name (for example `region "Work queues"`).
+///
+/// Invariant: `title` is unique on the page; it is the region's accessible name and the source of
+/// its heading id.
+#[component]
+pub fn Panel(
+    /// The region's accessible name and visible heading, e.g. "Work queues".
+    title: &'static str,
+    /// What the region shows; while the engine has nothing for it, a sentence saying what will
+    /// appear once the learner acts.
+    children: Children,
+) -> impl IntoView {
+    let heading_id = format!("panel-{}", slug(title));
+    let labelled_by = heading_id.clone();
+    view! {
+        <section class="panel" role="region" aria-labelledby=labelled_by>
+            <h2 class="panel__title" id=heading_id>{title}</h2>
+            <div class="panel__body">{children()}</div>
+        </section>
+    }
+}
+
+/// An empty region's explanation: what will appear there, and what makes it appear.
+#[component]
+pub fn EmptyState(
+    /// One or two sentences, true today, about what this region will show.
+    text: &'static str,
+) -> impl IntoView {
+    view! { <p class="panel__empty">{text}</p> }
+}
+
+/// `"Informer caches"` -> `"informer-caches"`: a stable id fragment for a panel title.
+pub fn slug(title: &str) -> String {
+    title.chars().map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '-' }).collect()
+}

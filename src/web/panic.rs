@@ -1,0 +1,51 @@
+//! What a learner sees when the program panics.
+//!
+//! `console_error_panic_hook` writes the panic and its stack to the browser console (for whoever
+//! debugs it); our hook then shows a friendly sentence in the `#fatal-error` element that
+//! `index.html` declares with `role="alert"`, so screen readers announce it too. The text goes
+//! through `textContent`, never `innerHTML`: a panic message can contain user input.
+
+use std::panic::PanicHookInfo;
+
+use wasm_bindgen::JsCast;
+
+/// The id of the `role="alert"` element in `index.html` (the boot script uses it as well).
+const ALERT_ID: &str = "fatal-error";
+
+/// Installs the console hook and the page hook. Idempotent enough: installing twice only replaces
+/// the hook with an identical one.
+pub fn install() {
+    std::panic::set_hook(Box::new(|info| {
+        console_error_panic_hook::hook(info);
+        show(&message(info));
+    }));
+}
+
+/// The sentence shown to the learner, with the panic's own message for a bug report.
+fn message(info: &PanicHookInfo<'_>) -> String {
+    let detail = info
+        .payload()
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_string())
+        .or_else(|| info.payload().downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "no message".to_string());
+    let place = info.location().map(|l| format!(" ({}:{})", l.file(), l.line())).unwrap_or_default();
+    format!(
+        "Reconcile Lab stopped because of an internal error, not because of anything you did. \
+         Reload the page to start again. Details for a bug report: {detail}{place}"
+    )
+}
+
+/// Puts `text` into the alert element and makes it visible. Does nothing if the element is
+/// missing: a panic hook must never panic itself.
+fn show(text: &str) {
+    let Some(el) = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.get_element_by_id(ALERT_ID))
+        .and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok())
+    else {
+        return;
+    };
+    el.set_text_content(Some(text));
+    el.set_hidden(false);
+}

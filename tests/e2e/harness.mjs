@@ -1,0 +1,142 @@
+// Test harness: serves the release dist/ on 127.0.0.1 and drives Debian's Chromium with
+// playwright-core. Used by every *.test.mjs file in this folder.
+//
+// The server answers at "/" and under SUB_PATH, like a project page on a static host; it has no
+// logic beyond mapping paths to files, so what passes here works on any static host.
+
+import { createServer } from "node:http";
+import { readFile, stat } from "node:fs/promises";
+import { extname, join, normalize, resolve, sep } from "node:path";
+import { fileURLToPath } from "node:url";
+import { chromium } from "playwright-core";
+
+export const DIST = resolve(fileURLToPath(import.meta.url), "../../../dist");
+export const SUB_PATH = "/reconcile-lab/";
+export const CHROMIUM = process.env.CHROMIUM ?? "/usr/bin/chromium";
+
+const TYPES = {
+  ".html": "text/html; charset=utf-8",
+  ".js": "text/javascript; charset=utf-8",
+  ".mjs": "text/javascript; charset=utf-8",
+  ".css": "text/css; charset=utf-8",
+  ".wasm": "application/wasm",
+  ".svg": "image/svg+xml",
+  ".json": "application/json",
+  ".png": "image/png",
+  ".ico": "image/x-icon",
+  ".txt": "text/plain; charset=utf-8",
+  ".md": "text/plain; charset=utf-8",
+  ".yaml": "text/plain; charset=utf-8",
+};
+
+/** Maps a URL path to a file in `root`, or null when it falls outside `root`. */
+function fileFor(root, urlPath) {
+  let path = decodeURIComponent(urlPath);
+  if (path.startsWith(SUB_PATH)) path = "/" + path.slice(SUB_PATH.length);
+  if (path.endsWith("/")) path += "index.html";
+  const file = normalize(join(root, path));
+  return file === root || file.startsWith(root + sep) ? file : null;
+}
+
+/**
+ * Starts the static server on 127.0.0.1 with a free port. Resolves to { origin, close(), requests }
+ * where `requests` lists every path asked for (tests check that nothing escapes the sub-path).
+ * Files whose path matches `missing` answer 404, to test how the page copes with a broken host.
+ */
+export async function serveDist({ root = DIST, missing = null } = {}) {
+  await stat(join(root, "index.html")).catch(() => {
+    throw new Error(`${root}/index.html is missing: build the site first (make dist)`);
+  });
+  const requests = [];
+  const server = createServer(async (req, res) => {
+    const url = new URL(req.url, "http://127.0.0.1");
+    requests.push(url.pathname);
+    if (url.pathname === SUB_PATH.slice(0, -1)) {
+      res.writeHead(301, { location: SUB_PATH }).end();
+      return;
+    }
+    const file = fileFor(root, url.pathname);
+    try {
+      if (file === null) throw new Error("outside root");
+      if (missing?.test(url.pathname)) throw new Error("hidden by the test");
+      const body = await readFile(file);
+      res.writeHead(200, { "content-type": TYPES[extname(file)] ?? "application/octet-stream" });
+      res.end(req.method === "HEAD" ? undefined : body);
+    } catch {
+      res.writeHead(404, { "content-type": "text/plain; charset=utf-8" }).end("not found\n");
+    }
+  });
+  await new Promise((ok) => server.listen(0, "127.0.0.1", ok));
+  const { port } = server.address();
+  return {
+    origin: `http://127.0.0.1:${port}`,
+    requests,
+    close: () => new Promise((ok) => server.close(ok)),
+  };
+}
+
+/** Launches headless Chromium with the flags that keep it off the network (see toolchain.md). */
+export function launchBrowser() {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
+  });
+}
+
+/**
+ * Opens `url` in a fresh context and records every problem a learner would hit: console errors
+ * (a Content-Security-Policy violation is one), uncaught exceptions, failed requests and HTTP
+ * errors. Resolves once the app has mounted (its top-level heading is visible).
+ */
+export async function openPage(browser, url, contextOptions = {}) {
+  const context = await browser.newContext(contextOptions);
+  const page = await context.newPage();
+  const problems = [];
+  page.on("console", (msg) => {
+    if (msg.type() === "error") problems.push(`console error: ${msg.text()}`);
+  });
+  page.on("pageerror", (err) => problems.push(`uncaught exception: ${err.message}`));
+  page.on("requestfailed", (req) => problems.push(`request failed: ${req.url()} (${req.failure()?.errorText})`));
+  page.on("response", (res) => {
+    if (res.status() >= 400) problems.push(`HTTP ${res.status()}: ${res.url()}`);
+  });
+  await page.goto(url, { waitUntil: "load" });
+  // Either the app mounts (its heading appears) or the page shows its error alert: fail fast then,
+  // with everything the page reported.
+  const heading = page.getByRole("heading", { level: 1, name: "Reconcile Lab" });
+  const alert = page.getByRole("alert");
+  try {
+    await heading.or(alert).first().waitFor({ timeout: 10_000 });
+  } catch (err) {
+    throw new Error(`the app did not mount: ${err.message}\n${problems.join("\n")}`);
+  }
+  if (await alert.isVisible()) {
+    throw new Error(`the page shows an error: ${await alert.innerText()}\n${problems.join("\n")}`);
+  }
+  return { context, page, problems };
+}
+
+/** The regions every page shows, by accessible name (the contract in src/web/shell.rs). */
+export const REGIONS = [
+  "What happens next",
+  "Timeline",
+  "Watch events",
+  "Informer caches",
+  "Work queues",
+  "Owner graph",
+  "Objects",
+  "Leases",
+  "Cloud",
+  "Editor",
+  "Console",
+];

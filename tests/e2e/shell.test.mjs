@@ -1,0 +1,162 @@
+// The page shell: loads cleanly (no console error, so no CSP violation; no failed request), shows
+// every labelled region, works under a sub-path, and its narrow-screen tabs answer clicks and keys.
+// Elements are found by role and accessible name only.
+
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { launchBrowser, openPage, REGIONS, serveDist, SUB_PATH } from "./harness.mjs";
+
+const WIDE = { viewport: { width: 1280, height: 800 } };
+const NARROW = { viewport: { width: 360, height: 740 }, isMobile: true, hasTouch: true };
+
+let server;
+let browser;
+
+before(async () => {
+  server = await serveDist();
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+describe("at the site root", () => {
+  test("loads with no console error, no CSP violation and no failed request", async () => {
+    const { context, page, problems } = await openPage(browser, `${server.origin}/`, WIDE);
+    assert.equal(await page.title(), "Reconcile Lab");
+    await page.waitForLoadState("networkidle");
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  test("shows every labelled region, each saying what will appear in it", async () => {
+    const { context, page, problems } = await openPage(browser, `${server.origin}/`, WIDE);
+    for (const name of REGIONS) {
+      const region = page.getByRole("region", { name, exact: true });
+      assert.equal(await region.count(), 1, `one region named "${name}"`);
+      assert.ok(await region.isVisible(), `region "${name}" is visible`);
+      const text = (await region.innerText()).trim();
+      assert.ok(text.length > name.length + 20, `region "${name}" explains itself: ${JSON.stringify(text)}`);
+      assert.doesNotMatch(text, /coming soon|lorem ipsum|todo/i, `region "${name}" has no placeholder text`);
+    }
+    assert.equal(await page.getByRole("region").count(), REGIONS.length, "no unexpected regions");
+    assert.equal(await page.getByRole("tablist").count(), 0, "no tabs on a wide screen");
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  test("follows the system's dark colour scheme", async () => {
+    const background = async (colorScheme) => {
+      const { context, page } = await openPage(browser, `${server.origin}/`, { ...WIDE, colorScheme });
+      const banner = page.getByRole("banner");
+      const color = await banner.evaluate((el) => getComputedStyle(el).backgroundColor);
+      await context.close();
+      return color;
+    };
+    assert.notEqual(await background("dark"), await background("light"));
+  });
+});
+
+describe(`under the sub-path ${SUB_PATH}`, () => {
+  test("loads every asset from below the sub-path, with no error", async () => {
+    const first = server.requests.length;
+    const { context, page, problems } = await openPage(browser, `${server.origin}${SUB_PATH}`, WIDE);
+    await page.waitForLoadState("networkidle");
+    assert.deepEqual(problems, []);
+    for (const name of REGIONS) {
+      assert.ok(await page.getByRole("region", { name, exact: true }).isVisible(), `region "${name}"`);
+    }
+    const outside = server.requests.slice(first).filter((p) => !p.startsWith(SUB_PATH));
+    assert.deepEqual(outside, [], "no request left the sub-path");
+    await context.close();
+  });
+
+  test("redirects the sub-path without its trailing slash", async () => {
+    const { context, page, problems } = await openPage(browser, `${server.origin}${SUB_PATH.slice(0, -1)}`, WIDE);
+    assert.equal(new URL(page.url()).pathname, SUB_PATH);
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+});
+
+describe("on a 360 px wide screen", () => {
+  test("groups the regions under tabs that answer clicks", async () => {
+    const { context, page, problems } = await openPage(browser, `${server.origin}/`, NARROW);
+    const tablist = page.getByRole("tablist", { name: "Page sections" });
+    assert.ok(await tablist.isVisible());
+    const tabs = tablist.getByRole("tab");
+    assert.deepEqual(await tabs.allInnerTexts(), ["Steps", "Cluster", "Commands"]);
+
+    const steps = page.getByRole("tab", { name: "Steps" });
+    const commands = page.getByRole("tab", { name: "Commands" });
+    assert.equal(await steps.getAttribute("aria-selected"), "true");
+    assert.ok(await page.getByRole("region", { name: "Timeline" }).isVisible());
+    assert.equal(await page.getByRole("region", { name: "Console" }).count(), 0, "hidden panels are hidden");
+
+    await commands.click();
+    assert.equal(await commands.getAttribute("aria-selected"), "true");
+    assert.equal(await steps.getAttribute("aria-selected"), "false");
+    assert.ok(await page.getByRole("tabpanel", { name: "Commands" }).isVisible());
+    assert.ok(await page.getByRole("region", { name: "Console" }).isVisible());
+    assert.ok(await page.getByRole("region", { name: "Editor" }).isVisible());
+    assert.equal(await page.getByRole("region", { name: "Timeline" }).count(), 0);
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  test("moves between tabs with the arrow keys, Home and End", async () => {
+    const { context, page, problems } = await openPage(browser, `${server.origin}/`, NARROW);
+    const tab = (name) => page.getByRole("tab", { name });
+    const selectedName = async () => (await page.getByRole("tab", { selected: true }).innerText()).trim();
+    const focusedName = () => page.evaluate(() => document.activeElement?.textContent?.trim());
+
+    await tab("Steps").focus();
+    await page.keyboard.press("ArrowRight");
+    assert.equal(await selectedName(), "Cluster");
+    assert.equal(await focusedName(), "Cluster");
+    assert.ok(await page.getByRole("region", { name: "Work queues" }).isVisible());
+
+    await page.keyboard.press("End");
+    assert.equal(await selectedName(), "Commands");
+    await page.keyboard.press("ArrowRight");
+    assert.equal(await selectedName(), "Steps", "wraps from the last tab to the first");
+    await page.keyboard.press("ArrowLeft");
+    assert.equal(await selectedName(), "Commands", "wraps from the first tab to the last");
+    await page.keyboard.press("Home");
+    assert.equal(await selectedName(), "Steps");
+    assert.equal(await focusedName(), "Steps");
+
+    // Only the selected tab is in the tab sequence; Tab moves on to its panel.
+    await page.keyboard.press("Tab");
+    const focusedRole = await page.evaluate(() => document.activeElement?.getAttribute("role"));
+    assert.equal(focusedRole, "tabpanel");
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  test("fits the width: nothing scrolls sideways", async () => {
+    const { context, page, problems } = await openPage(browser, `${server.origin}/`, NARROW);
+    for (const name of ["Steps", "Cluster", "Commands"]) {
+      await page.getByRole("tab", { name }).click();
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      assert.ok(overflow <= 0, `tab "${name}" overflows by ${overflow}px`);
+    }
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  test("switches between tabs and the full layout when the window is resized", async () => {
+    const { context, page, problems } = await openPage(browser, `${server.origin}/`, WIDE);
+    assert.equal(await page.getByRole("tablist").count(), 0);
+    await page.setViewportSize({ width: 360, height: 740 });
+    await page.getByRole("tablist", { name: "Page sections" }).waitFor();
+    assert.equal(await page.getByRole("region", { name: "Console" }).count(), 0);
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.getByRole("tablist").waitFor({ state: "detached" });
+    assert.ok(await page.getByRole("region", { name: "Console" }).isVisible());
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+});

@@ -1,0 +1,353 @@
+//! The world as a learner drives it: the reference's test vectors TV-32 to TV-36 and TV-39 to
+//! TV-41 seen through steps, determinism, going back and branching.
+
+mod common;
+
+use std::time::Duration;
+
+use common::*;
+use reconcile_lab::engine::apiserver::Patch;
+use reconcile_lab::engine::object::ObjectExt;
+use reconcile_lab::engine::world::{ActionKind, Settled, World, CONTROLLER_MANAGER_A, CONTROLLER_MANAGER_B};
+use serde_json::{json, Value};
+
+/// TV-32: a fresh Deployment of 3.
+#[test]
+fn tv32_fresh_deployment() {
+    let mut w = World::new(1);
+    w.create(deployment("web", 3, "nginx")).unwrap();
+    // Step until the ReplicaSet exists and look at the Deployment before any pod is available.
+    let mut saw_unavailable = false;
+    for _ in 0..2000 {
+        if w.step().is_none() {
+            break;
+        }
+        if let Ok(d) = w.api().get(kind("Deployment"), Some("default"), "web") {
+            if condition(&d, "Available").is_some_and(|c| c["reason"] == "MinimumReplicasUnavailable") {
+                saw_unavailable = true;
+                assert_eq!(condition(&d, "Available").unwrap()["status"], "False");
+            }
+            if d.pointer("/status/availableReplicas").is_some() {
+                break;
+            }
+        }
+    }
+    assert!(saw_unavailable, "Available False MinimumReplicasUnavailable before the pods are available");
+    assert!(matches!(w.run_until_idle(5000), Settled::Idle { .. }));
+    let rss = list(&w, "ReplicaSet");
+    assert_eq!(rss.len(), 1);
+    let rs = &rss[0];
+    let hash = rs.label("pod-template-hash").unwrap().to_string();
+    assert!(!hash.is_empty() && hash.len() <= 10 && hash.bytes().all(|c| b"456789bcdf".contains(&c)), "{hash}");
+    assert_eq!(rs.name(), format!("web-{hash}"));
+    assert_eq!(rs["spec"]["replicas"], 3);
+    assert_eq!(rs.label("app"), Some("web"));
+    assert_eq!(rs.annotation("deployment.kubernetes.io/revision"), Some("1"));
+    assert_eq!(rs.annotation("deployment.kubernetes.io/desired-replicas"), Some("3"));
+    assert_eq!(rs.annotation("deployment.kubernetes.io/max-replicas"), Some("4"));
+    let pods = list(&w, "Pod");
+    assert_eq!(pods.len(), 3);
+    for p in &pods {
+        let suffix = p.name().strip_prefix(&format!("web-{hash}-")).unwrap();
+        assert_eq!(suffix.len(), 5);
+        assert!(suffix.bytes().all(|c| b"bcdfghjklmnpqrstvwxz2456789".contains(&c)));
+        assert_eq!(p["status"]["phase"], "Running");
+    }
+    let d = w.api().get(kind("Deployment"), Some("default"), "web").unwrap();
+    assert_eq!(d.annotation("deployment.kubernetes.io/revision"), Some("1"));
+    assert_eq!(d.generation(), 1);
+    let st = &d["status"];
+    assert_eq!(
+        (
+            &st["observedGeneration"],
+            &st["replicas"],
+            &st["updatedReplicas"],
+            &st["readyReplicas"],
+            &st["availableReplicas"]
+        ),
+        (&json!(1), &json!(3), &json!(3), &json!(3), &json!(3))
+    );
+    let conds: Vec<(String, String, String)> = st["conditions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| (s(&c["type"]), s(&c["status"]), s(&c["reason"])))
+        .collect();
+    assert_eq!(
+        conds,
+        vec![
+            ("Available".into(), "True".into(), "MinimumReplicasAvailable".into()),
+            ("Progressing".into(), "True".into(), "NewReplicaSetAvailable".into())
+        ]
+    );
+    assert_eq!(events(&w, "ScalingReplicaSet"), vec![format!("Scaled up replica set web-{hash} from 0 to 3")]);
+    let created: Vec<String> = events(&w, "SuccessfulCreate");
+    assert_eq!(created.len(), 3);
+    assert!(created.iter().all(|m| m.starts_with(&format!("Created pod: web-{hash}-"))));
+    assert_eq!(events(&w, "Scheduled").len(), 3);
+    assert_converged(&w, "web", 3);
+}
+
+/// TV-33: a rolling update of 3 replicas with 25%/25% (surge 1, unavailable 0): the exact
+/// sequence of sizes, never more than 4 pods wanted, never fewer than 3 available.
+#[test]
+fn tv33_rolling_update_sequence() {
+    let mut w = World::new(2);
+    w.create(deployment("web", 3, "nginx")).unwrap();
+    w.run_until_idle(5000);
+    let old = list(&w, "ReplicaSet")[0].name().to_string();
+    w.patch(
+        kind("Deployment"),
+        Some("default"),
+        "web",
+        Patch::Merge(json!({"spec": {"template": {"spec": {"containers": [{"name": "web", "image": "nginx:1.27"}]}}}})),
+    )
+    .unwrap();
+    for _ in 0..20_000 {
+        if w.step().is_none() {
+            break;
+        }
+        let rss = list(&w, "ReplicaSet");
+        let wanted: i64 = rss.iter().map(|r| r["spec"]["replicas"].as_i64().unwrap_or(0)).sum();
+        let available: i64 =
+            rss.iter().map(|r| r.pointer("/status/availableReplicas").and_then(Value::as_i64).unwrap_or(0)).sum();
+        assert!(wanted <= 4, "at most replicas + maxSurge pods wanted, got {wanted}");
+        assert!(available >= 3, "never fewer than replicas - maxUnavailable available, got {available}");
+        if matches!(w.pending().first(), Some(p) if p.action == ActionKind::LeaseTick) && rollout_done(&w) {
+            break;
+        }
+    }
+    assert!(matches!(w.run_until_idle(20_000), Settled::Idle { .. }));
+    let new = list(&w, "ReplicaSet").into_iter().find(|r| r.name() != old).unwrap();
+    let n = new.name().to_string();
+    assert_eq!(
+        events(&w, "ScalingReplicaSet")[1..],
+        [
+            format!("Scaled up replica set {n} from 0 to 1"),
+            format!("Scaled down replica set {old} from 3 to 2"),
+            format!("Scaled up replica set {n} from 1 to 2"),
+            format!("Scaled down replica set {old} from 2 to 1"),
+            format!("Scaled up replica set {n} from 2 to 3"),
+            format!("Scaled down replica set {old} from 1 to 0"),
+        ]
+    );
+    let old_rs = w.api().get(kind("ReplicaSet"), Some("default"), &old).unwrap();
+    assert_eq!(old_rs["spec"]["replicas"], 0);
+    assert_eq!(old_rs.annotation("deployment.kubernetes.io/revision"), Some("1"));
+    assert_eq!(new.annotation("deployment.kubernetes.io/revision"), Some("2"));
+    let d = w.api().get(kind("Deployment"), Some("default"), "web").unwrap();
+    assert_eq!(d.annotation("deployment.kubernetes.io/revision"), Some("2"));
+    assert_eq!(d.generation(), 2);
+    assert_converged(&w, "web", 3);
+}
+
+fn rollout_done(w: &World) -> bool {
+    let d = w.api().get(kind("Deployment"), Some("default"), "web").unwrap();
+    d.pointer("/status/updatedReplicas") == Some(&json!(3)) && d.pointer("/status/replicas") == Some(&json!(3))
+}
+
+/// TV-34: scaling resizes the same ReplicaSet, with new replica annotations.
+#[test]
+fn tv34_scaling_is_not_a_rollout() {
+    let mut w = World::new(3);
+    w.create(deployment("web", 3, "nginx")).unwrap();
+    w.run_until_idle(5000);
+    let before = list(&w, "ReplicaSet")[0].name().to_string();
+    w.patch(kind("Deployment"), Some("default"), "web", Patch::Merge(json!({"spec": {"replicas": 5}}))).unwrap();
+    let d = w.api().get(kind("Deployment"), Some("default"), "web").unwrap();
+    assert_eq!(d.generation(), 2);
+    assert_eq!(d["status"]["observedGeneration"], 1, "kubectl scale does not run the controller");
+    w.run_until_idle(5000);
+    let rss = list(&w, "ReplicaSet");
+    assert_eq!(rss.len(), 1);
+    assert_eq!(rss[0].name(), before);
+    assert_eq!(rss[0]["spec"]["replicas"], 5);
+    assert_eq!(rss[0].annotation("deployment.kubernetes.io/desired-replicas"), Some("5"));
+    assert_eq!(rss[0].annotation("deployment.kubernetes.io/max-replicas"), Some("7"));
+    assert_eq!(events(&w, "ScalingReplicaSet").last().unwrap(), &format!("Scaled up replica set {before} from 3 to 5"));
+    assert_converged(&w, "web", 5);
+}
+
+/// TV-36: a terminating pod is replaced before it disappears.
+#[test]
+fn tv36_terminating_pod_is_replaced() {
+    let mut w = World::new(4);
+    w.create(deployment("web", 3, "nginx")).unwrap();
+    w.run_until_idle(5000);
+    let victim = list(&w, "Pod")[0].name().to_string();
+    let r = w.delete(kind("Pod"), Some("default"), &victim, Default::default()).unwrap();
+    assert!(matches!(r, reconcile_lab::engine::apiserver::Deleted::Pending(_)), "a running pod is deleted gracefully");
+    let mut max_pods = 0;
+    let mut saw_status_2 = false;
+    for _ in 0..5000 {
+        if w.step().is_none() {
+            break;
+        }
+        max_pods = max_pods.max(list(&w, "Pod").len());
+        let rs = &list(&w, "ReplicaSet")[0];
+        if rs.pointer("/status/replicas") == Some(&json!(2)) {
+            saw_status_2 = true;
+        }
+        if w.api().get(kind("Pod"), Some("default"), &victim).is_err() {
+            break;
+        }
+    }
+    assert!(saw_status_2, "status.replicas drops to 2 while the pod terminates");
+    assert_eq!(max_pods, 4, "the replacement exists before the old pod is gone");
+    w.run_until_idle(5000);
+    assert_converged(&w, "web", 3);
+}
+
+/// TV-39: the first acquisition creates the Lease.
+#[test]
+fn tv39_first_acquisition() {
+    let mut w = World::new(5);
+    assert!(w.api().get(kind("Lease"), Some("kube-system"), "kube-controller-manager").is_err(), "no lease yet");
+    let r = loop {
+        let r = w.step().unwrap();
+        if r.action == ActionKind::LeaseTick {
+            break r;
+        }
+    };
+    assert_eq!(
+        r.calls.iter().map(|c| (c.verb.as_str(), c.code)).collect::<Vec<_>>()[..2],
+        [("GET", 404), ("CREATE", 201)]
+    );
+    let lease = w.api().get(kind("Lease"), Some("kube-system"), "kube-controller-manager").unwrap();
+    let spec = &lease["spec"];
+    let holder = spec["holderIdentity"].as_str().unwrap();
+    assert!(holder.starts_with("control-plane-a_"), "{holder}");
+    assert_eq!(holder.len(), "control-plane-a_".len() + 36);
+    assert_eq!(spec["leaseDurationSeconds"], 15);
+    assert_eq!(spec["acquireTime"], spec["renewTime"]);
+    assert_eq!(spec["acquireTime"], "2026-01-01T00:00:00.000000Z");
+    assert_eq!(spec["leaseTransitions"], 0);
+    assert!(w.process(CONTROLLER_MANAGER_A).unwrap().leading());
+    assert_eq!(events(&w, "LeaderElection"), vec![format!("{holder} became leader")]);
+}
+
+/// TV-40: renewals every 2 s; after the leader is killed the other replica takes over after a
+/// full lease duration without change, on its own clock.
+#[test]
+fn tv40_renew_and_takeover() {
+    let mut w = World::new(6);
+    w.advance(Duration::from_secs(10));
+    let l1 = w.api().get(kind("Lease"), Some("kube-system"), "kube-controller-manager").unwrap();
+    assert_eq!(l1["spec"]["leaseTransitions"], 0);
+    assert_ne!(l1["spec"]["acquireTime"], l1["spec"]["renewTime"]);
+    assert_eq!(l1["spec"]["renewTime"], "2026-01-01T00:00:10.000000Z");
+    let killed_at = w.now();
+    w.kill_process(CONTROLLER_MANAGER_A).unwrap();
+    let last_change = killed_at; // the last renewal was at 10 s, when B may have seen it last
+    let mut took_over = None;
+    for _ in 0..10_000 {
+        w.step();
+        if w.process(CONTROLLER_MANAGER_B).unwrap().leading() {
+            took_over = Some(w.now());
+            break;
+        }
+    }
+    let t = took_over.expect("B takes over");
+    let waited = t.since(last_change);
+    assert!(waited >= Duration::from_secs(15) && waited < Duration::from_millis(19_400), "{waited:?}");
+    let l2 = w.api().get(kind("Lease"), Some("kube-system"), "kube-controller-manager").unwrap();
+    assert!(l2["spec"]["holderIdentity"].as_str().unwrap().starts_with("control-plane-b_"));
+    assert_eq!(l2["spec"]["leaseTransitions"], 1);
+    assert_eq!(l2["spec"]["acquireTime"], l2["spec"]["renewTime"]);
+    // The new leader runs the controllers: a Deployment converges.
+    w.create(deployment("web", 2, "nginx")).unwrap();
+    w.run_until_idle(5000);
+    assert_converged(&w, "web", 2);
+}
+
+/// TV-40, second half: a leader that cannot write stops leading by itself before anyone else
+/// can take over; at no instant do two replicas lead.
+#[test]
+fn tv40_partitioned_leader_steps_down() {
+    let mut w = World::new(7);
+    w.advance(Duration::from_secs(4));
+    w.partition(CONTROLLER_MANAGER_A).unwrap();
+    let t0 = w.now();
+    let mut stepped_down = None;
+    for _ in 0..10_000 {
+        w.step();
+        let a = w.process(CONTROLLER_MANAGER_A).unwrap().leading();
+        let b = w.process(CONTROLLER_MANAGER_B).unwrap().leading();
+        assert!(!(a && b), "two leaders at {}", w.now());
+        if !a && stepped_down.is_none() {
+            stepped_down = Some(w.now());
+        }
+        if b {
+            break;
+        }
+    }
+    let down = stepped_down.expect("A stops leading").since(t0);
+    assert!(down <= Duration::from_secs(12), "{down:?}");
+    assert!(w.process(CONTROLLER_MANAGER_B).unwrap().leading());
+}
+
+/// TV-41: a clean stop releases the Lease; the other replica acquires it on its next retry.
+#[test]
+fn tv41_voluntary_release() {
+    let mut w = World::new(8);
+    w.advance(Duration::from_secs(6));
+    w.stop_process(CONTROLLER_MANAGER_A).unwrap();
+    let released = w.api().get(kind("Lease"), Some("kube-system"), "kube-controller-manager").unwrap();
+    assert_eq!(released["spec"]["holderIdentity"], "");
+    assert_eq!(released["spec"]["leaseDurationSeconds"], 1);
+    assert_eq!(released["spec"]["leaseTransitions"], 0);
+    let t0 = w.now();
+    while !w.process(CONTROLLER_MANAGER_B).unwrap().leading() {
+        w.step().unwrap();
+    }
+    assert!(w.now().since(t0) <= Duration::from_millis(4400));
+    let lease = w.api().get(kind("Lease"), Some("kube-system"), "kube-controller-manager").unwrap();
+    assert_eq!(lease["spec"]["leaseTransitions"], 1);
+}
+
+/// Same seed, same inputs: the same records, step by step.
+#[test]
+fn same_seed_same_run() {
+    let run = |seed| {
+        let mut w = World::new(seed);
+        w.create(deployment("web", 4, "nginx")).unwrap();
+        w.run_until_idle(5000);
+        w.delete(kind("Pod"), Some("default"), list(&w, "Pod")[1].name(), Default::default()).unwrap();
+        w.advance(Duration::from_secs(40));
+        w.history().iter().map(|r| format!("{} {} {:?} {}", r.time, r.actor, r.calls, r.sentence)).collect::<Vec<_>>()
+    };
+    let a = run(11);
+    assert_eq!(a, run(11));
+    assert_ne!(a, run(12));
+}
+
+/// Going back restores the exact earlier state; acting from there starts a new branch.
+#[test]
+fn step_back_and_branch() {
+    let mut w = World::new(9);
+    w.set_snapshot_every(25);
+    w.create(deployment("web", 3, "nginx")).unwrap();
+    for _ in 0..60 {
+        w.step();
+    }
+    let at60 = (snapshot_objects(&w), w.now(), w.history().to_vec(), w.pending());
+    w.run_until_idle(5000);
+    let later = w.history().len();
+    assert!(later > 60);
+    w.goto(61);
+    assert_eq!(w.history().len(), 61);
+    assert_eq!((snapshot_objects(&w), w.now(), w.history().to_vec(), w.pending()), at60);
+    assert!(w.step_back());
+    assert_eq!(w.history().len(), 60);
+    // A new branch: scale to 1 instead of letting it run.
+    w.patch(kind("Deployment"), Some("default"), "web", Patch::Merge(json!({"spec": {"replicas": 1}}))).unwrap();
+    w.run_until_idle(5000);
+    assert_converged(&w, "web", 1);
+    // Going back and forward again along the new branch gives the same state.
+    let end = (snapshot_objects(&w), w.history().len());
+    w.goto(10);
+    assert_eq!(w.history().len(), 10);
+    assert_eq!(w.branch_len(), end.1);
+    w.goto(end.1);
+    assert_eq!((snapshot_objects(&w), w.history().len()), end);
+}
