@@ -89,6 +89,8 @@ const REGIONS: [&[Region]; 3] = [
 /// The whole page.
 #[component]
 pub fn Shell() -> impl IntoView {
+    // The page's one session (a sandbox until lessons are routed), shared with every panel.
+    super::state::provide(super::state::Lab::new(crate::session::Session::sandbox()));
     let narrow = use_narrow();
     let selected = RwSignal::new(0usize);
     view! {
@@ -101,6 +103,7 @@ pub fn Shell() -> impl IntoView {
         <Show when=move || narrow.get()>
             <Tabs groups=&GROUPS selected=selected />
         </Show>
+        <super::stepping::Stepper />
         <main class="layout">
             {GROUPS
                 .iter()
@@ -118,10 +121,10 @@ pub fn Shell() -> impl IntoView {
                         >
                             {regions
                                 .iter()
-                                .map(|r| view! {
-                                    <Panel title=r.title>
-                                        <EmptyState text=r.empty />
-                                    </Panel>
+                                .map(|r| {
+                                    let body = super::regions::body(r.title)
+                                        .unwrap_or_else(|| view! { <EmptyState text=r.empty /> }.into_any());
+                                    view! { <Panel title=r.title>{body}</Panel> }
                                 })
                                 .collect_view()}
                         </div>
