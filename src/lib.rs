@@ -10,6 +10,7 @@
 pub mod engine;
 pub mod kubectl;
 pub mod lessons;
+pub mod views;
 pub mod yaml;
 
 #[cfg(target_arch = "wasm32")]
