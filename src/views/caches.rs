@@ -15,7 +15,7 @@ use super::Capped;
 pub const ROWS_SHOWN: usize = 60;
 
 /// How a cached entry compares with the server.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Freshness {
     /// The cache holds an older resourceVersion than the server.
     Stale,
@@ -50,7 +50,7 @@ impl Freshness {
 }
 
 /// One entry: a key in the cache, the server, or both.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct CacheRow {
     /// `Pod`.
     pub kind: String,
@@ -65,7 +65,7 @@ pub struct CacheRow {
 }
 
 /// One process's caches.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct ProcessCache {
     /// `kube-controller-manager-a`.
     pub process: String,

@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 use crate::engine::world::World;
 
 /// One external bucket.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct CloudBucketView {
     /// The bucket's name in the cloud.
     pub name: String,

@@ -12,7 +12,7 @@ use super::recent;
 pub const CONFLICTS_SHOWN: usize = 20;
 
 /// One 409.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct ConflictView {
     /// The step that got the 409.
     pub step: u64,

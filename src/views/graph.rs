@@ -38,7 +38,7 @@ pub const MARGIN: i32 = 8;
 const KINDS: [&str; 4] = ["Deployment", "Bucket", "ReplicaSet", "Pod"];
 
 /// A mark on a node: what holds it, or how it is going away. Each has words (never colour alone).
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum NodeMark {
     /// `metadata.deletionTimestamp` is set.
     Terminating,
@@ -72,7 +72,7 @@ impl NodeMark {
 }
 
 /// One node, placed.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct GraphNode {
     /// The object's uid, or `cloud:<name>` for an external bucket.
     pub id: String,
@@ -95,7 +95,7 @@ pub struct GraphNode {
 }
 
 /// One ownerReference, from owner to dependent (or Bucket to its external bucket).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct GraphEdge {
     /// Owner node id.
     pub from: String,
@@ -118,7 +118,7 @@ pub struct GraphEdge {
 }
 
 /// The whole drawing.
-#[derive(Clone, Debug, PartialEq, Eq, Default)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
 pub struct OwnerGraph {
     /// Nodes in tree order (preorder), at most [`NODES_SHOWN`].
     pub nodes: Capped<GraphNode>,

@@ -9,7 +9,7 @@ use crate::engine::object::ObjectExt;
 use crate::engine::world::World;
 
 /// One Lease.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct LeaseView {
     /// `kube-system/kube-controller-manager`.
     pub key: String,
@@ -26,7 +26,7 @@ pub struct LeaseView {
 }
 
 /// One replica of a process that elects a leader.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct ReplicaView {
     /// `kube-controller-manager-a`.
     pub process: String,

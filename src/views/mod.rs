@@ -35,7 +35,7 @@ pub const HISTORY_WINDOW: usize = 500;
 /// A list cut to at most a cap, remembering how long it was.
 ///
 /// Invariant: `items.len() <= total`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Capped<T> {
     /// The items shown, at most the cap.
     pub items: Vec<T>,

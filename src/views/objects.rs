@@ -23,7 +23,7 @@ pub const KEY_FIELDS: [&str; 6] =
     ["resourceVersion", "generation", "observedGeneration", "finalizers", "deletionTimestamp", "ownerReferences"];
 
 /// One object in the list.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct ObjectRow {
     /// `Pod`.
     pub kind: String,
@@ -38,7 +38,7 @@ pub struct ObjectRow {
 }
 
 /// One kind's objects.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct KindGroup {
     /// `Pod`.
     pub kind: String,
@@ -77,7 +77,7 @@ pub fn object_groups(world: &World, touched: &[(String, String)]) -> Vec<KindGro
 }
 
 /// One line of YAML; `field` names the key field it belongs to, if any.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct YamlLine {
     /// The line, without its newline.
     pub text: String,
@@ -86,7 +86,7 @@ pub struct YamlLine {
 }
 
 /// How a key field changed between two versions of an object.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct FieldChange {
     /// One of [`KEY_FIELDS`].
     pub field: &'static str,

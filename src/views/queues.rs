@@ -12,7 +12,7 @@ use super::{recent, Capped};
 pub const KEYS_SHOWN: usize = 50;
 
 /// A waiting or processing key.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct QueuedKey {
     /// `default/web`.
     pub key: String,
@@ -24,7 +24,7 @@ pub struct QueuedKey {
 }
 
 /// A key waiting out a delay.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct DelayedKey {
     /// `default/web`.
     pub key: String,
@@ -37,7 +37,7 @@ pub struct DelayedKey {
 }
 
 /// One controller's queue.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct QueueView {
     /// `kube-controller-manager-a`.
     pub process: String,

@@ -15,7 +15,7 @@ pub const DELIVERED_SHOWN: usize = 8;
 pub const IN_FLIGHT_SHOWN: usize = 20;
 
 /// One event in a stream.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct WatchEventRow {
     /// `ADDED`, `MODIFIED`, `DELETED`, `BOOKMARK`, `ERROR`, or `LIST` for a (re)list.
     pub event_type: String,
@@ -28,7 +28,7 @@ pub struct WatchEventRow {
 }
 
 /// One informer's watch stream.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct WatchStream {
     /// `kube-controller-manager-a`.
     pub process: String,

@@ -12,6 +12,7 @@ mod layout;
 mod panel;
 mod panic;
 mod shell;
+pub mod views;
 
 /// Mounts the page: installs the panic hooks first, so that even a panic while mounting is shown.
 pub fn start() {
