@@ -10,6 +10,7 @@
 pub mod engine;
 pub mod kubectl;
 pub mod lessons;
+pub mod session;
 pub mod views;
 pub mod yaml;
 

@@ -7,11 +7,33 @@
 //! - [`layout`]: which group of regions is shown on a narrow screen (a real ARIA tablist).
 //! - [`panel`]: one labelled region (`role="region"` plus its accessible name).
 //! - [`panic`]: a panic becomes a visible, friendly message in the page's `role="alert"` element.
+//! - [`state`]: the reactive wiring around the [`crate::session::Session`].
+//!
+//! ## How panels get their data (read this before writing a panel)
+//! The page talks to exactly one object, [`crate::session::Session`] (plain Rust, tested
+//! natively in `src/session/`). The shell creates it once and wraps it in a [`state::Lab`]
+//! (a `StoredValue` holding the session plus one version signal per [`state::Part`]), provided as
+//! context: `let lab = state::use_lab();`.
+//! - **Intents**: `lab.act(|s| s.step())`. After the closure, `act` compares the session's
+//!   [`crate::session::Changes`] counters and bumps only the signals of the parts that moved.
+//! - **Reads**: `lab.read(Part::Cluster, |s| ...)` subscribes to that part only. A panel builds a
+//!   small owned, `PartialEq` view model in a `Memo` (`Memo::new(move |_| lab.read(Part::Cluster,
+//!   |s| rows(s.world())))`): when a step leaves the panel's rows equal, the memo stops the change
+//!   and nothing re-renders.
+//! - **Lists** render with `<For each=... key=...>` keyed by a stable identity (object uid or
+//!   `kind/ns/name`, watch event resourceVersion, queue key), so a step re-renders only the rows
+//!   that changed. Long lists (the Timeline) are virtualised: only the rows in view exist.
+//! - **Highlight**: `lab.read(Part::Cluster, |s| s.narration())` gives the current step's
+//!   touched panels ([`crate::session::PanelId`]); the shell marks those regions (an outline and
+//!   a visible "changed in this step" marker, not colour alone).
+//! - Never call `act` inside `read` (the session is borrowed there); components never decide
+//!   what the cluster does.
 
 mod layout;
 mod panel;
 mod panic;
 mod shell;
+pub mod state;
 pub mod views;
 
 /// Mounts the page: installs the panic hooks first, so that even a panic while mounting is shown.

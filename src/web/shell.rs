@@ -89,6 +89,8 @@ const REGIONS: [&[Region]; 3] = [
 /// The whole page.
 #[component]
 pub fn Shell() -> impl IntoView {
+    // The page's one session (a sandbox until lessons are routed), shared with every panel.
+    super::state::provide(super::state::Lab::new(crate::session::Session::sandbox()));
     let narrow = use_narrow();
     let selected = RwSignal::new(0usize);
     view! {
@@ -120,7 +122,7 @@ pub fn Shell() -> impl IntoView {
                                 .iter()
                                 .map(|r| view! {
                                     <Panel title=r.title>
-                                        <EmptyState text=r.empty />
+                                        {super::views::region_body(r.title).unwrap_or_else(|| view! { <EmptyState text=r.empty /> }.into_any())}
                                     </Panel>
                                 })
                                 .collect_view()}

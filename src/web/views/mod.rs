@@ -24,6 +24,7 @@
 mod cloud;
 mod graph;
 mod leases;
+mod mount;
 mod objects;
 mod queues;
 mod source;
@@ -32,6 +33,7 @@ mod watch;
 pub use cloud::Cloud;
 pub use graph::OwnerGraph;
 pub use leases::Leases;
+pub use mount::{region_body, source};
 pub use objects::Objects;
 pub use queues::WorkQueues;
 pub use source::WorldSource;

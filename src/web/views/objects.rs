@@ -15,14 +15,17 @@ type Selection = Option<(String, String)>;
 pub fn Objects(
     /// The world to show.
     source: WorldSource,
-    /// "Edit": loads the selected object into the editor. Called with `(kind, key, yaml)`, the
-    /// YAML as `kubectl get -o yaml` prints it (resourceVersion included, so that applying it after
-    /// the cluster moved on gets the real 409).
+    /// The selected object, `(kind, namespace/name)`.
+    #[prop(into)]
+    selected: Signal<Selection>,
+    /// Selects an object.
+    on_select: Callback<(String, String)>,
+    /// "Edit": loads the selected object into the editor (as `kubectl edit` does, so that saving
+    /// it after the cluster moved on gets the real 409). Called with `(kind, key)`.
     #[prop(optional, into)]
-    on_edit: Option<Callback<(String, String, String)>>,
+    on_edit: Option<Callback<(String, String)>>,
 ) -> impl IntoView {
     let groups = source.memo(|w| object_groups(w, &touched_by_last_step(w.history())));
-    let selected = RwSignal::new(Selection::None);
     let detail = source.memo(move |w| {
         let sel = selected.get();
         sel.and_then(|(kind, key)| object_detail(w, &kind, &key))
@@ -46,7 +49,7 @@ pub fn Objects(
             <div class="objects">
                 <nav class="objects__list" aria-label="Stored objects">
                     <For each=move || groups.get() key=|g| g.clone() let:group>
-                        <Group group selected />
+                        <Group group selected on_select />
                     </For>
                 </nav>
                 <div class="objects__detail">
@@ -64,7 +67,7 @@ pub fn Objects(
 }
 
 #[component]
-fn Group(group: KindGroup, selected: RwSignal<Selection>) -> impl IntoView {
+fn Group(group: KindGroup, selected: Signal<Selection>, on_select: Callback<(String, String)>) -> impl IntoView {
     let heading = format!("{} ({})", group.kind, crate::views::thousands(group.rows.total));
     let note = group.rows.note();
     view! {
@@ -95,7 +98,7 @@ fn Group(group: KindGroup, selected: RwSignal<Selection>) -> impl IntoView {
                                     class="objects__row"
                                     class:objects__row--touched=row.touched
                                     aria-pressed=pressed
-                                    on:click=move |_| selected.set(Some(id.clone()))
+                                    on:click=move |_| on_select.run(id.clone())
                                 >
                                     <span class="views__mono">{label}</span>
                                     <span class="views__muted">{extra}</span>
@@ -114,11 +117,10 @@ fn Group(group: KindGroup, selected: RwSignal<Selection>) -> impl IntoView {
 fn Detail(
     detail: ObjectDetail,
     changes: Vec<FieldChange>,
-    on_edit: Option<Callback<(String, String, String)>>,
+    on_edit: Option<Callback<(String, String)>>,
 ) -> impl IntoView {
     let title = format!("{} {}", detail.kind, detail.key);
     let label = format!("YAML of {title}");
-    let yaml: String = detail.lines.iter().map(|l| format!("{}\n", l.text)).collect();
     let (kind, key) = (detail.kind.clone(), detail.key.clone());
     view! {
         <section class="objects__yaml" aria-label=label>
@@ -129,7 +131,7 @@ fn Detail(
                         <button
                             type="button"
                             class="objects__edit"
-                            on:click=move |_| cb.run((kind.clone(), key.clone(), yaml.clone()))
+                            on:click=move |_| cb.run((kind.clone(), key.clone()))
                         >
                             "Edit"
                         </button>
