@@ -29,11 +29,17 @@
 //! - Never call `act` inside `read` (the session is borrowed there); components never decide
 //!   what the cluster does.
 
+mod console;
+mod editor;
 mod layout;
+mod next;
 mod panel;
 mod panic;
+mod regions;
 mod shell;
 pub mod state;
+mod stepping;
+mod timeline;
 pub mod views;
 
 /// Mounts the page: installs the panic hooks first, so that even a panic while mounting is shown.

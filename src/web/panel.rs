@@ -17,9 +17,21 @@ pub fn Panel(
 ) -> impl IntoView {
     let heading_id = format!("panel-{}", slug(title));
     let labelled_by = heading_id.clone();
+    // Marked when the current step touched this region (an outline and a word, not colour alone).
+    let lab = super::state::use_lab();
+    let touched = Memo::new(move |_| {
+        lab.read(super::state::Part::Timeline, |s| {
+            s.narration().is_some_and(|n| n.panels.iter().any(|p| p.title() == title))
+        })
+    });
     view! {
-        <section class="panel" role="region" aria-labelledby=labelled_by>
-            <h2 class="panel__title" id=heading_id>{title}</h2>
+        <section class="panel" class:panel--touched=move || touched.get() role="region" aria-labelledby=labelled_by>
+            <h2 class="panel__title" id=heading_id>
+                {title}
+                <Show when=move || touched.get()>
+                    <span class="panel__touched">" · changed in this step"</span>
+                </Show>
+            </h2>
             <div class="panel__body">{children()}</div>
         </section>
     }

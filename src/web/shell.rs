@@ -100,6 +100,7 @@ pub fn Shell() -> impl IntoView {
                 "How Kubernetes controllers really work, one event at a time."
             </p>
         </header>
+        <super::stepping::Stepper />
         <Show when=move || narrow.get()>
             <Tabs groups=&GROUPS selected=selected />
         </Show>
@@ -120,10 +121,10 @@ pub fn Shell() -> impl IntoView {
                         >
                             {regions
                                 .iter()
-                                .map(|r| view! {
-                                    <Panel title=r.title>
-                                        {super::views::region_body(r.title).unwrap_or_else(|| view! { <EmptyState text=r.empty /> }.into_any())}
-                                    </Panel>
+                                .map(|r| {
+                                    let body = super::regions::body(r.title)
+                                        .unwrap_or_else(|| view! { <EmptyState text=r.empty /> }.into_any());
+                                    view! { <Panel title=r.title>{body}</Panel> }
                                 })
                                 .collect_view()}
                         </div>

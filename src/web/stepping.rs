@@ -1,0 +1,169 @@
+//! The stepping controls (Step, Play/Pause, Speed, Step back, Run until idle), their keyboard
+//! shortcuts, and the narration of the current step. The session decides what a step is; this
+//! only sends intents and shows what came back.
+
+use gloo_timers::callback::Interval;
+use leptos::prelude::*;
+use wasm_bindgen::JsCast;
+
+use super::state::{use_lab, Part};
+use crate::session::Tick;
+
+/// Play's speeds, in steps per second: the Speed slider picks one by index.
+pub const SPEEDS: [u32; 6] = [1, 2, 4, 8, 15, 30];
+
+/// Whether a key press belongs to a text field, a slider or a tab (where arrows and Space already
+/// mean something): the page's shortcuts then stay out of the way.
+fn typing_in(ev: &web_sys::KeyboardEvent) -> bool {
+    let Some(el) = ev.target().and_then(|t| t.dyn_into::<web_sys::Element>().ok()) else { return false };
+    let tag = el.tag_name().to_ascii_lowercase();
+    let role = el.get_attribute("role").unwrap_or_default();
+    matches!(tag.as_str(), "input" | "textarea" | "select" | "button")
+        || role == "tab"
+        || el.get_attribute("contenteditable").is_some_and(|v| v != "false")
+}
+
+/// The toolbar with every stepping control and the narration line under it.
+#[component]
+pub fn Stepper() -> impl IntoView {
+    let lab = use_lab();
+    let playing = RwSignal::new(false);
+    let speed = RwSignal::new(2usize);
+    let timer: StoredValue<Option<Interval>, LocalStorage> = StoredValue::new_local(None);
+
+    // Play: one tick per interval; the session says when the cluster went idle.
+    Effect::new(move |_| {
+        let on = playing.get();
+        let per_second = SPEEDS[speed.get().min(SPEEDS.len() - 1)];
+        timer.set_value(None);
+        if on {
+            let tick = Interval::new(1000 / per_second, move || {
+                if lab.act(|s| s.play_tick()) == Tick::Idle {
+                    playing.set(false);
+                }
+            });
+            timer.set_value(Some(tick));
+        }
+    });
+
+    let step = move || {
+        lab.act(|s| s.step());
+    };
+    let back = move || {
+        playing.set(false);
+        lab.act(|s| s.step_back());
+    };
+    let toggle = move || playing.update(|p| *p = !*p);
+    let settle = move |_| {
+        playing.set(false);
+        lab.act(|s| s.run_until_idle());
+    };
+
+    let keys = window_event_listener(leptos::ev::keydown, move |ev| {
+        if ev.ctrl_key() || ev.meta_key() || ev.alt_key() || typing_in(&ev) {
+            return;
+        }
+        match ev.key().as_str() {
+            " " => {
+                ev.prevent_default();
+                toggle();
+            }
+            "ArrowRight" => {
+                ev.prevent_default();
+                step();
+            }
+            "ArrowLeft" => {
+                ev.prevent_default();
+                back();
+            }
+            _ => {}
+        }
+    });
+    on_cleanup(move || keys.remove());
+
+    let at_start = Memo::new(move |_| lab.read(Part::Timeline, |s| s.timeline().current() == 0));
+
+    view! {
+        <div class="stepper" role="toolbar" aria-label="Stepping">
+            <button type="button" class="stepper__button" on:click=move |_| step() aria-keyshortcuts="ArrowRight">
+                "Step"
+            </button>
+            <Show
+                when=move || playing.get()
+                fallback=move || view! {
+                    <button type="button" class="stepper__button" on:click=move |_| toggle() aria-keyshortcuts="Space">
+                        "Play"
+                    </button>
+                }
+            >
+                <button type="button" class="stepper__button stepper__button--on" on:click=move |_| toggle() aria-keyshortcuts="Space">
+                    "Pause"
+                </button>
+            </Show>
+            <button
+                type="button"
+                class="stepper__button"
+                on:click=move |_| back()
+                aria-keyshortcuts="ArrowLeft"
+                aria-disabled=move || if at_start.get() { "true" } else { "false" }
+            >
+                "Step back"
+            </button>
+            <button type="button" class="stepper__button" on:click=settle>"Run until idle"</button>
+            <label class="stepper__speed">
+                "Speed"
+                <input
+                    type="range"
+                    min="0"
+                    max=(SPEEDS.len() - 1).to_string()
+                    step="1"
+                    prop:value=move || speed.get().to_string()
+                    aria-valuetext=move || format!("{} steps per second", SPEEDS[speed.get().min(SPEEDS.len() - 1)])
+                    on:input=move |ev| {
+                        if let Ok(v) = event_target_value(&ev).parse::<usize>() {
+                            speed.set(v.min(SPEEDS.len() - 1));
+                        }
+                    }
+                />
+                <span class="stepper__speed-value">
+                    {move || format!("{}/s", SPEEDS[speed.get().min(SPEEDS.len() - 1)])}
+                </span>
+            </label>
+        </div>
+        <Narration />
+    }
+}
+
+/// The current step's sentence and actor, announced politely, and the last notice.
+#[component]
+pub fn Narration() -> impl IntoView {
+    let lab = use_lab();
+    let line = Memo::new(move |_| {
+        lab.read(Part::Timeline, |s| {
+            s.narration().map(|n| (format!("Step {}", n.number), n.actor, n.sentence, n.calls))
+        })
+    });
+    let notice = Memo::new(move |_| lab.read(Part::Notice, |s| s.notice().map(str::to_string)));
+    view! {
+        <div class="narration" aria-live="polite">
+            {move || match line.get() {
+                None => view! {
+                    <p class="narration__line">"No step yet. Run a command in the console, then Step."</p>
+                }.into_any(),
+                Some((number, actor, sentence, calls)) => view! {
+                    <p class="narration__line">
+                        <strong class="narration__number">{number}</strong>
+                        " · "
+                        <span class="narration__actor">{actor}</span>
+                        ": "
+                        <span class="narration__sentence">{sentence}</span>
+                    </p>
+                    <ul class="narration__calls">
+                        {calls.into_iter().map(|c| view! { <li>{c}</li> }).collect_view()}
+                    </ul>
+                }.into_any(),
+            }}
+            {move || notice.get().map(|n| view! { <p class="narration__notice">{n}</p> })}
+        </div>
+    }
+}
