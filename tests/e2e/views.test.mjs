@@ -40,11 +40,19 @@ async function stepUntil(page, what, done) {
   assert.fail(`after ${MAX_STEPS} steps: ${what}`);
 }
 
-const region = (page, name) => page.getByRole("region", { name, exact: true });
+// A region's name gains " · changed in this step" while the current step touched it.
+const region = (page, name) => page.getByRole("region", { name: new RegExp(`^${name}( · changed in this step)?$`) });
+
+/** Opens the page and lets the cluster start (informers list, a leader is elected). */
+async function openSettled(options) {
+  const opened = await openPage(browser, `${server.origin}/`, options);
+  await opened.page.getByRole("button", { name: "Run until idle" }).click();
+  return opened;
+}
 
 describe("the machinery views", () => {
   test("a Deployment's creation: the watch event reaches the informer, its key passes through the queue, its objects appear in the graph", async () => {
-    const { context, page, problems } = await openPage(browser, `${server.origin}/`, WIDE);
+    const { context, page, problems } = await openSettled(WIDE);
     await run(page, "kubectl create deployment web --image=nginx --replicas=2");
 
     const watch = region(page, "Watch events");
@@ -80,7 +88,7 @@ describe("the machinery views", () => {
   });
 
   test("a foreground deletion cascades down the owner graph node by node", async () => {
-    const { context, page, problems } = await openPage(browser, `${server.origin}/`, WIDE);
+    const { context, page, problems } = await openSettled(WIDE);
     await run(page, "kubectl create deployment web --image=nginx --replicas=2");
     const graph = region(page, "Owner graph");
     const nodes = graph.getByRole("img");
