@@ -78,7 +78,9 @@ describe("the machinery views", () => {
     await rs.focus();
     assert.equal(await rs.evaluate((el) => el === document.activeElement), true);
     // The text alternative says the same.
-    assert.match(await graph.getByText(/^Deployment web in namespace default$/).innerText(), /Deployment web/);
+    await graph.getByText("Owner graph as text").click();
+    assert.ok(await graph.getByRole("listitem").filter({ hasText: /^Deployment web in namespace default$/ }).isVisible());
+    assert.equal(await graph.getByRole("listitem").filter({ hasText: /^Pod web-/ }).count(), 2);
 
     // Informer caches: everything settles to up to date.
     const caches = region(page, "Informer caches");
