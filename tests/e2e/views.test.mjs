@@ -136,6 +136,29 @@ describe("the machinery views", () => {
     await context.close();
   });
 
+  test("a 409 shows its two writers and what the loser did next; Edit loads an object into the editor", async () => {
+    const { context, page, problems } = await openSettled(WIDE);
+    await run(page, "kubectl create deployment web --image=nginx");
+    await page.getByRole("button", { name: "Run until idle" }).click();
+    await run(page, "lab conflict kube-controller-manager-a");
+    await run(page, "kubectl scale deployment web --replicas=2");
+    await page.getByRole("button", { name: "Run until idle" }).click();
+    const conflicts = region(page, "Work queues").getByRole("region", { name: "Conflicts" });
+    const item = conflicts.getByRole("listitem").first();
+    const text = await item.innerText();
+    assert.match(text, /Step \d+: 409 Conflict on \w+ default\/web/);
+    assert.match(text, /wrote with resourceVersion \d+\. The stored resourceVersion was \d+, written by .+ at step \d+\./);
+    assert.match(text, /Then, step \d+: /);
+
+    const objects = region(page, "Objects");
+    await objects.getByRole("button", { name: /^Deployment default\/web rv/ }).click();
+    await objects.getByRole("button", { name: "Edit", exact: true }).click();
+    const editor = page.getByRole("textbox", { name: "Manifest editor" });
+    assert.match(await editor.inputValue(), /name: web/);
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
   test("the views work at 360 px", async () => {
     const { context, page, problems } = await openPage(browser, `${server.origin}/`, NARROW);
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
