@@ -98,7 +98,7 @@ fn Node(node: GraphNode) -> impl IntoView {
         .iter()
         .filter(|m| !matches!(m, NodeMark::DanglingOwner(_)))
         .map(|m| match m {
-            NodeMark::Terminating => "⏳ Terminating".to_string(),
+            NodeMark::Terminating => "⊘ Terminating".to_string(),
             NodeMark::Leaked => "⚠ LEAKED".to_string(),
             other => other.label(),
         })

@@ -1,4 +1,4 @@
-//! The "Leases" and "Cloud" regions' smaller sibling: Leases and the replicas that compete for them.
+//! The "Leases" region: Leases and the replicas that compete for them.
 
 use leptos::prelude::*;
 
@@ -49,7 +49,7 @@ pub fn Leases(
         <ul class="leases__replicas" aria-label="Controller-manager replicas">
             <For each=move || replica_rows.get() key=|r| r.clone() let:r>
                 <li class=if r.acting { "leases__replica leases__replica--acting" } else { "leases__replica" }>
-                    <span class="views__icon" aria-hidden="true">{if r.acting { "▶" } else { "⏸" }}</span>
+                    <span class="views__icon" aria-hidden="true">{if r.acting { "●" } else { "○" }}</span>
                     " "
                     <strong>{r.process}</strong>
                     {format!(": {}", r.state)}

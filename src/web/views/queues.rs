@@ -143,7 +143,7 @@ fn Conflict(c: ConflictView) -> impl IntoView {
     view! {
         <li class="conflicts__item">
             <p>
-                <span class="views__icon" aria-hidden="true">"⚔"</span>
+                <span class="views__icon" aria-hidden="true">"⚠"</span>
                 " "
                 <strong>{format!("Step {}: 409 Conflict on {}.", c.step, c.target)}</strong>
             </p>

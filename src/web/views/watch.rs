@@ -13,6 +13,17 @@ pub fn WatchEvents(
     source: WorldSource,
 ) -> impl IntoView {
     let streams = source.memo(watch_streams);
+    // Streams with events to show get a block each; those that only listed and have nothing in
+    // flight share one line, so that the events stand out.
+    let busy = Memo::new(move |_| streams.get().into_iter().filter(is_busy).collect::<Vec<_>>());
+    let quiet = Memo::new(move |_| {
+        streams.with(|all| {
+            all.iter()
+                .filter(|s| !is_busy(s))
+                .map(|s| format!("{} ({}, {})", s.kind, s.process, s.state))
+                .collect::<Vec<_>>()
+        })
+    });
     view! {
         <Show
             when=move || !streams.with(Vec::is_empty)
@@ -23,12 +34,22 @@ pub fn WatchEvents(
             }
         >
             <div class="views__stack">
-                <For each=move || streams.get() key=|s| s.clone() let:stream>
+                <For each=move || busy.get() key=|s| s.clone() let:stream>
                     <Stream stream />
                 </For>
+                <Show when=move || !quiet.with(Vec::is_empty)>
+                    <p class="views__state">
+                        {move || format!("Listed, no event since: {}.", quiet.get().join("; "))}
+                    </p>
+                </Show>
             </div>
         </Show>
     }
+}
+
+/// Whether a stream has an event beyond its list, or events in flight.
+fn is_busy(s: &WatchStream) -> bool {
+    s.in_flight_total > 0 || s.delivered.iter().any(|e| e.event_type != "LIST")
 }
 
 #[component]
@@ -62,7 +83,7 @@ fn Stream(stream: WatchStream) -> impl IntoView {
 fn Event(event: WatchEventRow) -> impl IntoView {
     let (status, icon, class) = match event.step {
         Some(_) => ("delivered", "✓", "watch__event"),
-        None => ("in flight", "⏳", "watch__event watch__event--in-flight"),
+        None => ("in flight", "→", "watch__event watch__event--in-flight"),
     };
     let kind_class = format!("watch__type watch__type--{}", event.event_type.to_ascii_lowercase());
     let step = event.step.map(|s| format!(" · step {s}"));
