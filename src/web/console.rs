@@ -70,6 +70,13 @@ pub fn ConsoleView() -> impl IntoView {
     };
     view! {
         <div class="console__screen" node_ref=screen role="log" aria-label="Console output">
+            <Show when=move || blocks.with(Vec::is_empty)>
+                <p class="panel__empty">
+                    "Type a kubectl or lab command below and press Enter, for example "
+                    <code>"kubectl create deployment web --image=nginx --replicas=3"</code>
+                    ". Up and Down recall earlier lines, Tab completes, Ctrl+L clears."
+                </p>
+            </Show>
             <For each=move || blocks.get() key=|b| b.id let:block>
                 <div class="console__block" class:console__block--failed=block.exit_code != 0>
                     {match &block.kind {

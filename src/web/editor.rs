@@ -120,6 +120,11 @@ pub fn EditorView() -> impl IntoView {
             }),
             Origin::File => None,
         })}
+        <Show when=move || text.with(String::is_empty)>
+            <p class="panel__empty">
+                "Write a manifest here and press Apply: it is sent like kubectl apply -f with this file. kubectl edit opens an object here."
+            </p>
+        </Show>
         <div class="editor__frame">
             <div class="editor__gutter" aria-hidden="true">
                 {move || {

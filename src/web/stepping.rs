@@ -145,7 +145,7 @@ pub fn Narration() -> impl IntoView {
     });
     let notice = Memo::new(move |_| lab.read(Part::Notice, |s| s.notice().map(str::to_string)));
     view! {
-        <div class="narration" aria-live="polite">
+        <div class="narration" role="status" aria-live="polite" aria-label="Narration">
             {move || match line.get() {
                 None => view! {
                     <p class="narration__line">"No step yet. Run a command in the console, then Step."</p>
