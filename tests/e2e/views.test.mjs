@@ -56,14 +56,14 @@ describe("the machinery views", () => {
     await run(page, "kubectl create deployment web --image=nginx --replicas=2");
 
     const watch = region(page, "Watch events");
-    const deployInformer = watch.getByRole("region", { name: /^Deployment informer \(kube-controller-manager-/ });
+    const deployInformer = watch.getByRole("group", { name: /^Deployment informer \(kube-controller-manager-/ });
     const delivered = deployInformer.getByRole("list", { name: "Delivered" }).getByRole("listitem").filter({ hasText: "default/web" });
     await stepUntil(page, "the ADDED event of default/web is delivered", async () => (await delivered.filter({ hasText: "ADDED" }).count()) > 0);
     assert.match(await delivered.filter({ hasText: "ADDED" }).first().innerText(), /delivered\s*ADDED\s*default\/web\s*· rv \d+ · step \d+/);
 
     const queues = region(page, "Work queues");
     const waitingWeb = queues
-      .getByRole("region", { name: /^deployment-controller queue/ })
+      .getByRole("group", { name: /^deployment-controller queue/ })
       .getByRole("list", { name: "Waiting" })
       .getByRole("listitem")
       .filter({ hasText: /^default\/web/ });
@@ -122,7 +122,7 @@ describe("the machinery views", () => {
     const row = objects.getByRole("button", { name: /^Deployment default\/web rv \d+/ });
     await row.click();
     assert.equal(await row.getAttribute("aria-pressed"), "true");
-    const yaml = objects.getByRole("region", { name: "YAML of Deployment default/web" });
+    const yaml = objects.getByRole("group", { name: "YAML of Deployment default/web" });
     const text = await yaml.innerText();
     assert.match(text, /resourceVersion: "\d+"/);
     assert.match(text, /generation: 1/);
@@ -143,7 +143,7 @@ describe("the machinery views", () => {
     await run(page, "lab conflict kube-controller-manager-a");
     await run(page, "kubectl scale deployment web --replicas=2");
     await page.getByRole("button", { name: "Run until idle" }).click();
-    const conflicts = region(page, "Work queues").getByRole("region", { name: "Conflicts" });
+    const conflicts = region(page, "Work queues").getByRole("group", { name: "Conflicts" });
     const item = conflicts.getByRole("listitem").first();
     const text = await item.innerText();
     assert.match(text, /Step \d+: 409 Conflict on \w+ default\/web/);

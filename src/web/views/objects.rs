@@ -71,7 +71,7 @@ fn Group(group: KindGroup, selected: Signal<Selection>, on_select: Callback<(Str
     let heading = format!("{} ({})", group.kind, crate::views::thousands(group.rows.total));
     let note = group.rows.note();
     view! {
-        <section class="objects__group" aria-label=group.kind.clone()>
+        <div class="objects__group" role="group" aria-label=group.kind.clone()>
             <h3 class="views__subtitle">{heading}</h3>
             <ul class="objects__rows">
                 {group
@@ -109,7 +109,7 @@ fn Group(group: KindGroup, selected: Signal<Selection>, on_select: Callback<(Str
                     .collect_view()}
             </ul>
             <CapNote note />
-        </section>
+        </div>
     }
 }
 
@@ -123,7 +123,7 @@ fn Detail(
     let label = format!("YAML of {title}");
     let (kind, key) = (detail.kind.clone(), detail.key.clone());
     view! {
-        <section class="objects__yaml" aria-label=label>
+        <div class="objects__yaml" role="group" aria-label=label>
             <h3 class="views__subtitle">{title}</h3>
             {on_edit
                 .map(|cb| {
@@ -166,6 +166,6 @@ fn Detail(
                     .collect_view()}
             </pre>
             <p class="views__muted">"Marked lines (highlighted, with a bar): resourceVersion, generation, observedGeneration, finalizers, deletionTimestamp, ownerReferences."</p>
-        </section>
+        </div>
     }
 }

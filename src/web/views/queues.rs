@@ -40,7 +40,7 @@ pub fn WorkQueues(
                 </p>
             </div>
         </Show>
-        <section class="conflicts" aria-label="Conflicts">
+        <div class="conflicts" role="group" aria-label="Conflicts">
             <h3 class="views__subtitle">"Conflicts"</h3>
             <Show
                 when=move || !found.with(Vec::is_empty)
@@ -56,7 +56,7 @@ pub fn WorkQueues(
                     </For>
                 </ol>
             </Show>
-        </section>
+        </div>
     }
 }
 
@@ -96,7 +96,7 @@ fn Queue(queue: QueueView) -> impl IntoView {
         .collect::<Vec<_>>();
     let notes = [queue.waiting.note(), queue.delayed.note()].into_iter().flatten().next();
     view! {
-        <section class="queue" aria-label=label>
+        <div class="queue" role="group" aria-label=label>
             <h3 class="views__subtitle">{title}</h3>
             <dl class="queue__lists">
                 <KeyList label="Waiting" keys=waiting />
@@ -105,7 +105,7 @@ fn Queue(queue: QueueView) -> impl IntoView {
                 <KeyList label="Delayed" keys=delayed />
             </dl>
             <CapNote note=notes />
-        </section>
+        </div>
     }
 }
 

@@ -60,7 +60,7 @@ fn Stream(stream: WatchStream) -> impl IntoView {
         .then(|| format!("showing {} of {} in flight", stream.in_flight.len(), stream.in_flight_total));
     let has_flying = stream.in_flight_total > 0;
     view! {
-        <section class="watch" aria-label=label>
+        <div class="watch" role="group" aria-label=label>
             <h3 class="views__subtitle">{title}</h3>
             <p class="views__state">{stream.state}</p>
             <ol class="watch__events" aria-label="Delivered">
@@ -75,7 +75,7 @@ fn Stream(stream: WatchStream) -> impl IntoView {
                     }
                 })}
             <CapNote note=flying_note />
-        </section>
+        </div>
     }
 }
 
@@ -137,7 +137,7 @@ fn ProcessCacheTable(cache: ProcessCache) -> impl IntoView {
     };
     let note = cache.rows.note();
     view! {
-        <section class="cache" aria-label=label>
+        <div class="cache" role="group" aria-label=label>
             <h3 class="views__subtitle">{title}</h3>
             <p class="views__state">{summary}</p>
             <div class="views__scroll">
@@ -155,7 +155,7 @@ fn ProcessCacheTable(cache: ProcessCache) -> impl IntoView {
                 </table>
             </div>
             <CapNote note />
-        </section>
+        </div>
     }
 }
 
