@@ -3,7 +3,7 @@
 
 use leptos::prelude::*;
 
-use super::{CapNote, WorldSource};
+use super::WorldSource;
 use crate::views::graph::{owner_graph, GraphEdge, GraphNode, NodeMark, NODE_HEIGHT, NODE_WIDTH};
 use crate::views::touched_by_last_step;
 
@@ -47,7 +47,7 @@ pub fn OwnerGraph(
                     </For>
                 </svg>
             </div>
-            <CapNote note=Signal::derive(move || graph.with(|g| g.nodes.note())).get() />
+            {move || graph.with(|g| g.nodes.note()).map(|n| view! { <p class="views__cap-note">{n}</p> })}
             <details class="graph__text">
                 <summary>"Owner graph as text"</summary>
                 <ul>
