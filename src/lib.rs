@@ -11,6 +11,7 @@ pub mod engine;
 pub mod kubectl;
 pub mod lessons;
 pub mod session;
+pub mod views;
 pub mod yaml;
 
 #[cfg(target_arch = "wasm32")]

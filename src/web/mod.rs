@@ -40,6 +40,7 @@ mod shell;
 pub mod state;
 mod stepping;
 mod timeline;
+pub mod views;
 
 /// Mounts the page: installs the panic hooks first, so that even a panic while mounting is shown.
 pub fn start() {

@@ -9,6 +9,7 @@ pub fn body(title: &str) -> Option<AnyView> {
         "Timeline" => Some(view! { <super::timeline::Timeline /> }.into_any()),
         "Console" => Some(view! { <super::console::ConsoleView /> }.into_any()),
         "Editor" => Some(view! { <super::editor::EditorView /> }.into_any()),
-        _ => None,
+        // The machinery views (src/web/views/).
+        _ => super::views::region_body(title),
     }
 }

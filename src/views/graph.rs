@@ -1,0 +1,450 @@
+//! "Owner graph": the objects that take part in garbage collection (Deployments, ReplicaSets,
+//! Pods, Buckets) and the Buckets' external buckets, with ownerReferences as edges and every
+//! deletion state marked (kubernetes-semantics.md §4: `deletionTimestamp`, the
+//! `foregroundDeletion` and `orphan` finalizers, `blockOwnerDeletion`, the controller reference;
+//! §5: finalizers and leaked external resources).
+//!
+//! The layout is a layered tree, deterministic: owners above dependents, siblings ordered by kind
+//! then namespace then name, each leaf in its own column and each owner centred over its
+//! children. An object with several owners is placed under the first live one; its other owner
+//! references are still drawn.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde_json::Value;
+
+use crate::engine::kinds::Kind;
+use crate::engine::labels::Selector;
+use crate::engine::object::ObjectExt;
+use crate::engine::world::World;
+
+use super::cloud::cloud_buckets;
+use super::Capped;
+
+/// Nodes drawn at most (in tree order); the rest are counted in the note.
+pub const NODES_SHOWN: usize = 150;
+/// A node's box width in SVG units.
+pub const NODE_WIDTH: i32 = 156;
+/// A node's box height.
+pub const NODE_HEIGHT: i32 = 48;
+/// Horizontal distance between leaf columns.
+pub const COLUMN: i32 = 172;
+/// Vertical distance between layers.
+pub const LAYER: i32 = 84;
+/// Space around the drawing.
+pub const MARGIN: i32 = 8;
+
+/// The kinds drawn, in sibling order.
+const KINDS: [&str; 4] = ["Deployment", "Bucket", "ReplicaSet", "Pod"];
+
+/// A mark on a node: what holds it, or how it is going away. Each has words (never colour alone).
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum NodeMark {
+    /// `metadata.deletionTimestamp` is set.
+    Terminating,
+    /// The `foregroundDeletion` finalizer: waits for its blocking dependents.
+    ForegroundDeletion,
+    /// The `orphan` finalizer: the GC removes dependents' references first.
+    Orphan,
+    /// Any other finalizer.
+    Finalizer(String),
+    /// An external bucket without its `Bucket` object.
+    Leaked,
+    /// An external bucket's state in the cloud (`Creating`, `Ready`, `Deleting`).
+    External(&'static str),
+    /// An ownerReference whose owner is not in the cluster (the GC will delete this object).
+    DanglingOwner(String),
+}
+
+impl NodeMark {
+    /// The mark's words.
+    pub fn label(&self) -> String {
+        match self {
+            NodeMark::Terminating => "Terminating".into(),
+            NodeMark::ForegroundDeletion => "foregroundDeletion".into(),
+            NodeMark::Orphan => "orphan".into(),
+            NodeMark::Finalizer(f) => format!("finalizer {f}"),
+            NodeMark::Leaked => "LEAKED".into(),
+            NodeMark::External(s) => format!("cloud: {s}"),
+            NodeMark::DanglingOwner(o) => format!("owner {o} gone"),
+        }
+    }
+}
+
+/// One node, placed.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct GraphNode {
+    /// The object's uid, or `cloud:<name>` for an external bucket.
+    pub id: String,
+    /// `ReplicaSet`, or `Cloud bucket`.
+    pub kind: String,
+    /// `metadata.name` (the bucket's name in the cloud).
+    pub name: String,
+    /// Layer (0 for objects without a drawn owner).
+    pub depth: usize,
+    /// Left edge.
+    pub x: i32,
+    /// Top edge.
+    pub y: i32,
+    /// Deletion states and finalizers.
+    pub marks: Vec<NodeMark>,
+    /// Whether the latest step touched it.
+    pub touched: bool,
+    /// What a screen reader says, and the line of the text alternative.
+    pub accessible_name: String,
+}
+
+/// One ownerReference, from owner to dependent (or Bucket to its external bucket).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct GraphEdge {
+    /// Owner node id.
+    pub from: String,
+    /// Dependent node id.
+    pub to: String,
+    /// `controller: true`.
+    pub controller: bool,
+    /// `blockOwnerDeletion: true`.
+    pub block_owner_deletion: bool,
+    /// A Bucket to its external bucket (not an ownerReference).
+    pub external: bool,
+    /// Start (bottom centre of the owner) and end (top centre of the dependent).
+    pub x1: i32,
+    /// See `x1`.
+    pub y1: i32,
+    /// See `x1`.
+    pub x2: i32,
+    /// See `x1`.
+    pub y2: i32,
+}
+
+/// The whole drawing.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
+pub struct OwnerGraph {
+    /// Nodes in tree order (preorder), at most [`NODES_SHOWN`].
+    pub nodes: Capped<GraphNode>,
+    /// Edges between drawn nodes.
+    pub edges: Vec<GraphEdge>,
+    /// The SVG's width.
+    pub width: i32,
+    /// The SVG's height.
+    pub height: i32,
+}
+
+/// An object or external bucket before layout.
+struct Item {
+    id: String,
+    kind: String,
+    namespace: String,
+    name: String,
+    owners: Vec<(String, bool, bool, String)>,
+    marks: Vec<NodeMark>,
+    external: bool,
+}
+
+fn kind_rank(kind: &str) -> usize {
+    KINDS.iter().position(|k| *k == kind).unwrap_or(KINDS.len())
+}
+
+fn item_of(obj: &Value, live: &BTreeSet<String>) -> Item {
+    let mut marks = Vec::new();
+    if obj.is_deleting() {
+        marks.push(NodeMark::Terminating);
+    }
+    for f in obj.finalizers() {
+        marks.push(match f {
+            "foregroundDeletion" => NodeMark::ForegroundDeletion,
+            "orphan" => NodeMark::Orphan,
+            other => NodeMark::Finalizer(other.to_string()),
+        });
+    }
+    let owners: Vec<(String, bool, bool, String)> = obj
+        .owner_references()
+        .into_iter()
+        .map(|r| {
+            (
+                r.uid.clone(),
+                r.controller == Some(true),
+                r.block_owner_deletion == Some(true),
+                format!("{} {}", r.kind, r.name),
+            )
+        })
+        .collect();
+    for (uid, _, _, what) in &owners {
+        if !live.contains(uid) {
+            marks.push(NodeMark::DanglingOwner(what.clone()));
+        }
+    }
+    Item {
+        id: obj.uid().to_string(),
+        kind: obj.kind().to_string(),
+        namespace: obj.namespace().unwrap_or("").to_string(),
+        name: obj.name().to_string(),
+        owners,
+        marks,
+        external: false,
+    }
+}
+
+/// The owner graph of the world now. `touched` holds the `(kind, namespace/name)` pairs the
+/// latest step touched (see [`super::touched_by_last_step`]).
+pub fn owner_graph(world: &World, touched: &[(String, String)]) -> OwnerGraph {
+    let mut objects = Vec::new();
+    for k in KINDS {
+        if let Some(kind) = Kind::by_kind(k) {
+            if let Ok(l) = world.api().list(kind, None, &Selector::everything()) {
+                objects.extend(l.items);
+            }
+        }
+    }
+    let live: BTreeSet<String> = objects.iter().map(|o| o.uid().to_string()).collect();
+    let mut items: Vec<Item> = objects.iter().map(|o| item_of(o, &live)).collect();
+    for b in cloud_buckets(world) {
+        let mut marks = vec![NodeMark::External(b.state)];
+        if b.leaked {
+            marks.push(NodeMark::Leaked);
+        }
+        let owners = if live.contains(&b.owner_uid) {
+            vec![(b.owner_uid.clone(), false, false, String::new())]
+        } else {
+            Vec::new()
+        };
+        items.push(Item {
+            id: format!("cloud:{}", b.name),
+            kind: "Cloud bucket".into(),
+            namespace: String::new(),
+            name: b.name,
+            owners,
+            marks,
+            external: true,
+        });
+    }
+    let touched: BTreeSet<(&str, String)> = touched.iter().map(|(k, key)| (k.as_str(), key.clone())).collect();
+    layout(items, &touched)
+}
+
+fn layout(mut items: Vec<Item>, touched: &BTreeSet<(&str, String)>) -> OwnerGraph {
+    items.sort_by(|a, b| (kind_rank(&a.kind), &a.namespace, &a.name).cmp(&(kind_rank(&b.kind), &b.namespace, &b.name)));
+    let index: BTreeMap<&str, usize> = items.iter().enumerate().map(|(i, it)| (it.id.as_str(), i)).collect();
+    // The parent is the controller owner if drawn, else the first drawn owner.
+    let parent: Vec<Option<usize>> = items
+        .iter()
+        .map(|it| {
+            let drawn = |(uid, ..): &&(String, bool, bool, String)| index.contains_key(uid.as_str());
+            it.owners
+                .iter()
+                .filter(drawn)
+                .find(|o| o.1)
+                .or_else(|| it.owners.iter().find(drawn))
+                .map(|o| index[o.0.as_str()])
+        })
+        .collect();
+    let mut children: Vec<Vec<usize>> = vec![Vec::new(); items.len()];
+    let mut roots = Vec::new();
+    for (i, p) in parent.iter().enumerate() {
+        match p {
+            Some(p) if *p != i => children[*p].push(i),
+            _ => roots.push(i),
+        }
+    }
+    // Preorder walk (iterative: no recursion depth limit on odd input), capped.
+    let mut order: Vec<(usize, usize)> = Vec::new();
+    let mut stack: Vec<(usize, usize)> = roots.iter().rev().map(|&r| (r, 0)).collect();
+    let mut seen = vec![false; items.len()];
+    let mut total = 0;
+    while let Some((i, depth)) = stack.pop() {
+        if seen[i] {
+            continue;
+        }
+        seen[i] = true;
+        total += 1;
+        if order.len() < super::graph::NODES_SHOWN {
+            order.push((i, depth));
+        }
+        for &c in children[i].iter().rev() {
+            stack.push((c, depth + 1));
+        }
+    }
+    let shown: BTreeSet<usize> = order.iter().map(|(i, _)| *i).collect();
+    // Leaves take the next column; owners sit centred over their drawn children (post-order).
+    let mut x = vec![0i32; items.len()];
+    let mut next_col = 0i32;
+    for &(i, _) in &order {
+        if !children[i].iter().any(|c| shown.contains(c)) {
+            x[i] = MARGIN + next_col * COLUMN;
+            next_col += 1;
+        }
+    }
+    for &(i, _) in order.iter().rev() {
+        let kids: Vec<usize> = children[i].iter().copied().filter(|c| shown.contains(c)).collect();
+        if let (Some(first), Some(last)) = (kids.first(), kids.last()) {
+            x[i] = (x[*first] + x[*last]) / 2;
+        }
+    }
+    let name_of = |i: usize| format!("{} {}", items[i].kind, items[i].name);
+    let mut nodes = Vec::with_capacity(order.len());
+    let mut max_depth = 0;
+    for &(i, depth) in &order {
+        let it = &items[i];
+        max_depth = max_depth.max(depth);
+        let key = if it.namespace.is_empty() { it.name.clone() } else { format!("{}/{}", it.namespace, it.name) };
+        let mut words = vec![name_of(i)];
+        if !it.namespace.is_empty() {
+            words[0].push_str(&format!(" in namespace {}", it.namespace));
+        }
+        for (uid, controller, block, what) in &it.owners {
+            if let Some(&o) = index.get(uid.as_str()) {
+                let mut w =
+                    if it.external { format!("created by {}", name_of(o)) } else { format!("owned by {}", name_of(o)) };
+                if *controller {
+                    w.push_str(" (controller)");
+                }
+                if *block {
+                    w.push_str(" (blockOwnerDeletion)");
+                }
+                words.push(w);
+            } else if !what.is_empty() {
+                words.push(format!("owner {what} is gone"));
+            }
+        }
+        words.extend(it.marks.iter().filter(|m| !matches!(m, NodeMark::DanglingOwner(_))).map(NodeMark::label));
+        nodes.push(GraphNode {
+            id: it.id.clone(),
+            kind: it.kind.clone(),
+            name: it.name.clone(),
+            depth,
+            x: x[i],
+            y: MARGIN + depth as i32 * LAYER,
+            marks: it.marks.clone(),
+            touched: !it.external && touched.contains(&(it.kind.as_str(), key)),
+            accessible_name: words.join(", "),
+        });
+    }
+    let pos: BTreeMap<&str, (i32, i32)> = nodes.iter().map(|n| (n.id.as_str(), (n.x, n.y))).collect();
+    let mut edges = Vec::new();
+    for n in &nodes {
+        let it = &items[index[n.id.as_str()]];
+        for (uid, controller, block, _) in &it.owners {
+            if let Some(&(ox, oy)) = pos.get(uid.as_str()) {
+                edges.push(GraphEdge {
+                    from: uid.clone(),
+                    to: n.id.clone(),
+                    controller: *controller,
+                    block_owner_deletion: *block,
+                    external: it.external,
+                    x1: ox + NODE_WIDTH / 2,
+                    y1: oy + NODE_HEIGHT,
+                    x2: n.x + NODE_WIDTH / 2,
+                    y2: n.y,
+                });
+            }
+        }
+    }
+    OwnerGraph {
+        width: 2 * MARGIN + (next_col.max(1) - 1) * COLUMN + NODE_WIDTH,
+        height: 2 * MARGIN + max_depth as i32 * LAYER + NODE_HEIGHT,
+        nodes: Capped { items: nodes, total },
+        edges,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::apiserver::delete::{DeleteOptions, Propagation};
+    use crate::engine::world::ActionKind;
+
+    fn settled_web(replicas: i64) -> World {
+        let mut w = World::new(1);
+        w.run_until_idle(2000);
+        w.create(super::super::watch::tests::deployment("web", replicas)).unwrap();
+        w.run_until_idle(5000);
+        w
+    }
+
+    #[test]
+    fn a_deployment_draws_as_a_layered_tree() {
+        let w = settled_web(2);
+        let g = owner_graph(&w, &[]);
+        let kinds: Vec<(&str, usize)> = g.nodes.items.iter().map(|n| (n.kind.as_str(), n.depth)).collect();
+        assert_eq!(kinds, vec![("Deployment", 0), ("ReplicaSet", 1), ("Pod", 2), ("Pod", 2)]);
+        assert_eq!(g.edges.len(), 3);
+        assert!(g.edges.iter().all(|e| e.controller && e.block_owner_deletion && e.y1 < e.y2));
+        // Owners are centred over their children; pods take their own columns.
+        let n = &g.nodes.items;
+        assert_eq!(n[2].x + COLUMN, n[3].x);
+        assert_eq!(n[1].x, (n[2].x + n[3].x) / 2);
+        assert_eq!(n[0].x, n[1].x);
+        assert!(g.width >= n[3].x + NODE_WIDTH && g.height >= n[3].y + NODE_HEIGHT);
+        assert!(n[1].accessible_name.starts_with("ReplicaSet web-"));
+        assert!(n[1].accessible_name.contains("owned by Deployment web (controller) (blockOwnerDeletion)"));
+        // Same world, same drawing.
+        assert_eq!(g, owner_graph(&w, &[]));
+    }
+
+    #[test]
+    fn a_foreground_deletion_cascades_node_by_node() {
+        let mut w = settled_web(2);
+        let dk = Kind::by_kind("Deployment").unwrap();
+        let opts = DeleteOptions { propagation_policy: Some(Propagation::Foreground), ..Default::default() };
+        w.delete(dk, Some("default"), "web", opts).unwrap();
+        let g = owner_graph(&w, &[]);
+        let d = &g.nodes.items[0];
+        assert!(d.marks.contains(&NodeMark::Terminating) && d.marks.contains(&NodeMark::ForegroundDeletion));
+        assert!(d.accessible_name.contains("Terminating, foregroundDeletion"));
+        // Step: the node count never grows, and the Deployment is the last to go.
+        let mut counts = vec![g.nodes.total];
+        let mut saw_rs_foreground = false;
+        for _ in 0..3000 {
+            let Some(r) = w.step() else { break };
+            let g = owner_graph(&w, &[]);
+            saw_rs_foreground |=
+                g.nodes.items.iter().any(|n| n.kind == "ReplicaSet" && n.marks.contains(&NodeMark::ForegroundDeletion));
+            if g.nodes.total != *counts.last().unwrap() {
+                counts.push(g.nodes.total);
+                if g.nodes.total > 0 {
+                    assert_eq!(g.nodes.items[0].kind, "Deployment", "the owner waits for its dependents");
+                }
+            }
+            if g.nodes.total == 0
+                || r.action == ActionKind::LeaseTick && w.pending().iter().all(|p| p.action == ActionKind::LeaseTick)
+            {
+                break;
+            }
+        }
+        assert!(saw_rs_foreground, "the cascade goes foreground down the tree");
+        assert_eq!(counts.last(), Some(&0), "{counts:?}");
+        assert!(counts.windows(2).all(|c| c[1] < c[0]), "{counts:?}");
+        assert!(counts.len() >= 3, "several steps, not one: {counts:?}");
+    }
+
+    #[test]
+    fn caps_and_keeps_owners_first() {
+        let w = settled_web(3);
+        let items: Vec<Item> = (0..400)
+            .map(|i| Item {
+                id: format!("u{i}"),
+                kind: "Pod".into(),
+                namespace: "d".into(),
+                name: format!("p{i:03}"),
+                owners: vec![("root".into(), true, true, "ReplicaSet r".into())],
+                marks: Vec::new(),
+                external: false,
+            })
+            .chain(std::iter::once(Item {
+                id: "root".into(),
+                kind: "ReplicaSet".into(),
+                namespace: "d".into(),
+                name: "r".into(),
+                owners: Vec::new(),
+                marks: Vec::new(),
+                external: false,
+            }))
+            .collect();
+        let g = layout(items, &BTreeSet::new());
+        assert_eq!(g.nodes.total, 401);
+        assert_eq!(g.nodes.items.len(), NODES_SHOWN);
+        assert_eq!(g.nodes.items[0].kind, "ReplicaSet");
+        assert_eq!(g.edges.len(), NODES_SHOWN - 1);
+        drop(w);
+    }
+}

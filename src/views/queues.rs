@@ -1,0 +1,196 @@
+//! "Work queues": per controller, client-go's work queue as it stands (kubernetes-semantics.md
+//! §1: a key waits in the queue and the dirty set; a key being processed is in the processing set;
+//! a key added while processing is dirty and runs once more after Done; delayed keys wait out
+//! `AddAfter` or the rate limiter's back-off). A burst of adds for one key collapses into one
+//! waiting entry: [`QueuedKey::adds`] counts the handler adds it absorbed.
+
+use crate::engine::world::{fmt_duration, ActionKind, Actor, World};
+
+use super::{recent, Capped};
+
+/// Keys shown per list.
+pub const KEYS_SHOWN: usize = 50;
+
+/// A waiting or processing key.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct QueuedKey {
+    /// `default/web`.
+    pub key: String,
+    /// Handler adds of this key since it was last taken by a worker (a burst of 3 events that
+    /// collapsed into one waiting entry shows 3).
+    pub adds: usize,
+    /// `NumRequeues`: failed attempts counted by the rate limiter.
+    pub requeues: u32,
+}
+
+/// A key waiting out a delay.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct DelayedKey {
+    /// `default/web`.
+    pub key: String,
+    /// `in 1.6s`, or `now` when due.
+    pub countdown: String,
+    /// Milliseconds until it is ready.
+    pub ready_in_ms: u64,
+    /// The rate limiter's retry count for it.
+    pub requeues: u32,
+}
+
+/// One controller's queue.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct QueueView {
+    /// `kube-controller-manager-a`.
+    pub process: String,
+    /// `deployment-controller`.
+    pub controller: String,
+    /// Keys waiting for a worker, in queue order.
+    pub waiting: Capped<QueuedKey>,
+    /// Keys a worker holds.
+    pub processing: Capped<QueuedKey>,
+    /// Keys added while being processed: they go back to waiting at Done.
+    pub dirty_while_processing: Capped<String>,
+    /// Delayed keys, soonest first.
+    pub delayed: Capped<DelayedKey>,
+}
+
+impl QueueView {
+    /// A stable key for keyed lists.
+    pub fn id(&self) -> String {
+        format!("{}/{}", self.process, self.controller)
+    }
+
+    /// Whether every list is empty.
+    pub fn is_empty(&self) -> bool {
+        self.waiting.total + self.processing.total + self.delayed.total + self.dirty_while_processing.total == 0
+    }
+}
+
+/// The keys a handler record queued: `"... and queued default/a, default/b (in 1s)."`.
+fn handler_keys(sentence: &str) -> Vec<&str> {
+    let Some((_, rest)) = sentence.rsplit_once(" and queued ") else {
+        return Vec::new();
+    };
+    let rest = rest.strip_suffix('.').unwrap_or(rest);
+    if rest == "nothing" {
+        return Vec::new();
+    }
+    rest.split(", ").filter(|k| !k.contains(" (in ")).collect()
+}
+
+/// The key a reconcile record worked on: `"<controller> reconciled <key>: ..."`.
+fn reconciled_key(sentence: &str) -> Option<&str> {
+    sentence.split_once(" reconciled ")?.1.split_once(": ").map(|(k, _)| k)
+}
+
+/// Handler adds of `key` by `(process, controller)` since its last reconcile, from the records.
+fn adds_since_taken(world: &World, process: &str, controller: &str, key: &str) -> usize {
+    let mut n = 0;
+    for r in recent(world.history()).iter().rev() {
+        let Actor::Controller { process: p, controller: c } = &r.actor else { continue };
+        if p != process || c != controller {
+            continue;
+        }
+        match r.action {
+            ActionKind::Reconcile if reconciled_key(&r.sentence) == Some(key) => break,
+            ActionKind::RunHandler if handler_keys(&r.sentence).contains(&key) => n += 1,
+            _ => {}
+        }
+    }
+    n
+}
+
+/// Every queue of every process whose controllers run (stopped and standby processes have none
+/// worth showing: their queues are empty or gone).
+pub fn queue_views(world: &World) -> Vec<QueueView> {
+    let now = world.now();
+    let mut out = Vec::new();
+    for p in world.processes() {
+        if !p.active() {
+            continue;
+        }
+        for slot in &p.slots {
+            let q = &slot.queue;
+            let controller = slot.controller.name().to_string();
+            let keyed = |k: &String, count_adds: bool| QueuedKey {
+                key: k.clone(),
+                adds: if count_adds { adds_since_taken(world, &p.name, &controller, k) } else { 0 },
+                requeues: q.num_requeues(k),
+            };
+            let waiting: Vec<QueuedKey> = q.waiting_keys().enumerate().map(|(i, k)| keyed(k, i < KEYS_SHOWN)).collect();
+            let processing: Vec<QueuedKey> = q.processing_keys().map(|k| keyed(k, false)).collect();
+            let dirty: Vec<String> = q.dirty_while_processing().cloned().collect();
+            let delayed: Vec<DelayedKey> = q
+                .delayed_keys()
+                .into_iter()
+                .map(|d| {
+                    let ms = d.ready_at.since(now).as_millis() as u64;
+                    let countdown =
+                        if ms == 0 { "now".to_string() } else { format!("in {}", fmt_duration(d.ready_at.since(now))) };
+                    DelayedKey { key: d.key, countdown, ready_in_ms: ms, requeues: d.requeues }
+                })
+                .collect();
+            out.push(QueueView {
+                process: p.name.clone(),
+                controller,
+                waiting: Capped::new(waiting, KEYS_SHOWN),
+                processing: Capped::new(processing, KEYS_SHOWN),
+                dirty_while_processing: Capped::new(dirty, KEYS_SHOWN),
+                delayed: Capped::new(delayed, KEYS_SHOWN),
+            });
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::kinds::Kind;
+
+    #[test]
+    fn record_parsing() {
+        assert_eq!(handler_keys("The x handler ran OnAdd for Pod d/a and queued d/a, d/b (in 1s)."), vec!["d/a"]);
+        assert!(handler_keys("The x handler ran OnAdd for Pod d/a and queued nothing.").is_empty());
+        assert_eq!(reconciled_key("deployment-controller reconciled default/web: created x."), Some("default/web"));
+    }
+
+    #[test]
+    fn a_burst_collapses_into_one_waiting_key_that_leaves_after_its_reconcile() {
+        let mut w = World::new(1);
+        w.run_until_idle(2000);
+        w.create(super::super::watch::tests::deployment("web", 1)).unwrap();
+        w.run_until_idle(5000);
+        // Three quick edits of the Deployment: three events, three handler runs, one key.
+        let dk = Kind::by_kind("Deployment").unwrap();
+        for n in 2..5 {
+            let mut d = w.api().get(dk, Some("default"), "web").unwrap();
+            d["metadata"]["labels"] = serde_json::json!({"edit": n.to_string()});
+            w.update(d).unwrap();
+        }
+        // Deliver and handle, but do not reconcile.
+        loop {
+            let next = w.pending();
+            let Some(p) = next.iter().find(|p| matches!(p.action, ActionKind::DeliverEvent | ActionKind::RunHandler))
+            else {
+                break;
+            };
+            w.run(p.id).unwrap();
+        }
+        let views = queue_views(&w);
+        let dq = views.iter().find(|v| v.controller == "deployment-controller").unwrap();
+        let web: Vec<&QueuedKey> = dq.waiting.items.iter().filter(|k| k.key == "default/web").collect();
+        assert_eq!(web.len(), 1, "one key for the burst: {dq:?}");
+        assert_eq!(web[0].adds, 3);
+        // Reconcile it: it leaves the queue.
+        loop {
+            let r = w.step().unwrap();
+            if r.action == ActionKind::Reconcile && reconciled_key(&r.sentence) == Some("default/web") {
+                break;
+            }
+        }
+        let views = queue_views(&w);
+        let dq = views.iter().find(|v| v.controller == "deployment-controller").unwrap();
+        assert!(dq.waiting.items.iter().all(|k| k.key != "default/web"));
+        assert!(dq.processing.items.is_empty(), "a reconcile is one atomic step");
+    }
+}

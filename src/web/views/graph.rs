@@ -1,0 +1,116 @@
+//! The "Owner graph" region: an SVG drawn from `views::graph::OwnerGraph`, every node focusable
+//! with its accessible name, and the same content as text for those who do not use the drawing.
+
+use leptos::prelude::*;
+
+use super::WorldSource;
+use crate::views::graph::{owner_graph, GraphEdge, GraphNode, NodeMark, NODE_HEIGHT, NODE_WIDTH};
+use crate::views::touched_by_last_step;
+
+/// Characters of a name that fit in a node box.
+const NAME_CHARS: usize = 22;
+
+/// "Owner graph": objects as nodes, ownerReferences as lines from owner (above) to dependent.
+#[component]
+pub fn OwnerGraph(
+    /// The world to show.
+    source: WorldSource,
+) -> impl IntoView {
+    let graph = source.memo(|w| owner_graph(w, &touched_by_last_step(w.history())));
+    let view_box = move || graph.with(|g| format!("0 0 {} {}", g.width, g.height));
+    view! {
+        <Show
+            when=move || graph.with(|g| g.nodes.total > 0)
+            fallback=|| view! {
+                <p class="panel__empty">
+                    "No Deployment, ReplicaSet, Pod or Bucket exists. Create one in the console (for example kubectl create deployment web --image=nginx --replicas=2) and step: its objects and their owner references appear here."
+                </p>
+            }
+        >
+            <p class="graph__legend">
+                "Lines go from owner (above) to dependent. Solid: controller reference; dashed: other owner or external resource; a ● at the dependent's end: blockOwnerDeletion."
+            </p>
+            <div class="graph__scroll">
+                <svg
+                    class="graph"
+                    role="group"
+                    aria-label="Owner graph drawing"
+                    viewBox=view_box
+                    width=move || graph.with(|g| g.width.to_string())
+                    height=move || graph.with(|g| g.height.to_string())
+                >
+                    <For each=move || graph.get().edges key=|e| e.clone() let:edge>
+                        <Edge edge />
+                    </For>
+                    <For each=move || graph.get().nodes.items key=|n| n.clone() let:node>
+                        <Node node />
+                    </For>
+                </svg>
+            </div>
+            {move || graph.with(|g| g.nodes.note()).map(|n| view! { <p class="views__cap-note">{n}</p> })}
+            <details class="graph__text">
+                <summary>"Owner graph as text"</summary>
+                <ul>
+                    <For each=move || graph.get().nodes.items key=|n| (n.id.clone(), n.accessible_name.clone(), n.depth) let:node>
+                        <li class=format!("graph__text-item graph__text-item--depth-{}", node.depth.min(4))>
+                            {node.accessible_name}
+                        </li>
+                    </For>
+                </ul>
+            </details>
+        </Show>
+    }
+}
+
+#[component]
+fn Edge(edge: GraphEdge) -> impl IntoView {
+    let class = if edge.controller && !edge.external { "graph__edge" } else { "graph__edge graph__edge--dashed" };
+    view! {
+        <line class=class x1=edge.x1 y1=edge.y1 x2=edge.x2 y2=edge.y2 />
+        {edge.block_owner_deletion.then(|| view! { <circle class="graph__block" cx=edge.x2 cy=edge.y2 + 1 r="4" /> })}
+    }
+}
+
+fn short(name: &str) -> String {
+    if name.chars().count() <= NAME_CHARS {
+        name.to_string()
+    } else {
+        let head: String = name.chars().take(NAME_CHARS - 1).collect();
+        format!("{head}…")
+    }
+}
+
+#[component]
+fn Node(node: GraphNode) -> impl IntoView {
+    let mut class = String::from("graph__node");
+    for (cond, modifier) in [
+        (node.marks.contains(&NodeMark::Terminating), " graph__node--terminating"),
+        (node.marks.contains(&NodeMark::Leaked), " graph__node--leaked"),
+        (node.marks.iter().any(|m| matches!(m, NodeMark::External(_))), " graph__node--external"),
+        (node.touched, " graph__node--touched"),
+    ] {
+        if cond {
+            class.push_str(modifier);
+        }
+    }
+    let marks = node
+        .marks
+        .iter()
+        .filter(|m| !matches!(m, NodeMark::DanglingOwner(_)))
+        .map(|m| match m {
+            NodeMark::Terminating => "⊘ Terminating".to_string(),
+            NodeMark::Leaked => "⚠ LEAKED".to_string(),
+            other => other.label(),
+        })
+        .collect::<Vec<_>>()
+        .join(" · ");
+    let (x, y) = (node.x, node.y);
+    view! {
+        <g class=class tabindex="0" role="img" aria-label=node.accessible_name>
+            <rect class="graph__box" x=x y=y width=NODE_WIDTH height=NODE_HEIGHT rx="4" />
+            <text class="graph__kind" x=x + 6 y=y + 13>{node.kind}{node.touched.then_some(" ✱")}</text>
+            <text class="graph__name" x=x + 6 y=y + 28>{short(&node.name)}</text>
+            <text class="graph__marks" x=x + 6 y=y + 42>{short(&marks)}</text>
+        </g>
+    }
+}
