@@ -103,7 +103,6 @@ pub fn Shell() -> impl IntoView {
         <Show when=move || narrow.get()>
             <Tabs groups=&GROUPS selected=selected />
         </Show>
-        <super::stepping::Stepper />
         <main class="layout">
             {GROUPS
                 .iter()
@@ -132,5 +131,10 @@ pub fn Shell() -> impl IntoView {
                 })
                 .collect_view()}
         </main>
+        // After the regions in reading and tab order (the tabs lead straight to their panel), but
+        // always in view: a toolbar stuck to the bottom of the window.
+        <div class="stepper-bar">
+            <super::stepping::Stepper />
+        </div>
     }
 }
