@@ -30,6 +30,104 @@ pub fn load_progress(saved: Option<&str>) -> (Progress, Option<&'static str>) {
     }
 }
 
+/// A page route (hash routing: the part after `#`, so the site works from any static host and
+/// any sub-path).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Route {
+    /// `#/` (or no hash): the lesson list.
+    Home,
+    /// `#/lessons/<slug>`: a lesson.
+    Lesson(String),
+    /// `#/sandbox`: the full cluster with every control.
+    Sandbox,
+    /// Anything else (shown as "no such page" with a link home).
+    NotFound(String),
+}
+
+impl Route {
+    /// Reads `location.hash` (`"#/lessons/conflicts"`, `""`, ...).
+    pub fn parse(hash: &str) -> Route {
+        let path = hash.strip_prefix('#').unwrap_or(hash);
+        let path = path.trim_start_matches('/').trim_end_matches('/');
+        match path {
+            "" => Route::Home,
+            "sandbox" => Route::Sandbox,
+            _ => match path.strip_prefix("lessons/") {
+                Some(slug) if !slug.is_empty() && !slug.contains('/') => Route::Lesson(slug.to_string()),
+                _ => Route::NotFound(path.chars().take(100).collect()),
+            },
+        }
+    }
+
+    /// The hash for this route (`"#/lessons/conflicts"`).
+    pub fn hash(&self) -> String {
+        match self {
+            Route::Home => "#/".into(),
+            Route::Lesson(slug) => format!("#/lessons/{slug}"),
+            Route::Sandbox => "#/sandbox".into(),
+            Route::NotFound(p) => format!("#/{p}"),
+        }
+    }
+}
+
+/// A piece of a lesson's Markdown line: plain text, `code` or **strong**.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Inline {
+    /// Plain text.
+    Text(String),
+    /// `` `code` ``.
+    Code(String),
+    /// `**strong**`.
+    Strong(String),
+}
+
+/// Splits lesson Markdown into paragraphs (blank-line separated; lines joined by a space), each
+/// a list of [`Inline`] pieces. Only what lesson files use: code spans and strong emphasis; an
+/// unclosed marker stays as text.
+pub fn paragraphs(text: &str) -> Vec<Vec<Inline>> {
+    text.split("\n\n")
+        .map(|p| p.lines().map(str::trim).filter(|l| !l.is_empty()).collect::<Vec<_>>().join(" "))
+        .filter(|p| !p.is_empty())
+        .map(|p| inline(&p))
+        .collect()
+}
+
+/// The [`Inline`] pieces of one line.
+pub fn inline(text: &str) -> Vec<Inline> {
+    let mut out = Vec::new();
+    let mut plain = String::new();
+    let mut rest = text;
+    while !rest.is_empty() {
+        let (marker, make): (&str, fn(String) -> Inline) = if rest.starts_with("**") {
+            ("**", Inline::Strong)
+        } else if rest.starts_with('`') {
+            ("`", Inline::Code)
+        } else {
+            let c = rest.chars().next().unwrap_or_default();
+            plain.push(c);
+            rest = &rest[c.len_utf8()..];
+            continue;
+        };
+        match rest[marker.len()..].find(marker) {
+            Some(end) => {
+                if !plain.is_empty() {
+                    out.push(Inline::Text(std::mem::take(&mut plain)));
+                }
+                out.push(make(rest[marker.len()..marker.len() + end].to_string()));
+                rest = &rest[marker.len() * 2 + end..];
+            }
+            None => {
+                plain.push_str(marker);
+                rest = &rest[marker.len()..];
+            }
+        }
+    }
+    if !plain.is_empty() {
+        out.push(Inline::Text(plain));
+    }
+    out
+}
+
 /// One lesson on the home page.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LessonSummary {
@@ -365,6 +463,36 @@ mod tests {
             Some(Err(e)) => panic!("{slug} does not start: {e}"),
             None => panic!("no lesson {slug}"),
         }
+    }
+
+    #[test]
+    fn routes_parse_and_round_trip() {
+        assert_eq!(Route::parse(""), Route::Home);
+        assert_eq!(Route::parse("#/"), Route::Home);
+        assert_eq!(Route::parse("#/sandbox"), Route::Sandbox);
+        assert_eq!(Route::parse("#/lessons/conflicts"), Route::Lesson("conflicts".into()));
+        assert_eq!(Route::parse("#/lessons/"), Route::NotFound("lessons".into()));
+        assert_eq!(Route::parse("#/what"), Route::NotFound("what".into()));
+        for r in [Route::Home, Route::Sandbox, Route::Lesson("generation".into())] {
+            assert_eq!(Route::parse(&r.hash()), r);
+        }
+    }
+
+    #[test]
+    fn markdown_inlines() {
+        use Inline::*;
+        assert_eq!(
+            inline("Run `kubectl get pods` to see **Pods**, a `b"),
+            vec![
+                Text("Run ".into()),
+                Code("kubectl get pods".into()),
+                Text(" to see ".into()),
+                Strong("Pods".into()),
+                Text(", a `b".into())
+            ]
+        );
+        assert_eq!(paragraphs("a\nb\n\n\nc").len(), 2);
+        assert_eq!(paragraphs("a\nb")[0], vec![Text("a b".into())]);
     }
 
     #[test]
