@@ -251,6 +251,8 @@ pub struct Session {
     selected: Option<(String, String)>,
     notice: Option<String>,
     goals_met: Vec<String>,
+    /// Steps taken so far by a sliced run until idle ([`Session::settle_slice`]).
+    settle_total: u64,
     changes: Changes,
 }
 
@@ -273,6 +275,7 @@ impl Session {
             selected: None,
             notice: None,
             goals_met: Vec::new(),
+            settle_total: 0,
             changes: Changes::default(),
         };
         let files: Vec<(String, String)> = s.console().files.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
@@ -416,44 +419,85 @@ impl Session {
         r.map(|_| ())
     }
 
-    /// Run until idle: steps until only periodic work remains (or reports a hot loop). While
-    /// kubectl watches or waits, it steps one at a time so the output appears where it happens.
+    /// Run until idle: steps until only periodic work remains (or reports a hot loop after
+    /// [`SETTLE_CAP`] steps). While kubectl watches or waits, it steps one at a time so the
+    /// output appears where it happens.
     pub fn run_until_idle(&mut self) -> Settled {
-        let (world, console) = self.parts();
-        let settled = if console.pending.is_empty() {
-            world.run_until_idle(SETTLE_CAP)
+        loop {
+            if let Some(done) = self.settle_slice(SETTLE_CAP) {
+                return done;
+            }
+        }
+    }
+
+    /// Run until idle, a slice at a time (the page runs one slice per frame so it stays
+    /// responsive): takes up to `slice` steps; returns the outcome once idle or once
+    /// [`SETTLE_CAP`] steps were taken in all, None while there is more to do.
+    pub fn settle_slice(&mut self, slice: u64) -> Option<Settled> {
+        let r = self.settle_some(slice.max(1));
+        let (steps, idle, explanation) = match r {
+            Settled::Idle { steps } => (steps, true, String::new()),
+            Settled::HotLoop { steps, explanation } => (steps, false, explanation),
+        };
+        self.settle_total += steps;
+        let total = self.settle_total;
+        let done = if idle {
+            Some(Settled::Idle { steps: total })
+        } else if total >= SETTLE_CAP {
+            Some(Settled::HotLoop { steps: total, explanation })
         } else {
-            let mut total = 0;
-            let mut out = Output::default();
-            let result = loop {
-                let (world, console) = self.parts();
-                match world.run_until_idle(1) {
-                    Settled::Idle { steps } => {
-                        total += steps;
-                        out.extend(console.resume(world));
-                        if steps == 0 {
-                            break Settled::Idle { steps: total };
-                        }
-                    }
-                    Settled::HotLoop { steps, explanation } => {
-                        total += steps;
-                        out.extend(console.resume(world));
-                        if total >= SETTLE_CAP {
-                            break Settled::HotLoop { steps: total, explanation };
-                        }
+            None
+        };
+        self.notice = Some(match &done {
+            Some(Settled::Idle { steps }) => format!("Settled after {steps} steps."),
+            Some(Settled::HotLoop { explanation, .. }) => explanation.clone(),
+            None => format!("Running until idle: {total} steps so far."),
+        });
+        if done.is_some() {
+            self.settle_total = 0;
+        }
+        self.after_world(true);
+        done
+    }
+
+    /// Stops a sliced run until idle (the learner pressed Pause): the next one counts from 0.
+    pub fn settle_cancel(&mut self) {
+        if self.settle_total > 0 {
+            self.settle_total = 0;
+            self.notice = Some("Paused.".into());
+            self.changes.notice += 1;
+        }
+    }
+
+    fn settle_some(&mut self, cap: u64) -> Settled {
+        let (world, console) = self.parts();
+        if console.pending.is_empty() {
+            return world.run_until_idle(cap);
+        }
+        let mut total = 0;
+        let mut out = Output::default();
+        let result = loop {
+            let (world, console) = self.parts();
+            match world.run_until_idle(1) {
+                Settled::Idle { steps } => {
+                    total += steps;
+                    out.extend(console.resume(world));
+                    if steps == 0 {
+                        break Settled::Idle { steps: total };
                     }
                 }
-            };
-            self.transcript.live(&out);
-            self.changes.transcript += 1;
-            result
+                Settled::HotLoop { steps, explanation } => {
+                    total += steps;
+                    out.extend(console.resume(world));
+                    if total >= cap {
+                        break Settled::HotLoop { steps: total, explanation };
+                    }
+                }
+            }
         };
-        self.notice = Some(match &settled {
-            Settled::Idle { steps } => format!("Settled after {steps} steps."),
-            Settled::HotLoop { explanation, .. } => explanation.clone(),
-        });
-        self.after_world(true);
-        settled
+        self.transcript.live(&out);
+        self.changes.transcript += 1;
+        result
     }
 
     /// Step back: returns to the state before the current step. False at the start.

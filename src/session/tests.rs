@@ -276,3 +276,23 @@ fn highlighting_covers_every_byte() {
         Some("metadata:\n  resourceVersion: \"40\"\n")
     );
 }
+
+#[test]
+fn run_until_idle_in_slices_reaches_the_same_state() {
+    let mut whole = Session::sandbox();
+    create_web(&mut whole);
+    let Settled::Idle { steps } = whole.run_until_idle() else { panic!("hot loop") };
+    let mut sliced = Session::sandbox();
+    create_web(&mut sliced);
+    let mut slices = 0;
+    let done = loop {
+        slices += 1;
+        if let Some(done) = sliced.settle_slice(7) {
+            break done;
+        }
+        assert!(sliced.notice().is_some_and(|n| n.starts_with("Running until idle")));
+    };
+    assert_eq!(done, Settled::Idle { steps });
+    assert!(slices > 2);
+    assert_eq!(sliced.world().history(), whole.world().history());
+}

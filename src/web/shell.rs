@@ -103,10 +103,10 @@ pub fn Shell() -> impl IntoView {
                 "How Kubernetes controllers really work, one event at a time."
             </p>
         </header>
-        <super::stepping::Stepper />
         <Show when=move || narrow.get()>
             <Tabs groups=&GROUPS selected=selected />
         </Show>
+        <super::stepping::Stepper />
         <main class="layout">
             {GROUPS
                 .iter()

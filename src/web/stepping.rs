@@ -9,6 +9,9 @@ use wasm_bindgen::JsCast;
 use super::state::{use_lab, Part};
 use crate::session::Tick;
 
+/// Steps per slice of Run until idle (one slice per timer tick).
+const SETTLE_SLICE: u64 = 40;
+
 /// Play's speeds, in steps per second: the Speed slider picks one by index.
 pub const SPEEDS: [u32; 6] = [1, 2, 4, 8, 15, 30];
 
@@ -29,7 +32,23 @@ pub fn Stepper() -> impl IntoView {
     let lab = use_lab();
     let playing = RwSignal::new(false);
     let speed = RwSignal::new(2usize);
+    let settling = RwSignal::new(false);
     let timer: StoredValue<Option<Interval>, LocalStorage> = StoredValue::new_local(None);
+    let settle_timer: StoredValue<Option<Interval>, LocalStorage> = StoredValue::new_local(None);
+
+    // Run until idle, one slice per timer tick, so the page keeps answering input meanwhile.
+    Effect::new(move |_| {
+        let on = settling.get();
+        settle_timer.set_value(None);
+        if on {
+            let tick = Interval::new(0, move || {
+                if lab.act(|s| s.settle_slice(SETTLE_SLICE)).is_some() {
+                    settling.set(false);
+                }
+            });
+            settle_timer.set_value(Some(tick));
+        }
+    });
 
     // Play: one tick per interval; the session says when the cluster went idle.
     Effect::new(move |_| {
@@ -51,12 +70,20 @@ pub fn Stepper() -> impl IntoView {
     };
     let back = move || {
         playing.set(false);
+        settling.set(false);
         lab.act(|s| s.step_back());
     };
-    let toggle = move || playing.update(|p| *p = !*p);
+    let toggle = move || {
+        if settling.get_untracked() {
+            settling.set(false);
+            lab.act(|s| s.settle_cancel());
+        } else {
+            playing.update(|p| *p = !*p);
+        }
+    };
     let settle = move |_| {
         playing.set(false);
-        lab.act(|s| s.run_until_idle());
+        settling.set(true);
     };
 
     let keys = window_event_listener(leptos::ev::keydown, move |ev| {
@@ -89,7 +116,7 @@ pub fn Stepper() -> impl IntoView {
                 "Step"
             </button>
             <Show
-                when=move || playing.get()
+                when=move || playing.get() || settling.get()
                 fallback=move || view! {
                     <button type="button" class="stepper__button" on:click=move |_| toggle() aria-keyshortcuts="Space">
                         "Play"

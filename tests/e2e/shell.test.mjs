@@ -136,6 +136,25 @@ describe("on a 360 px wide screen", () => {
     await context.close();
   });
 
+  test("shows keyboard focus, and the selected tab by more than colour", async () => {
+    const { context, page, problems } = await openPage(browser, `${server.origin}/#/sandbox`, NARROW);
+    // The site navigation (Lessons, Sandbox) comes first; the tabs right after it.
+    await page.getByRole("navigation", { name: "Site" }).getByRole("link", { name: "Sandbox" }).focus();
+    await page.keyboard.press("Tab");
+    const steps = page.getByRole("tab", { name: "Steps" });
+    assert.equal(await page.evaluate(() => document.activeElement?.getAttribute("role")), "tab");
+    const ring = await steps.evaluate((el) => {
+      const style = getComputedStyle(el);
+      return { style: style.outlineStyle, width: parseFloat(style.outlineWidth) };
+    });
+    assert.notEqual(ring.style, "none", "a focused tab has an outline");
+    assert.ok(ring.width >= 2, `the outline is at least 2px wide (${ring.width}px)`);
+    const weight = (name) => page.getByRole("tab", { name }).evaluate((el) => getComputedStyle(el).fontWeight);
+    assert.notEqual(await weight("Steps"), await weight("Cluster"), "selected and unselected tabs differ in weight");
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
   test("fits the width: nothing scrolls sideways", async () => {
     const { context, page, problems } = await openPage(browser, `${server.origin}/#/sandbox`, NARROW);
     for (const name of ["Steps", "Cluster", "Commands"]) {
