@@ -11,6 +11,7 @@
 
 pub mod console;
 pub mod editor;
+pub mod lesson;
 pub mod timeline;
 
 use crate::engine::world::{ActionKind, Actor, Fault, Pending, Settled, StepRecord, World};

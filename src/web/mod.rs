@@ -32,6 +32,7 @@
 mod console;
 mod editor;
 mod layout;
+mod lessons;
 mod next;
 mod panel;
 mod panic;
@@ -45,5 +46,5 @@ pub mod views;
 /// Mounts the page: installs the panic hooks first, so that even a panic while mounting is shown.
 pub fn start() {
     panic::install();
-    leptos::mount::mount_to_body(shell::Shell);
+    leptos::mount::mount_to_body(lessons::App);
 }

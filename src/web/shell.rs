@@ -90,7 +90,10 @@ const REGIONS: [&[Region]; 3] = [
 #[component]
 pub fn Shell() -> impl IntoView {
     // The page's one session (a sandbox until lessons are routed), shared with every panel.
-    super::state::provide(super::state::Lab::new(crate::session::Session::sandbox()));
+    // A route (a lesson, or the sandbox) may have provided the session already.
+    if use_context::<super::state::Lab>().is_none() {
+        super::state::provide(super::state::Lab::new(crate::session::Session::sandbox()));
+    }
     let narrow = use_narrow();
     let selected = RwSignal::new(0usize);
     view! {

@@ -34,7 +34,7 @@ const timelineSteps = (page) => page.getByRole("region", { name: "Timeline" }).g
 
 describe("stepping through a Deployment", () => {
   test("a console create is narrated step by step and the timeline grows", async () => {
-    const { context, page, problems } = await openPage(browser, `${server.origin}/`, WIDE);
+    const { context, page, problems } = await openPage(browser, `${server.origin}/#/sandbox`, WIDE);
     await run(page, "kubectl create deployment web --image=nginx --replicas=3");
     await consoleLog(page).getByText("deployment.apps/web created").waitFor();
     const narration = page.getByRole("status", { name: "Narration" });
@@ -58,7 +58,7 @@ describe("stepping through a Deployment", () => {
   });
 
   test("a stale editor apply gets the real 409, and Reload and re-apply recovers", async () => {
-    const { context, page, problems } = await openPage(browser, `${server.origin}/`, WIDE);
+    const { context, page, problems } = await openPage(browser, `${server.origin}/#/sandbox`, WIDE);
     await run(page, "kubectl create deployment web --image=nginx --replicas=3");
     await page.getByRole("button", { name: "Run until idle" }).click();
     await run(page, "kubectl edit deployment web");
@@ -78,7 +78,7 @@ describe("stepping through a Deployment", () => {
   });
 
   test("a parse error is shown at its line and column", async () => {
-    const { context, page } = await openPage(browser, `${server.origin}/`, WIDE);
+    const { context, page } = await openPage(browser, `${server.origin}/#/sandbox`, WIDE);
     const editor = page.getByRole("textbox", { name: "Manifest editor" });
     await editor.fill("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: [x\n");
     await page.getByText(/^Line \d+, column \d+: /).waitFor();
@@ -86,7 +86,7 @@ describe("stepping through a Deployment", () => {
   });
 
   test("step back, then acting starts a new branch, said in words", async () => {
-    const { context, page, problems } = await openPage(browser, `${server.origin}/`, WIDE);
+    const { context, page, problems } = await openPage(browser, `${server.origin}/#/sandbox`, WIDE);
     await run(page, "kubectl create deployment web --image=nginx --replicas=3");
     for (let i = 0; i < 4; i++) await page.getByRole("button", { name: "Step", exact: true }).click();
     const total = await timelineSteps(page).count();
@@ -100,7 +100,7 @@ describe("stepping through a Deployment", () => {
   });
 
   test("keyboard: Right steps, Left steps back, Space plays and pauses", async () => {
-    const { context, page } = await openPage(browser, `${server.origin}/`, WIDE);
+    const { context, page } = await openPage(browser, `${server.origin}/#/sandbox`, WIDE);
     await run(page, "kubectl create deployment web --image=nginx --replicas=3");
     await page.getByRole("heading", { level: 1 }).click();
     const count = () => timelineSteps(page).count();
@@ -126,7 +126,7 @@ describe("stepping through a Deployment", () => {
 
 describe("at 360 px", () => {
   test("the controls, console and editor are usable", async () => {
-    const { context, page, problems } = await openPage(browser, `${server.origin}/`, NARROW);
+    const { context, page, problems } = await openPage(browser, `${server.origin}/#/sandbox`, NARROW);
     await page.getByRole("tab", { name: "Commands" }).click();
     await run(page, "kubectl create deployment web --image=nginx --replicas=1");
     await consoleLog(page).getByText("deployment.apps/web created").waitFor();
@@ -140,7 +140,7 @@ describe("at 360 px", () => {
 
 describe("performance (a figure, not an assertion)", () => {
   test("step latency with 1,000 pods", { timeout: 1_200_000 }, async () => {
-    const { context, page } = await openPage(browser, `${server.origin}/`, WIDE);
+    const { context, page } = await openPage(browser, `${server.origin}/#/sandbox`, WIDE);
     await run(page, "kubectl create deployment big --image=nginx --replicas=1000");
     const t0 = Date.now();
     for (let i = 0; i < 10; i++) {

@@ -24,7 +24,7 @@ after(async () => {
 
 describe("at the site root", () => {
   test("loads with no console error, no CSP violation and no failed request", async () => {
-    const { context, page, problems } = await openPage(browser, `${server.origin}/`, WIDE);
+    const { context, page, problems } = await openPage(browser, `${server.origin}/#/sandbox`, WIDE);
     assert.equal(await page.title(), "Reconcile Lab");
     await page.waitForLoadState("networkidle");
     assert.deepEqual(problems, []);
@@ -32,7 +32,7 @@ describe("at the site root", () => {
   });
 
   test("shows every labelled region, each saying what will appear in it", async () => {
-    const { context, page, problems } = await openPage(browser, `${server.origin}/`, WIDE);
+    const { context, page, problems } = await openPage(browser, `${server.origin}/#/sandbox`, WIDE);
     for (const name of REGIONS) {
       const region = page.getByRole("region", { name, exact: true });
       assert.equal(await region.count(), 1, `one region named "${name}"`);
@@ -49,7 +49,7 @@ describe("at the site root", () => {
 
   test("follows the system's dark colour scheme", async () => {
     const background = async (colorScheme) => {
-      const { context, page } = await openPage(browser, `${server.origin}/`, { ...WIDE, colorScheme });
+      const { context, page } = await openPage(browser, `${server.origin}/#/sandbox`, { ...WIDE, colorScheme });
       const banner = page.getByRole("banner");
       const color = await banner.evaluate((el) => getComputedStyle(el).backgroundColor);
       await context.close();
@@ -62,7 +62,7 @@ describe("at the site root", () => {
 describe(`under the sub-path ${SUB_PATH}`, () => {
   test("loads every asset from below the sub-path, with no error", async () => {
     const first = server.requests.length;
-    const { context, page, problems } = await openPage(browser, `${server.origin}${SUB_PATH}`, WIDE);
+    const { context, page, problems } = await openPage(browser, `${server.origin}${SUB_PATH}#/sandbox`, WIDE);
     await page.waitForLoadState("networkidle");
     assert.deepEqual(problems, []);
     for (const name of REGIONS) {
@@ -83,7 +83,7 @@ describe(`under the sub-path ${SUB_PATH}`, () => {
 
 describe("on a 360 px wide screen", () => {
   test("groups the regions under tabs that answer clicks", async () => {
-    const { context, page, problems } = await openPage(browser, `${server.origin}/`, NARROW);
+    const { context, page, problems } = await openPage(browser, `${server.origin}/#/sandbox`, NARROW);
     const tablist = page.getByRole("tablist", { name: "Page sections" });
     assert.ok(await tablist.isVisible());
     const tabs = tablist.getByRole("tab");
@@ -107,7 +107,7 @@ describe("on a 360 px wide screen", () => {
   });
 
   test("moves between tabs with the arrow keys, Home and End", async () => {
-    const { context, page, problems } = await openPage(browser, `${server.origin}/`, NARROW);
+    const { context, page, problems } = await openPage(browser, `${server.origin}/#/sandbox`, NARROW);
     const tab = (name) => page.getByRole("tab", { name });
     const selectedName = async () => (await page.getByRole("tab", { selected: true }).innerText()).trim();
     const focusedName = () => page.evaluate(() => document.activeElement?.textContent?.trim());
@@ -137,7 +137,9 @@ describe("on a 360 px wide screen", () => {
   });
 
   test("shows keyboard focus, and the selected tab by more than colour", async () => {
-    const { context, page, problems } = await openPage(browser, `${server.origin}/`, NARROW);
+    const { context, page, problems } = await openPage(browser, `${server.origin}/#/sandbox`, NARROW);
+    // The site navigation (Lessons, Sandbox) comes first; the tabs right after it.
+    await page.getByRole("navigation", { name: "Site" }).getByRole("link", { name: "Sandbox" }).focus();
     await page.keyboard.press("Tab");
     const steps = page.getByRole("tab", { name: "Steps" });
     assert.equal(await page.evaluate(() => document.activeElement?.getAttribute("role")), "tab");
@@ -154,7 +156,7 @@ describe("on a 360 px wide screen", () => {
   });
 
   test("fits the width: nothing scrolls sideways", async () => {
-    const { context, page, problems } = await openPage(browser, `${server.origin}/`, NARROW);
+    const { context, page, problems } = await openPage(browser, `${server.origin}/#/sandbox`, NARROW);
     for (const name of ["Steps", "Cluster", "Commands"]) {
       await page.getByRole("tab", { name }).click();
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
@@ -165,7 +167,7 @@ describe("on a 360 px wide screen", () => {
   });
 
   test("switches between tabs and the full layout when the window is resized", async () => {
-    const { context, page, problems } = await openPage(browser, `${server.origin}/`, WIDE);
+    const { context, page, problems } = await openPage(browser, `${server.origin}/#/sandbox`, WIDE);
     assert.equal(await page.getByRole("tablist").count(), 0);
     await page.setViewportSize({ width: 360, height: 740 });
     await page.getByRole("tablist", { name: "Page sections" }).waitFor();

@@ -1,0 +1,583 @@
+//! The page's side of a guided lesson: starting one from saved progress, the lesson panel's view
+//! model, "Show me" through the same console and editor the learner uses, Reset, "Open in
+//! sandbox", and reading saved progress without ever failing.
+//!
+//! The lesson engine itself (format, goals, checker, progress encoding) is [`crate::lessons`];
+//! goals are checked by [`Session`] after every intent that touches the world.
+
+use super::{Changes, Engine, Session};
+use crate::lessons::{self, Action, LessonRun, Progress};
+
+/// The local-storage key progress is saved under.
+pub const PROGRESS_KEY: &str = "reconcile-lab.progress";
+
+/// Saved progress longer than this is not read at all (ten lessons' goal ids fit in a few KB).
+pub const MAX_SAVED_PROGRESS: usize = 64 * 1024;
+
+/// What the page says when saved progress is unreadable, oversized or from another version.
+pub const UNREADABLE_PROGRESS: &str = "Saved progress could not be read; starting fresh.";
+
+/// Reads saved progress. Nothing saved: empty progress, no notice. Unreadable, oversized or
+/// outdated: empty progress and [`UNREADABLE_PROGRESS`]. Never fails.
+pub fn load_progress(saved: Option<&str>) -> (Progress, Option<&'static str>) {
+    match saved {
+        None => (Progress::new(), None),
+        Some(text) if text.len() > MAX_SAVED_PROGRESS => (Progress::new(), Some(UNREADABLE_PROGRESS)),
+        Some(text) => match Progress::decode(text) {
+            Ok(p) => (p, None),
+            Err(_) => (Progress::new(), Some(UNREADABLE_PROGRESS)),
+        },
+    }
+}
+
+/// A page route (hash routing: the part after `#`, so the site works from any static host and
+/// any sub-path).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Route {
+    /// `#/` (or no hash): the lesson list.
+    Home,
+    /// `#/lessons/<slug>`: a lesson.
+    Lesson(String),
+    /// `#/sandbox`: the full cluster with every control.
+    Sandbox,
+    /// Anything else (shown as "no such page" with a link home).
+    NotFound(String),
+}
+
+impl Route {
+    /// Reads `location.hash` (`"#/lessons/conflicts"`, `""`, ...).
+    pub fn parse(hash: &str) -> Route {
+        let path = hash.strip_prefix('#').unwrap_or(hash);
+        let path = path.trim_start_matches('/').trim_end_matches('/');
+        match path {
+            "" => Route::Home,
+            "sandbox" => Route::Sandbox,
+            _ => match path.strip_prefix("lessons/") {
+                Some(slug) if !slug.is_empty() && !slug.contains('/') => Route::Lesson(slug.to_string()),
+                _ => Route::NotFound(path.chars().take(100).collect()),
+            },
+        }
+    }
+
+    /// The hash for this route (`"#/lessons/conflicts"`).
+    pub fn hash(&self) -> String {
+        match self {
+            Route::Home => "#/".into(),
+            Route::Lesson(slug) => format!("#/lessons/{slug}"),
+            Route::Sandbox => "#/sandbox".into(),
+            Route::NotFound(p) => format!("#/{p}"),
+        }
+    }
+}
+
+/// A piece of a lesson's Markdown line: plain text, `code` or **strong**.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Inline {
+    /// Plain text.
+    Text(String),
+    /// `` `code` ``.
+    Code(String),
+    /// `**strong**`.
+    Strong(String),
+}
+
+/// Splits lesson Markdown into paragraphs (blank-line separated; lines joined by a space), each
+/// a list of [`Inline`] pieces. Only what lesson files use: code spans and strong emphasis; an
+/// unclosed marker stays as text.
+pub fn paragraphs(text: &str) -> Vec<Vec<Inline>> {
+    text.split("\n\n")
+        .map(|p| p.lines().map(str::trim).filter(|l| !l.is_empty()).collect::<Vec<_>>().join(" "))
+        .filter(|p| !p.is_empty())
+        .map(|p| inline(&p))
+        .collect()
+}
+
+/// The [`Inline`] pieces of one line.
+pub fn inline(text: &str) -> Vec<Inline> {
+    let mut out = Vec::new();
+    let mut plain = String::new();
+    let mut rest = text;
+    while !rest.is_empty() {
+        let (marker, make): (&str, fn(String) -> Inline) = if rest.starts_with("**") {
+            ("**", Inline::Strong)
+        } else if rest.starts_with('`') {
+            ("`", Inline::Code)
+        } else {
+            let c = rest.chars().next().unwrap_or_default();
+            plain.push(c);
+            rest = &rest[c.len_utf8()..];
+            continue;
+        };
+        match rest[marker.len()..].find(marker) {
+            Some(end) => {
+                if !plain.is_empty() {
+                    out.push(Inline::Text(std::mem::take(&mut plain)));
+                }
+                out.push(make(rest[marker.len()..marker.len() + end].to_string()));
+                rest = &rest[marker.len() * 2 + end..];
+            }
+            None => {
+                plain.push_str(marker);
+                rest = &rest[marker.len()..];
+            }
+        }
+    }
+    if !plain.is_empty() {
+        out.push(Inline::Text(plain));
+    }
+    out
+}
+
+/// One lesson on the home page.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LessonSummary {
+    /// The route slug.
+    pub slug: String,
+    /// The title.
+    pub title: String,
+    /// The one-sentence summary.
+    pub summary: String,
+    /// Goals met (as saved).
+    pub met: usize,
+    /// Goals in the lesson.
+    pub total: usize,
+}
+
+/// The home page's list, in catalog order (a lesson file that does not parse is left out; the
+/// lesson tests make sure none is).
+pub fn summaries(progress: &Progress) -> Vec<LessonSummary> {
+    lessons::catalog()
+        .into_iter()
+        .flatten()
+        .map(|l| {
+            let ids: Vec<&str> = l.steps.iter().flat_map(|s| s.goals.iter().map(|g| g.id.as_str())).collect();
+            let met = progress
+                .lesson(&l.slug)
+                .map_or(0, |p| p.goals_met.iter().filter(|g| ids.contains(&g.as_str())).count());
+            LessonSummary {
+                slug: l.slug.clone(),
+                title: l.title.clone(),
+                summary: l.summary.clone(),
+                met,
+                total: ids.len(),
+            }
+        })
+        .collect()
+}
+
+/// One goal in the lesson panel.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GoalView {
+    /// The goal id (stable key).
+    pub id: String,
+    /// What the learner should reach.
+    pub text: String,
+    /// Whether it is met.
+    pub met: bool,
+}
+
+/// One step in the lesson panel.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StepView {
+    /// The step's title.
+    pub title: String,
+    /// A puzzle (goals only, no instruction).
+    pub puzzle: bool,
+    /// The explanation (Markdown paragraphs).
+    pub explanation: String,
+    /// The instruction (may be empty for a puzzle).
+    pub instruction: String,
+    /// The goals.
+    pub goals: Vec<GoalView>,
+    /// The hints, in order.
+    pub hints: Vec<String>,
+    /// Whether "Show me" has something to play.
+    pub has_solution: bool,
+}
+
+/// The lesson panel's view model.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LessonView {
+    /// The route slug.
+    pub slug: String,
+    /// The title.
+    pub title: String,
+    /// The introduction (Markdown paragraphs).
+    pub intro: String,
+    /// Every step.
+    pub steps: Vec<StepView>,
+    /// The first step with a goal not met (`steps.len()` when complete).
+    pub current: usize,
+    /// Every goal is met.
+    pub complete: bool,
+    /// The next lesson in the catalog, `(slug, title)`.
+    pub next: Option<(String, String)>,
+}
+
+/// Starts lesson `slug` as a page session, restoring its saved goals. `None` for an unknown
+/// slug; an error text when the lesson does not start (a broken lesson file).
+pub fn start(slug: &str, progress: &Progress) -> Option<Result<Session, String>> {
+    let lesson = match lessons::lesson(slug)? {
+        Ok(l) => l,
+        Err(e) => return Some(Err(format!("The lesson file does not parse: {e:?}"))),
+    };
+    Some(
+        LessonRun::resume(&lesson, progress)
+            .map(|run| Session::with_engine(Engine::Lesson(run)))
+            .map_err(|e| e.to_string()),
+    )
+}
+
+/// Every counter of `a` moved past both `a` and `b` (a replaced session must re-render every part).
+fn moved_past(a: Changes, b: Changes) -> Changes {
+    Changes {
+        cluster: a.cluster.max(b.cluster) + 1,
+        timeline: a.timeline.max(b.timeline) + 1,
+        transcript: a.transcript.max(b.transcript) + 1,
+        editor: a.editor.max(b.editor) + 1,
+        selection: a.selection.max(b.selection) + 1,
+        notice: a.notice.max(b.notice) + 1,
+    }
+}
+
+impl Session {
+    /// The lesson panel's view model (`None` in the sandbox).
+    pub fn lesson_view(&self) -> Option<LessonView> {
+        let run = self.lesson()?;
+        let l = &run.lesson;
+        let steps = l
+            .steps
+            .iter()
+            .map(|s| StepView {
+                title: s.title.clone(),
+                puzzle: s.puzzle,
+                explanation: s.explanation.clone(),
+                instruction: s.instruction.clone(),
+                goals: s
+                    .goals
+                    .iter()
+                    .map(|g| GoalView { id: g.id.clone(), text: g.text.clone(), met: run.checker.is_met(&g.id) })
+                    .collect(),
+                hints: s.hints.clone(),
+                has_solution: !s.solution.is_empty(),
+            })
+            .collect();
+        let slugs = lessons::LESSON_FILES;
+        let next = slugs
+            .iter()
+            .position(|(s, _)| *s == l.slug)
+            .and_then(|i| slugs.get(i + 1))
+            .and_then(|(s, _)| lessons::lesson(s))
+            .and_then(Result::ok)
+            .map(|n| (n.slug, n.title));
+        Some(LessonView {
+            slug: l.slug.clone(),
+            title: l.title.clone(),
+            intro: l.intro.clone(),
+            steps,
+            current: run.checker.current_step(),
+            complete: run.checker.complete(),
+            next,
+        })
+    }
+
+    /// Writes the lesson's progress (goals met, current step) into `progress`.
+    pub fn save_lesson(&self, progress: &mut Progress) {
+        if let Some(run) = self.lesson() {
+            run.save(progress);
+        }
+    }
+
+    /// The actions "Show me" plays for step `i` (empty outside a lesson or past the end).
+    pub fn solution(&self, i: usize) -> Vec<Action> {
+        self.lesson().and_then(|r| r.lesson.steps.get(i)).map(|s| s.solution.clone()).unwrap_or_default()
+    }
+
+    /// Starts "Show me" for step `i`: a puzzle's solution is written for the puzzle's starting
+    /// state, so its world is Reset first (goals kept), as `lessons::verify` plays it. Returns
+    /// the actions to play, one at a time, with [`Session::play_action`].
+    pub fn begin_show_me(&mut self, i: usize) -> Result<Vec<Action>, String> {
+        let puzzle = self.lesson().and_then(|r| r.lesson.steps.get(i)).is_some_and(|s| s.puzzle);
+        if puzzle {
+            self.reset_lesson(false)?;
+        }
+        Ok(self.solution(i))
+    }
+
+    /// Plays one "Show me" action through the same intents the learner uses: a console line is
+    /// submitted to the console (after `$(...)` is replaced by that command's output, run
+    /// quietly), an edit replaces the editor tab's text, an apply presses the tab's Apply, a step
+    /// presses Step, settle presses "Run until idle". Returns an error text when the action could
+    /// not be played as the lesson expects.
+    pub fn play_action(&mut self, action: &Action) -> Result<(), String> {
+        match action {
+            Action::Console(line) => {
+                let (first, heredoc) = line.split_once('\n').map_or((line.as_str(), None), |(a, b)| (a, Some(b)));
+                let marker = lessons::format::EXPECT_FAILURE;
+                let expect_failure = first.trim_end().ends_with(marker);
+                let first = first.trim_end().trim_end_matches(marker).trim_end();
+                let mut cmd = self.substitute(first)?;
+                if let Some(h) = heredoc {
+                    cmd.push('\n');
+                    cmd.push_str(h);
+                }
+                let out = self.console_submit(&cmd);
+                if (out.exit_code != 0) != expect_failure {
+                    return Err(format!("{cmd:?} did not go as the lesson expects"));
+                }
+                Ok(())
+            }
+            Action::Edit { file, text } => {
+                self.open_file(file, text);
+                self.sync_files();
+                Ok(())
+            }
+            Action::Apply { file, expect_failure } => {
+                let Some(i) = self.buffers().iter().position(|b| &b.name == file) else {
+                    return Err(format!("no editor tab named {file}"));
+                };
+                self.select_buffer(i);
+                let out = self.editor_apply(i);
+                if (out.exit_code != 0) != *expect_failure {
+                    return Err(format!("applying {file} did not go as the lesson expects"));
+                }
+                Ok(())
+            }
+            Action::Step(n) => {
+                for _ in 0..*n {
+                    if !self.step() {
+                        break;
+                    }
+                }
+                Ok(())
+            }
+            Action::Settle => {
+                self.run_until_idle();
+                Ok(())
+            }
+            Action::StepUntil(check) => {
+                let mut counters = vec![0; check.seen_slots()];
+                for _ in 0..lessons::format::STEP_UNTIL_CAP {
+                    let mut slot = 0;
+                    if check.eval(self.world(), &counters, &mut slot) {
+                        return Ok(());
+                    }
+                    let (world, _) = self.parts();
+                    let Some(r) = world.step() else { break };
+                    let mut slot = 0;
+                    check.observe(&r, &mut counters, &mut slot);
+                    self.notice = None;
+                    self.after_world(true);
+                }
+                let mut slot = 0;
+                if check.eval(self.world(), &counters, &mut slot) {
+                    Ok(())
+                } else {
+                    Err("stepping did not reach the state the lesson expects".into())
+                }
+            }
+        }
+    }
+
+    /// Replaces each `$(command)` by the trimmed standard output of that console command, run
+    /// without showing it in the transcript (it only reads).
+    fn substitute(&mut self, line: &str) -> Result<String, String> {
+        let mut out = String::new();
+        let mut rest = line;
+        while let Some(at) = rest.find("$(") {
+            out.push_str(&rest[..at]);
+            let body = &rest[at + 2..];
+            let mut depth = 1usize;
+            let mut end = None;
+            for (k, c) in body.char_indices() {
+                if c == '(' {
+                    depth += 1;
+                } else if c == ')' {
+                    depth -= 1;
+                    if depth == 0 {
+                        end = Some(k);
+                        break;
+                    }
+                }
+            }
+            let end = end.ok_or_else(|| format!("unclosed $( in {line:?}"))?;
+            let (world, console) = self.parts();
+            let o = console.execute(world, &body[..end]);
+            if o.exit_code != 0 {
+                return Err(format!("{:?} failed: {}", &body[..end], o.terminal()));
+            }
+            out.push_str(o.stdout().trim());
+            rest = &body[end + 1..];
+        }
+        out.push_str(rest);
+        Ok(out)
+    }
+
+    /// The lesson's Reset: a fresh world, console, editor and timeline from the lesson; goals
+    /// already met stay met unless `forget_progress`.
+    pub fn reset_lesson(&mut self, forget_progress: bool) -> Result<(), String> {
+        let Engine::Lesson(run) = &self.engine else { return Ok(()) };
+        let fresh = if forget_progress {
+            LessonRun::start(&run.lesson)
+        } else {
+            let mut r = LessonRun::start(&run.lesson);
+            if let Ok(r) = &mut r {
+                r.checker.restore(run.checker.met().iter().map(String::as_str));
+            }
+            r
+        }
+        .map_err(|e| e.to_string())?;
+        let before = self.changes;
+        let mut s = Session::with_engine(Engine::Lesson(fresh));
+        s.changes = moved_past(before, s.changes);
+        s.notice = Some(if forget_progress {
+            "The lesson starts over, with no goal met.".into()
+        } else {
+            "The lesson's cluster starts over; the goals you met stay met.".into()
+        });
+        *self = s;
+        Ok(())
+    }
+
+    /// "Open in sandbox": a sandbox session over this lesson's world and console, as they are
+    /// (the lesson's goals are left behind; the lesson restarts from saved progress when
+    /// reopened).
+    pub fn into_sandbox(self) -> Session {
+        let (world, console) = match self.engine {
+            Engine::Sandbox { world, console } => (world, console),
+            Engine::Lesson(run) => (run.world, run.console),
+        };
+        let mut s = Session::with_engine(Engine::Sandbox { world, console });
+        s.changes = moved_past(self.changes, s.changes);
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn session(slug: &str) -> Session {
+        match start(slug, &Progress::new()) {
+            Some(Ok(s)) => s,
+            Some(Err(e)) => panic!("{slug} does not start: {e}"),
+            None => panic!("no lesson {slug}"),
+        }
+    }
+
+    #[test]
+    fn routes_parse_and_round_trip() {
+        assert_eq!(Route::parse(""), Route::Home);
+        assert_eq!(Route::parse("#/"), Route::Home);
+        assert_eq!(Route::parse("#/sandbox"), Route::Sandbox);
+        assert_eq!(Route::parse("#/lessons/conflicts"), Route::Lesson("conflicts".into()));
+        assert_eq!(Route::parse("#/lessons/"), Route::NotFound("lessons".into()));
+        assert_eq!(Route::parse("#/what"), Route::NotFound("what".into()));
+        for r in [Route::Home, Route::Sandbox, Route::Lesson("generation".into())] {
+            assert_eq!(Route::parse(&r.hash()), r);
+        }
+    }
+
+    #[test]
+    fn markdown_inlines() {
+        use Inline::*;
+        assert_eq!(
+            inline("Run `kubectl get pods` to see **Pods**, a `b"),
+            vec![
+                Text("Run ".into()),
+                Code("kubectl get pods".into()),
+                Text(" to see ".into()),
+                Strong("Pods".into()),
+                Text(", a `b".into())
+            ]
+        );
+        assert_eq!(paragraphs("a\nb\n\n\nc").len(), 2);
+        assert_eq!(paragraphs("a\nb")[0], vec![Text("a b".into())]);
+    }
+
+    #[test]
+    fn unreadable_progress_is_ignored_with_the_notice() {
+        assert_eq!(load_progress(None).1, None);
+        for bad in ["", "{", "null", "garbage\u{0}", &"x".repeat(MAX_SAVED_PROGRESS + 1)] {
+            let (p, notice) = load_progress(Some(bad));
+            assert_eq!(notice, Some(UNREADABLE_PROGRESS), "{bad:.20}");
+            assert_eq!(p, Progress::new());
+        }
+        let mut p = Progress::new();
+        p.record("conflicts", &["a".into()], 1);
+        let (back, notice) = load_progress(Some(&p.encode()));
+        assert_eq!((back, notice), (p, None));
+    }
+
+    #[test]
+    fn unknown_slug_is_none_and_every_lesson_starts() {
+        assert!(start("no-such-lesson", &Progress::new()).is_none());
+        for (slug, _) in lessons::LESSON_FILES {
+            let s = session(slug);
+            let v = s.lesson_view().expect("a lesson session has a view");
+            assert_eq!(v.slug, slug);
+            assert!(!v.complete);
+        }
+        assert_eq!(summaries(&Progress::new()).len(), lessons::LESSON_FILES.len());
+    }
+
+    #[test]
+    fn show_me_completes_every_lesson_through_the_session() {
+        for (slug, _) in lessons::LESSON_FILES {
+            let mut s = session(slug);
+            let steps = s.lesson_view().map_or(0, |v| v.steps.len());
+            for i in 0..steps {
+                for a in s.begin_show_me(i).expect("show me starts") {
+                    if let Err(e) = s.play_action(&a) {
+                        panic!("{slug} step {i}: {e}");
+                    }
+                }
+            }
+            let v = s.lesson_view().expect("view");
+            assert!(
+                v.complete,
+                "{slug}: goals left {:?}",
+                v.steps.iter().flat_map(|s| &s.goals).filter(|g| !g.met).collect::<Vec<_>>()
+            );
+            assert_eq!(v.current, v.steps.len());
+        }
+    }
+
+    #[test]
+    fn reset_keeps_goals_unless_asked_and_progress_round_trips() {
+        let mut s = session("reconcile-loop");
+        for a in s.solution(0) {
+            s.play_action(&a).expect("step 1 plays");
+        }
+        let met = |s: &Session| {
+            s.lesson_view().map_or(0, |v| v.steps.iter().flat_map(|s| &s.goals).filter(|g| g.met).count())
+        };
+        assert_eq!(met(&s), 2);
+        let before = s.changes();
+        s.reset_lesson(false).expect("reset");
+        assert_eq!(met(&s), 2);
+        assert!(s.changes().cluster > before.cluster && s.changes().editor > before.editor);
+        let mut p = Progress::new();
+        s.save_lesson(&mut p);
+        let resumed = match start("reconcile-loop", &p) {
+            Some(Ok(r)) => r,
+            _ => panic!("resume"),
+        };
+        assert_eq!(met(&resumed), 2);
+        assert_eq!(summaries(&p)[0].met, 2);
+        s.reset_lesson(true).expect("reset");
+        assert_eq!(met(&s), 0);
+    }
+
+    #[test]
+    fn a_wrong_action_meets_no_goal_and_sandbox_copies_the_world() {
+        let mut s = session("reconcile-loop");
+        s.console_submit("kubectl get pods");
+        s.run_until_idle();
+        assert!(s.goals_met().is_empty());
+        let names = s.world().api().resource_version();
+        let sandbox = s.into_sandbox();
+        assert!(sandbox.lesson().is_none());
+        assert_eq!(sandbox.world().api().resource_version(), names);
+    }
+}
