@@ -97,6 +97,7 @@ mod tests {
             verb: verb.into(),
             target: "Deployment default/web".into(),
             sent_resource_version: sent,
+            stored_resource_version: 0,
             code,
             resource_version: rv,
             error: (code >= 400).then(|| "conflict".to_string()),
