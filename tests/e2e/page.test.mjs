@@ -139,7 +139,9 @@ describe("at 360 px", () => {
 });
 
 describe("performance (a figure, not an assertion)", () => {
-  test("step latency with 1,000 pods", { timeout: 1_200_000 }, async () => {
+  // A measurement, not a check: it converges 1,000 pods in the page (minutes on 2 cores), so it
+  // runs only when asked for (REPORT_PERF=1), as part of the benchmark figures.
+  test("step latency with 1,000 pods", { timeout: 1_200_000, skip: !process.env.REPORT_PERF && "a measurement: set REPORT_PERF=1 to run it" }, async () => {
     const { context, page } = await openPage(browser, `${server.origin}/#/sandbox`, WIDE);
     await run(page, "kubectl create deployment big --image=nginx --replicas=1000");
     const t0 = Date.now();
