@@ -10,6 +10,7 @@ use super::console::{CmdError, Console, Output};
 use crate::engine::kinds::Kind;
 use crate::engine::object::ObjectExt;
 use crate::engine::time::{parse_duration, Time};
+use crate::engine::world::cloud::CloudFault;
 use crate::engine::world::{fmt_duration, Fault, Process, Settled, StepRecord, World};
 use std::time::Duration;
 
@@ -30,7 +31,8 @@ Stepping:\n\
 Looking inside:\n\
   lab processes                The control plane's processes (running, leading)\n\
   lab queue CONTROLLER         A controller's work queue (waiting, processing, delayed keys)\n\
-  lab cache CONTROLLER [KIND]  An informer cache next to the API server's objects\n\n\
+  lab cache CONTROLLER [KIND]  An informer cache next to the API server's objects\n\
+  lab cloud                    The external cloud's buckets (outside the cluster), leaked ones marked\n\n\
 Faults:\n\
   lab break-watch PROCESS KIND    lab expire-history\n\
   lab stop|kill|start|restart PROCESS\n\
@@ -38,7 +40,8 @@ Faults:\n\
   lab partition PROCESS           lab heal PROCESS\n\
   lab fail-image IMAGE            lab fix-image IMAGE\n\
   lab pause-kubelets              lab resume-kubelets     lab slow-kubelets FACTOR\n\
-  lab clock-jump DURATION\n\n\
+  lab clock-jump DURATION\n\
+  lab fail-cloud                  lab hang-cloud          lab fix-cloud\n\n\
 World:\n\
   lab seed N                   Start over with another seed\n\
   lab reset                    Start over with the same seed\n\n\
@@ -343,6 +346,10 @@ impl Console {
             "heal" => fault(world.fault(Fault::Heal(need(args, 1, "a process")?.into())), out)?,
             "fail-image" => fault(world.fault(Fault::FailImage(need(args, 1, "an image")?.into())), out)?,
             "fix-image" => fault(world.fault(Fault::FixImage(need(args, 1, "an image")?.into())), out)?,
+            "cloud" => out.out(world.cloud_table()),
+            "fail-cloud" => fault(world.cloud_fault(Some(CloudFault::Failing)), out)?,
+            "hang-cloud" => fault(world.cloud_fault(Some(CloudFault::Hanging)), out)?,
+            "fix-cloud" => fault(world.cloud_fault(None), out)?,
             "pause-kubelets" => fault(world.pause_kubelets(), out)?,
             "resume-kubelets" => fault(world.resume_kubelets(), out)?,
             "slow-kubelets" => {
