@@ -45,7 +45,7 @@ const region = (page, name) => page.getByRole("region", { name: new RegExp(`^${n
 
 /** Opens the page and lets the cluster start (informers list, a leader is elected). */
 async function openSettled(options) {
-  const opened = await openPage(browser, `${server.origin}/`, options);
+  const opened = await openPage(browser, `${server.origin}/#/sandbox`, options);
   await opened.page.getByRole("button", { name: "Run until idle" }).click();
   return opened;
 }
@@ -116,7 +116,7 @@ describe("the machinery views", () => {
   });
 
   test("Objects shows a selected object's YAML with its key fields marked; Leases shows the holder", async () => {
-    const { context, page, problems } = await openPage(browser, `${server.origin}/`, WIDE);
+    const { context, page, problems } = await openPage(browser, `${server.origin}/#/sandbox`, WIDE);
     await run(page, "kubectl create deployment web --image=nginx");
     const objects = region(page, "Objects");
     const row = objects.getByRole("button", { name: /^Deployment default\/web rv \d+/ });
@@ -160,7 +160,7 @@ describe("the machinery views", () => {
   });
 
   test("the views work at 360 px", async () => {
-    const { context, page, problems } = await openPage(browser, `${server.origin}/`, NARROW);
+    const { context, page, problems } = await openPage(browser, `${server.origin}/#/sandbox`, NARROW);
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     assert.ok(overflow <= 0, `no horizontal page scroll at 360 px (overflow ${overflow}px)`);
     assert.deepEqual(problems, []);
