@@ -23,6 +23,15 @@ use crate::engine::object::ObjectExt;
 use crate::engine::status::{Reason, Status};
 use std::collections::BTreeMap;
 
+/// The longest console input accepted, in bytes (a pasted manifest with its here-document fits
+/// many times over); longer input is refused politely before parsing.
+pub const MAX_LINE: usize = 64 * 1024;
+
+/// The refusal for an over-long console input.
+pub fn line_too_long(len: usize) -> String {
+    format!("the command is too long ({len} characters); this console takes at most {MAX_LINE}")
+}
+
 /// Which stream a piece of output went to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Stream {
@@ -333,6 +342,12 @@ impl Console {
     /// commands runs them one after the other (the exit status is the last one's, as in a shell).
     pub fn execute(&mut self, api: &mut dyn Cluster, line: &str) -> Output {
         let mut out = Output::default();
+        if line.len() > MAX_LINE {
+            // Refused before any parsing, and without echoing the line back (issue 10).
+            out.fail(CmdError::Plain(line_too_long(line.len())));
+            out.exit_code = 1;
+            return out;
+        }
         if !line.trim().is_empty() {
             self.history.push(line.to_string());
         }

@@ -17,6 +17,9 @@ use std::time::Duration;
 /// The most steps one `lab settle` runs before it calls the rest a hot loop.
 pub const SETTLE_CAP: u64 = 5_000;
 
+/// The longest `lab advance` (issue 10: a bounded run, refused politely beyond it).
+pub const MAX_ADVANCE: Duration = Duration::from_secs(3600);
+
 /// `lab help`.
 pub fn help() -> String {
     "lab: the simulation's own commands (kubectl never advances time; these do).\n\n\
@@ -227,6 +230,13 @@ impl Console {
             }
             "advance" => {
                 let d = duration(need(args, 1, "a duration")?)?;
+                // Lease renewals fall due every 2 s for ever, so an unbounded advance never returned.
+                if d > MAX_ADVANCE {
+                    return Err(CmdError::Plain(format!(
+                        "lab advance moves the clock at most {} at a time",
+                        fmt_duration(MAX_ADVANCE)
+                    )));
+                }
                 let records = world.advance(d);
                 out.out(format!(
                     "Advanced {} to +{}: {} steps ran.\n",

@@ -30,7 +30,7 @@ pub const SETTLE_CAP: u64 = crate::kubectl::lab::SETTLE_CAP;
 pub const SANDBOX_SEED: u64 = 1;
 
 /// The most characters a console line may have; longer input is refused politely.
-pub const MAX_LINE: usize = 64 * 1024;
+pub use crate::kubectl::console::MAX_LINE;
 
 /// The regions of the page a step can touch (for the narration's highlight).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -534,10 +534,7 @@ impl Session {
         self.history_cursor.reset();
         if line.len() > MAX_LINE {
             let mut out = Output::default();
-            out.err(format!(
-                "error: the command is {} characters long; this console takes at most {MAX_LINE}\n",
-                line.len()
-            ));
+            out.err(format!("error: {}\n", crate::kubectl::console::line_too_long(line.len())));
             out.exit_code = 1;
             self.transcript.command(&line[..editor::floor_char_boundary(line, 200)], &out);
             self.changes.transcript += 1;
