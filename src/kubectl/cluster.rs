@@ -112,13 +112,6 @@ impl Cluster for ApiServer {
     }
 }
 
-fn object(r: Result<UserResult, Status>) -> Result<Value, Status> {
-    match r? {
-        UserResult::Object(v) => Ok(v),
-        UserResult::Deleted(Deleted::Gone(v) | Deleted::Pending(v)) => Ok(v),
-    }
-}
-
 impl Cluster for World {
     fn server(&self) -> &ApiServer {
         self.api()
@@ -127,10 +120,10 @@ impl Cluster for World {
         self.api_mut()
     }
     fn create(&mut self, obj: Value) -> Result<Value, Status> {
-        object(self.user("kubectl", UserCall::Create(obj)))
+        World::create(self, obj)
     }
     fn update(&mut self, obj: Value) -> Result<Value, Status> {
-        object(self.user("kubectl", UserCall::Update(obj)))
+        World::update(self, obj)
     }
     fn patch(
         &mut self,
@@ -147,7 +140,7 @@ impl Cluster for World {
             patch: patch.clone(),
             subresource: sub,
         };
-        object(self.user("kubectl", call))
+        self.user("kubectl", call).map(UserResult::into_object)
     }
     fn delete(
         &mut self,
@@ -158,10 +151,7 @@ impl Cluster for World {
     ) -> Result<Deleted, Status> {
         let call =
             UserCall::Delete { kind, namespace: ns.map(String::from), name: name.to_string(), options: opts.clone() };
-        match self.user("kubectl", call)? {
-            UserResult::Deleted(d) => Ok(d),
-            UserResult::Object(v) => Ok(Deleted::Pending(v)),
-        }
+        self.user("kubectl", call).map(UserResult::into_deleted)
     }
     fn world(&mut self) -> Option<&mut World> {
         Some(self)

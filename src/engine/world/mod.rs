@@ -280,6 +280,23 @@ pub enum UserResult {
     Deleted(Deleted),
 }
 
+impl UserResult {
+    /// The object the call returned: the written object, or a deleted object's last state.
+    pub fn into_object(self) -> Value {
+        match self {
+            UserResult::Object(v) | UserResult::Deleted(Deleted::Gone(v) | Deleted::Pending(v)) => v,
+        }
+    }
+
+    /// The call's result as a DELETE's: a written object means it is still there, being deleted.
+    pub fn into_deleted(self) -> Deleted {
+        match self {
+            UserResult::Deleted(d) => d,
+            UserResult::Object(v) => Deleted::Pending(v),
+        }
+    }
+}
+
 /// A logged input: each gives exactly one record, and replaying them reproduces the run.
 #[derive(Clone, Debug)]
 enum Input {
@@ -1249,18 +1266,12 @@ impl World {
 
     /// `user("kubectl", Create(obj))`, returning the object.
     pub fn create(&mut self, obj: Value) -> Result<Value, Status> {
-        match self.user("kubectl", UserCall::Create(obj))? {
-            UserResult::Object(v) => Ok(v),
-            UserResult::Deleted(Deleted::Gone(v) | Deleted::Pending(v)) => Ok(v),
-        }
+        self.user("kubectl", UserCall::Create(obj)).map(UserResult::into_object)
     }
 
     /// `user("kubectl", Update(obj))`.
     pub fn update(&mut self, obj: Value) -> Result<Value, Status> {
-        match self.user("kubectl", UserCall::Update(obj))? {
-            UserResult::Object(v) => Ok(v),
-            UserResult::Deleted(Deleted::Gone(v) | Deleted::Pending(v)) => Ok(v),
-        }
+        self.user("kubectl", UserCall::Update(obj)).map(UserResult::into_object)
     }
 
     /// `user("kubectl", Patch{..})` of the main resource.
@@ -1278,10 +1289,7 @@ impl World {
             patch,
             subresource: Subresource::Main,
         };
-        match self.user("kubectl", call)? {
-            UserResult::Object(v) => Ok(v),
-            UserResult::Deleted(Deleted::Gone(v) | Deleted::Pending(v)) => Ok(v),
-        }
+        self.user("kubectl", call).map(UserResult::into_object)
     }
 
     /// `user("kubectl", Delete{..})`.
@@ -1293,10 +1301,7 @@ impl World {
         options: DeleteOptions,
     ) -> Result<Deleted, Status> {
         let call = UserCall::Delete { kind, namespace: namespace.map(str::to_string), name: name.to_string(), options };
-        match self.user("kubectl", call)? {
-            UserResult::Deleted(d) => Ok(d),
-            UserResult::Object(v) => Ok(Deleted::Pending(v)),
-        }
+        self.user("kubectl", call).map(UserResult::into_deleted)
     }
 
     fn apply_user(&mut self, who: &str, call: UserCall) -> (Result<UserResult, Status>, StepRecord) {
