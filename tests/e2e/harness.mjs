@@ -8,6 +8,7 @@ import { createServer } from "node:http";
 import { readFile, stat } from "node:fs/promises";
 import { extname, join, normalize, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
+import { after, before } from "node:test";
 import { chromium } from "playwright-core";
 
 export const DIST = resolve(fileURLToPath(import.meta.url), "../../../dist");
@@ -140,3 +141,40 @@ export const REGIONS = [
   "Editor",
   "Console",
 ];
+
+/** A phone-sized viewport (360 px wide), the narrowest the page supports. */
+export const NARROW = { viewport: { width: 360, height: 740 }, isMobile: true, hasTouch: true };
+
+/**
+ * Registers a test file's hooks: the release dist/ served on 127.0.0.1 and one headless Chromium,
+ * both closed after the file's tests; `ready(server, browser)` is called once both are up.
+ */
+export function useSiteAndBrowser(ready) {
+  let server;
+  let browser;
+  before(async () => {
+    server = await serveDist();
+    browser = await launchBrowser();
+    ready(server, browser);
+  });
+  after(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+}
+
+/** Types one line into the "Console input" text box and presses Enter. */
+export async function typeInConsole(page, line) {
+  const input = page.getByRole("textbox", { name: "Console input" });
+  await input.fill(line);
+  await input.press("Enter");
+}
+
+/**
+ * Presses "Run until idle" and waits until it has finished: it runs in slices on a timer, showing
+ * "Pause" meanwhile, and "Play" again once the cluster is idle.
+ */
+export async function runUntilIdle(page, timeout = 120_000) {
+  await page.getByRole("button", { name: "Run until idle" }).click();
+  await page.getByRole("button", { name: "Play", exact: true }).waitFor({ timeout });
+}

@@ -4,29 +4,22 @@
 // announces "Lesson complete". Also: a wrong action meets no goal, progress survives a reload,
 // corrupt saved progress shows the notice and the page still works, the home page and routes.
 
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { resolve } from "node:path";
-import { launchBrowser, openPage, serveDist } from "./harness.mjs";
+import { NARROW, openPage, useSiteAndBrowser } from "./harness.mjs";
 
 const WIDE = { viewport: { width: 1400, height: 1000 } };
-const NARROW = { viewport: { width: 360, height: 740 }, isMobile: true, hasTouch: true };
 const LESSONS = resolve(fileURLToPath(import.meta.url), "../../../lessons");
 const PROGRESS_KEY = "reconcile-lab.progress";
 
 let server;
 let browser;
-
-before(async () => {
-  server = await serveDist();
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
+useSiteAndBrowser((s, b) => {
+  server = s;
+  browser = b;
 });
 
 /** A lesson file's steps: `{ title, puzzle, solution: [line or {edit, text}] }`. */

@@ -3,31 +3,18 @@
 // three Running pods, get the real 409 from a stale editor apply and recover, step back and
 // branch, step with the keyboard, use the page at 360 px, and a rough step-latency figure.
 
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { launchBrowser, openPage, serveDist } from "./harness.mjs";
+import { NARROW, openPage, typeInConsole as run, useSiteAndBrowser } from "./harness.mjs";
 
 const WIDE = { viewport: { width: 1400, height: 1000 } };
-const NARROW = { viewport: { width: 360, height: 740 }, isMobile: true, hasTouch: true };
 
 let server;
 let browser;
-
-before(async () => {
-  server = await serveDist();
-  browser = await launchBrowser();
+useSiteAndBrowser((s, b) => {
+  server = s;
+  browser = b;
 });
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
-
-async function run(page, line) {
-  const input = page.getByRole("textbox", { name: "Console input" });
-  await input.fill(line);
-  await input.press("Enter");
-}
 
 const consoleLog = (page) => page.getByRole("log", { name: "Console output" });
 const timelineSteps = (page) => page.getByRole("region", { name: "Timeline" }).getByRole("list", { name: "Steps" }).getByRole("listitem");

@@ -2,24 +2,17 @@
 // every labelled region, works under a sub-path, and its narrow-screen tabs answer clicks and keys.
 // Elements are found by role and accessible name only.
 
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { launchBrowser, openPage, REGIONS, serveDist, SUB_PATH } from "./harness.mjs";
+import { NARROW, openPage, REGIONS, SUB_PATH, useSiteAndBrowser } from "./harness.mjs";
 
 const WIDE = { viewport: { width: 1280, height: 800 } };
-const NARROW = { viewport: { width: 360, height: 740 }, isMobile: true, hasTouch: true };
 
 let server;
 let browser;
-
-before(async () => {
-  server = await serveDist();
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
+useSiteAndBrowser((s, b) => {
+  server = s;
+  browser = b;
 });
 
 describe("at the site root", () => {

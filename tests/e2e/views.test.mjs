@@ -2,33 +2,19 @@
 // "Step" until each view shows the engine's work. Elements are found by role and accessible name
 // only (the names in issue 6 and src/web/views/).
 
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { launchBrowser, openPage, serveDist } from "./harness.mjs";
+import { NARROW, openPage, runUntilIdle, typeInConsole as run, useSiteAndBrowser } from "./harness.mjs";
 
 const WIDE = { viewport: { width: 1400, height: 900 } };
-const NARROW = { viewport: { width: 360, height: 740 }, isMobile: true, hasTouch: true };
 const MAX_STEPS = 400;
 
 let server;
 let browser;
-
-before(async () => {
-  server = await serveDist();
-  browser = await launchBrowser();
+useSiteAndBrowser((s, b) => {
+  server = s;
+  browser = b;
 });
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
-
-/** Types one line into the console and presses Enter. */
-async function run(page, line) {
-  const input = page.getByRole("textbox", { name: "Console input" });
-  await input.fill(line);
-  await input.press("Enter");
-}
 
 /** Presses "Step" until `done()` resolves true; fails after MAX_STEPS presses. Returns the count. */
 async function stepUntil(page, what, done) {
@@ -46,7 +32,7 @@ const region = (page, name) => page.getByRole("region", { name: new RegExp(`^${n
 /** Opens the page and lets the cluster start (informers list, a leader is elected). */
 async function openSettled(options) {
   const opened = await openPage(browser, `${server.origin}/#/sandbox`, options);
-  await opened.page.getByRole("button", { name: "Run until idle" }).click();
+  await runUntilIdle(opened.page);
   return opened;
 }
 
@@ -95,7 +81,7 @@ describe("the machinery views", () => {
     const graph = region(page, "Owner graph");
     const nodes = graph.getByRole("img");
     await stepUntil(page, "four nodes", async () => (await nodes.count()) === 4);
-    await page.getByRole("button", { name: "Run until idle" }).click();
+    await runUntilIdle(page);
 
     await run(page, "kubectl delete deploy web --cascade=foreground");
     const deploy = graph.getByRole("img", { name: /^Deployment web in namespace default, Terminating, foregroundDeletion/ });
@@ -139,10 +125,10 @@ describe("the machinery views", () => {
   test("a 409 shows its two writers and what the loser did next; Edit loads an object into the editor", async () => {
     const { context, page, problems } = await openSettled(WIDE);
     await run(page, "kubectl create deployment web --image=nginx");
-    await page.getByRole("button", { name: "Run until idle" }).click();
+    await runUntilIdle(page);
     await run(page, "lab conflict kube-controller-manager-a");
     await run(page, "kubectl scale deployment web --replicas=2");
-    await page.getByRole("button", { name: "Run until idle" }).click();
+    await runUntilIdle(page);
     const conflicts = region(page, "Work queues").getByRole("group", { name: "Conflicts" });
     const item = conflicts.getByRole("listitem").first();
     const text = await item.innerText();
