@@ -159,7 +159,7 @@ pub struct RecordFilter {
     pub action: Option<String>,
     /// Substring of the actor's display form.
     pub actor: Option<String>,
-    /// A touched object's `ns/name`, or the reconciled key.
+    /// A touched object's `ns/name`, or the work-queue key taken or reconciled.
     pub key: Option<String>,
     /// A touched object's kind.
     pub kind: Option<String>,
@@ -395,8 +395,8 @@ fn parse_count(w: &[String]) -> Result<Check, String> {
     Ok(Check::Count { kind: kind.kind, namespace, selector, filters, op: o, n })
 }
 
-const ACTIONS: [&str; 10] =
-    ["list", "deliver", "handler", "reconcile", "timer", "lease", "relist", "clock", "api", "fault"];
+const ACTIONS: [&str; 11] =
+    ["list", "deliver", "handler", "take", "reconcile", "timer", "lease", "relist", "clock", "api", "fault"];
 
 fn parse_seen(w: &[String]) -> Result<Check, String> {
     let mut i = 1;
@@ -456,8 +456,8 @@ impl RecordFilter {
             }
         }
         if let Some(k) = &self.key {
-            let reconciled = r.sentence.contains(&format!(" reconciled {k}:"));
-            if !reconciled && !r.objects.iter().any(|o| &o.key == k) {
+            let worked = r.worked_key() == Some(k.as_str());
+            if !worked && !r.objects.iter().any(|o| &o.key == k) {
                 return false;
             }
         }

@@ -88,7 +88,7 @@ pub fn touched_panels(r: &StepRecord) -> Vec<PanelId> {
         ActionKind::List | ActionKind::RelistTimer => vec![WatchEvents, InformerCaches],
         ActionKind::DeliverEvent => vec![WatchEvents, InformerCaches],
         ActionKind::RunHandler | ActionKind::QueueTimer => vec![WorkQueues],
-        ActionKind::Reconcile => vec![WorkQueues],
+        ActionKind::TakeKey | ActionKind::Reconcile => vec![WorkQueues],
         ActionKind::LeaseTick => vec![Leases],
         ActionKind::Clock => vec![],
         ActionKind::UserCall => vec![WatchEvents],

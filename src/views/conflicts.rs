@@ -86,6 +86,8 @@ mod tests {
             time: Time::START,
             actor,
             action: ActionKind::Reconcile,
+            delivered: None,
+            work: None,
             objects: Vec::new(),
             calls,
             sentence: sentence.into(),

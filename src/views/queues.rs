@@ -65,24 +65,9 @@ impl QueueView {
     }
 }
 
-/// The keys a handler record queued: `"... and queued default/a, default/b (in 1s)."`.
-fn handler_keys(sentence: &str) -> Vec<&str> {
-    let Some((_, rest)) = sentence.rsplit_once(" and queued ") else {
-        return Vec::new();
-    };
-    let rest = rest.strip_suffix('.').unwrap_or(rest);
-    if rest == "nothing" {
-        return Vec::new();
-    }
-    rest.split(", ").filter(|k| !k.contains(" (in ")).collect()
-}
-
-/// The key a reconcile record worked on: `"<controller> reconciled <key>: ..."`.
-fn reconciled_key(sentence: &str) -> Option<&str> {
-    sentence.split_once(" reconciled ")?.1.split_once(": ").map(|(k, _)| k)
-}
-
-/// Handler adds of `key` by `(process, controller)` since its last reconcile, from the records.
+/// Handler adds of `key` by `(process, controller)` since a worker last took it, from the records'
+/// typed [`QueueWork`](crate::engine::world::QueueWork): for a waiting key, the adds its one queue
+/// entry absorbed; for a key being processed, the adds that made it dirty.
 fn adds_since_taken(world: &World, process: &str, controller: &str, key: &str) -> usize {
     let mut n = 0;
     for r in recent(world.history()).iter().rev() {
@@ -90,9 +75,10 @@ fn adds_since_taken(world: &World, process: &str, controller: &str, key: &str) -
         if p != process || c != controller {
             continue;
         }
+        let Some(work) = &r.work else { continue };
         match r.action {
-            ActionKind::Reconcile if reconciled_key(&r.sentence) == Some(key) => break,
-            ActionKind::RunHandler if handler_keys(&r.sentence).contains(&key) => n += 1,
+            ActionKind::TakeKey if work.key.as_deref() == Some(key) => break,
+            ActionKind::RunHandler => n += work.added.iter().filter(|k| *k == key).count(),
             _ => {}
         }
     }
@@ -117,7 +103,8 @@ pub fn queue_views(world: &World) -> Vec<QueueView> {
                 requeues: q.num_requeues(k),
             };
             let waiting: Vec<QueuedKey> = q.waiting_keys().enumerate().map(|(i, k)| keyed(k, i < KEYS_SHOWN)).collect();
-            let processing: Vec<QueuedKey> = q.processing_keys().map(|k| keyed(k, false)).collect();
+            let processing: Vec<QueuedKey> =
+                q.processing_keys().enumerate().map(|(i, k)| keyed(k, i < KEYS_SHOWN)).collect();
             let dirty: Vec<String> = q.dirty_while_processing().cloned().collect();
             let delayed: Vec<DelayedKey> = q
                 .delayed_keys()
@@ -148,13 +135,6 @@ mod tests {
     use crate::engine::kinds::Kind;
 
     #[test]
-    fn record_parsing() {
-        assert_eq!(handler_keys("The x handler ran OnAdd for Pod d/a and queued d/a, d/b (in 1s)."), vec!["d/a"]);
-        assert!(handler_keys("The x handler ran OnAdd for Pod d/a and queued nothing.").is_empty());
-        assert_eq!(reconciled_key("deployment-controller reconciled default/web: created x."), Some("default/web"));
-    }
-
-    #[test]
     fn a_burst_collapses_into_one_waiting_key_that_leaves_after_its_reconcile() {
         let mut w = World::new(1);
         w.run_until_idle(2000);
@@ -181,16 +161,91 @@ mod tests {
         let web: Vec<&QueuedKey> = dq.waiting.items.iter().filter(|k| k.key == "default/web").collect();
         assert_eq!(web.len(), 1, "one key for the burst: {dq:?}");
         assert_eq!(web[0].adds, 3);
-        // Reconcile it: it leaves the queue.
-        loop {
+        // A worker takes it (step A): it leaves the waiting list and is processing.
+        let taken = loop {
             let r = w.step().unwrap();
-            if r.action == ActionKind::Reconcile && reconciled_key(&r.sentence) == Some("default/web") {
-                break;
+            if r.action == ActionKind::TakeKey && r.worked_key() == Some("default/web") {
+                break r;
             }
-        }
+        };
+        assert!(taken.sentence.contains("took default/web from its work queue (Get)"), "{}", taken.sentence);
         let views = queue_views(&w);
         let dq = views.iter().find(|v| v.controller == "deployment-controller").unwrap();
         assert!(dq.waiting.items.iter().all(|k| k.key != "default/web"));
-        assert!(dq.processing.items.is_empty(), "a reconcile is one atomic step");
+        assert_eq!(dq.processing.items.iter().map(|k| k.key.as_str()).collect::<Vec<_>>(), vec!["default/web"]);
+        assert!(dq.dirty_while_processing.items.is_empty());
+        // Its reconcile (step B) calls Done: nothing left.
+        let r = w.step().unwrap();
+        assert_eq!((r.action, r.worked_key()), (ActionKind::Reconcile, Some("default/web")));
+        assert!(!r.work.as_ref().unwrap().requeued_dirty);
+        let views = queue_views(&w);
+        let dq = views.iter().find(|v| v.controller == "deployment-controller").unwrap();
+        assert!(dq.waiting.items.iter().all(|k| k.key != "default/web"));
+        assert!(dq.processing.items.is_empty());
+    }
+
+    /// TV-02 in the world: a key added while a worker holds it is dirty, shown as such, and is
+    /// queued exactly once when the reconcile calls Done.
+    #[test]
+    fn a_key_added_while_processing_is_dirty_and_runs_once_more() {
+        let mut w = World::new(3);
+        w.run_until_idle(2000);
+        w.create(super::super::watch::tests::deployment("web", 1)).unwrap();
+        w.run_until_idle(5000);
+        let dk = Kind::by_kind("Deployment").unwrap();
+        let edit = |w: &mut World, n: u32| {
+            let mut d = w.api().get(dk, Some("default"), "web").unwrap();
+            d["metadata"]["labels"] = serde_json::json!({"edit": n.to_string()});
+            w.update(d).unwrap();
+        };
+        edit(&mut w, 1);
+        // Step until the deployment controller's worker takes default/web.
+        loop {
+            let r = w.step().unwrap();
+            if r.action == ActionKind::TakeKey && r.worked_key() == Some("default/web") {
+                assert!(r.actor.to_string().starts_with("deployment-controller"));
+                break;
+            }
+        }
+        // Two more edits while it is processing: deliver and handle them, but do not reconcile.
+        edit(&mut w, 2);
+        edit(&mut w, 3);
+        loop {
+            let next = w.pending();
+            let Some(p) = next.iter().find(|p| matches!(p.action, ActionKind::DeliverEvent | ActionKind::RunHandler))
+            else {
+                break;
+            };
+            w.run(p.id).unwrap();
+        }
+        let views = queue_views(&w);
+        let dq = views.iter().find(|v| v.controller == "deployment-controller").unwrap();
+        assert!(dq.waiting.items.iter().all(|k| k.key != "default/web"), "a processing key is not waiting: {dq:?}");
+        assert_eq!(dq.dirty_while_processing.items, vec!["default/web".to_string()]);
+        let web = dq.processing.items.iter().find(|k| k.key == "default/web").unwrap();
+        assert_eq!(web.adds, 2, "two adds made it dirty");
+        // What happens next offers its reconcile, not a second take of the same key.
+        let next = w.pending();
+        let reconcile = next
+            .iter()
+            .find(|p| p.action == ActionKind::Reconcile && p.description == "reconcile default/web")
+            .expect("the held key's reconcile is pending");
+        assert!(!next.iter().any(|p| p.action == ActionKind::TakeKey && p.description.contains("default/web")));
+        let r = w.run(reconcile.id).unwrap();
+        assert!(r.work.as_ref().unwrap().requeued_dirty, "{}", r.sentence);
+        assert!(r.sentence.contains("added again while it was processing"), "{}", r.sentence);
+        let views = queue_views(&w);
+        let dq = views.iter().find(|v| v.controller == "deployment-controller").unwrap();
+        assert_eq!(dq.waiting.items.iter().filter(|k| k.key == "default/web").count(), 1, "queued once: {dq:?}");
+        assert!(dq.dirty_while_processing.items.is_empty());
+        // It runs exactly once more, then the world settles with the key gone.
+        let before = w.history().len();
+        w.run_until_idle(5000);
+        let again = w.history()[before..]
+            .iter()
+            .filter(|r| r.action == ActionKind::Reconcile && r.worked_key() == Some("default/web"))
+            .filter(|r| r.actor.to_string().starts_with("deployment-controller"))
+            .count();
+        assert_eq!(again, 1);
     }
 }

@@ -51,16 +51,6 @@ impl WatchStream {
     }
 }
 
-/// The event type named in a delivery record's sentence ("... received MODIFIED default/web ...",
-/// "... got an ERROR event ..."), the only place the world records it.
-fn delivered_type(sentence: &str) -> Option<&str> {
-    if sentence.contains("got an ERROR event") {
-        return Some("ERROR");
-    }
-    let rest = sentence.split_once(" received ")?.1;
-    rest.split_whitespace().next()
-}
-
 /// The streams of every informer of every process that has informers, in process then kind order.
 pub fn watch_streams(world: &World) -> Vec<WatchStream> {
     let now = world.now();
@@ -85,15 +75,15 @@ pub fn watch_streams(world: &World) -> Vec<WatchStream> {
                 .filter(|r| matches!(&r.actor, Actor::Informer { process, kind: k } if *process == p.name && k == kind))
                 .filter_map(|r| match r.action {
                     ActionKind::DeliverEvent => {
-                        let t = delivered_type(&r.sentence)?;
-                        let (key, rv) = match r.objects.first() {
-                            Some(o) => (o.key.clone(), o.resource_version),
-                            None => (error_message(&r.sentence), 0),
+                        let d = r.delivered.as_ref()?;
+                        let key = match &d.error {
+                            Some((code, message)) => format!("{code}: {message}"),
+                            None => d.key.clone(),
                         };
                         Some(WatchEventRow {
-                            event_type: t.to_string(),
+                            event_type: d.event_type.as_str().to_string(),
                             key,
-                            resource_version: rv,
+                            resource_version: d.resource_version,
                             step: Some(r.number),
                         })
                     }
@@ -145,11 +135,6 @@ pub fn watch_streams(world: &World) -> Vec<WatchStream> {
     out
 }
 
-/// The `(410: too old resource version ...)` part of an ERROR delivery sentence.
-fn error_message(sentence: &str) -> String {
-    sentence.split_once('(').and_then(|(_, r)| r.split_once(')')).map(|(m, _)| m.to_string()).unwrap_or_default()
-}
-
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
@@ -161,19 +146,6 @@ pub(crate) mod tests {
                "spec": {"replicas": replicas, "selector": {"matchLabels": {"app": name}},
                         "template": {"metadata": {"labels": {"app": name}},
                                      "spec": {"containers": [{"name": "c", "image": "nginx"}]}}}})
-    }
-
-    #[test]
-    fn sentence_parsing_finds_the_event_type() {
-        assert_eq!(
-            delivered_type("The Pod informer of x received MODIFIED d/a (resourceVersion 3) and ..."),
-            Some("MODIFIED")
-        );
-        assert_eq!(delivered_type("The Pod informer of x got an ERROR event (410: too old)"), Some("ERROR"));
-        assert_eq!(
-            error_message("got an ERROR event (410: too old resource version: 1 (5)); the"),
-            "410: too old resource version: 1 (5"
-        );
     }
 
     #[test]

@@ -65,7 +65,7 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-pub use record::{ActionKind, Actor, ApiCall, ObjectRef, Pending, Settled, StepRecord};
+pub use record::{ActionKind, Actor, ApiCall, Delivered, ObjectRef, Pending, QueueWork, Settled, StepRecord};
 
 use self::api::{Failure, WorldApi};
 use self::cloud::{Cloud, CloudApi, CloudFault};
@@ -129,17 +129,47 @@ pub struct Slot {
     pub queue: WorkQueue<String>,
     /// Keys whose delayed entry is only a deadline check ([`Outcome::CheckAfter`]).
     pub check_keys: std::collections::BTreeSet<String>,
-    /// When each waiting key joined the queue (a world-wide sequence number). Reconciles of all
-    /// controllers run oldest key first, as if every worker ran at once: a burst of events for
+    /// When each waiting key joined the queue (a world-wide sequence number). Keys of all
+    /// controllers are taken oldest first, as if every worker ran at once: a burst of events for
     /// one key collapses while other controllers work through older keys.
     pub since: BTreeMap<String, u64>,
+    /// The keys the controller's workers hold (taken with `Get`, not yet `Done`), each with the
+    /// sequence number of the take, oldest first. Invariant: exactly the queue's processing set,
+    /// and never more than [`Slot::workers`] keys.
+    pub held: Vec<(u64, String)>,
+    /// How many workers the controller runs (its `--concurrent-*-syncs`).
+    pub workers: usize,
 }
 
 impl Slot {
     fn new(controller: Box<dyn Controller>) -> Slot {
         let name = controller.name().trim_end_matches("-controller").to_string();
         let queue = WorkQueue::with_rate_limiter(name, controller.rate_limiter());
-        Slot { controller, listener: VecDeque::new(), queue, check_keys: Default::default(), since: BTreeMap::new() }
+        let workers = concurrent_syncs(controller.name());
+        Slot {
+            controller,
+            listener: VecDeque::new(),
+            queue,
+            check_keys: Default::default(),
+            since: BTreeMap::new(),
+            held: Vec::new(),
+            workers,
+        }
+    }
+}
+
+/// The number of workers of a controller: kube-controller-manager's defaults
+/// (`--concurrent-deployment-syncs=5`, `--concurrent-replicaset-syncs=5`,
+/// `--concurrent-namespace-syncs=10`, `--concurrent-gc-syncs=20`); the rest run one worker (the
+/// scheduler and kubelets are not work-queue controllers in Kubernetes; an operator built on
+/// controller-runtime defaults to `MaxConcurrentReconciles: 1`). Whatever the number, a key is
+/// never held by two workers at once: the work queue's processing set sees to that.
+pub fn concurrent_syncs(controller: &str) -> usize {
+    match controller {
+        "deployment-controller" | "replicaset-controller" => 5,
+        "namespace-controller" => 10,
+        "garbage-collector-controller" => 20,
+        _ => 1,
     }
 }
 
@@ -314,7 +344,9 @@ enum Act {
     Watch(usize, usize),
     Deliver(usize, usize),
     Handler(usize, usize),
-    Reconcile(usize, usize),
+    /// Run the reconcile of the key held by `held[.2]`.
+    Reconcile(usize, usize, usize),
+    Take(usize, usize),
     QueueTimer(usize, usize),
     Lease(usize),
 }
@@ -326,8 +358,9 @@ impl Act {
             Act::Deliver(..) => 1,
             Act::Handler(..) => 2,
             Act::Reconcile(..) => 3,
-            Act::QueueTimer(..) => 4,
-            Act::Lease(..) => 5,
+            Act::Take(..) => 4,
+            Act::QueueTimer(..) => 5,
+            Act::Lease(..) => 6,
         }
     }
     fn process(self) -> usize {
@@ -336,7 +369,8 @@ impl Act {
             | Act::Watch(p, _)
             | Act::Deliver(p, _)
             | Act::Handler(p, _)
-            | Act::Reconcile(p, _)
+            | Act::Reconcile(p, _, _)
+            | Act::Take(p, _)
             | Act::QueueTimer(p, _)
             | Act::Lease(p) => p,
         }
@@ -587,8 +621,11 @@ impl World {
                 if !slot.listener.is_empty() {
                     out.push((now, Act::Handler(pi, si)));
                 }
-                if !slot.queue.is_empty() {
-                    out.push((now, Act::Reconcile(pi, si)));
+                for wi in 0..slot.held.len() {
+                    out.push((now, Act::Reconcile(pi, si, wi)));
+                }
+                if !slot.queue.is_empty() && slot.held.len() < slot.workers {
+                    out.push((now, Act::Take(pi, si)));
                 }
                 if let Some(t) = slot.queue.next_ready_at() {
                     out.push((t.max(now), Act::QueueTimer(pi, si)));
@@ -603,11 +640,13 @@ impl World {
             }
             _ => false,
         };
+        // Held keys are reconciled in the order they were taken; keys are taken oldest first.
         let age = |a: &Act| match a {
-            Act::Reconcile(pi, si) => {
+            Act::Take(pi, si) => {
                 let slot = &s.processes[*pi].slots[*si];
                 slot.queue.waiting_keys().next().and_then(|k| slot.since.get(k)).copied().unwrap_or(0)
             }
+            Act::Reconcile(pi, si, wi) => s.processes[*pi].slots[*si].held.get(*wi).map_or(0, |h| h.0),
             _ => 0,
         };
         out.sort_by_key(|(t, a)| (*t, if expired(a) { 0 } else { a.class() + 1 }, age(a), *a));
@@ -702,8 +741,12 @@ impl World {
                 };
                 (ctrl(si), ActionKind::RunHandler, d)
             }
-            Act::Reconcile(_, si) => {
+            Act::Take(_, si) => {
                 let key = p.slots[si].queue.waiting_keys().next().cloned().unwrap_or_default();
+                (ctrl(si), ActionKind::TakeKey, format!("take {key} from the queue"))
+            }
+            Act::Reconcile(_, si, wi) => {
+                let key = p.slots[si].held.get(wi).map(|h| h.1.clone()).unwrap_or_default();
                 (ctrl(si), ActionKind::Reconcile, format!("reconcile {key}"))
             }
             Act::QueueTimer(_, si) => {
@@ -804,7 +847,17 @@ impl World {
         calls: Vec<ApiCall>,
         sentence: String,
     ) -> StepRecord {
-        StepRecord { number: 0, time: self.state.now, actor, action, objects, calls, sentence }
+        StepRecord {
+            number: 0,
+            time: self.state.now,
+            actor,
+            action,
+            objects,
+            calls,
+            sentence,
+            delivered: None,
+            work: None,
+        }
     }
 
     fn finish(&mut self, mut r: StepRecord) -> StepRecord {
@@ -841,7 +894,8 @@ impl World {
             Act::Watch(p, i) => self.rewatch(p, i),
             Act::Deliver(p, i) => self.deliver(p, i),
             Act::Handler(p, s) => self.handler(p, s),
-            Act::Reconcile(p, s) => self.reconcile(p, s),
+            Act::Take(p, s) => self.take(p, s),
+            Act::Reconcile(p, s, w) => self.reconcile(p, s, w),
             Act::QueueTimer(p, s) => self.queue_timer(p, s),
         }
     }
@@ -1085,7 +1139,14 @@ impl World {
                     "The {} informer of {} got an ERROR event ({code}: {msg}); the watch is closed and it will relist after a back-off.",
                     kind.kind, p.name
                 );
-                return self.record(actor, ActionKind::DeliverEvent, Vec::new(), Vec::new(), sentence);
+                let mut r = self.record(actor, ActionKind::DeliverEvent, Vec::new(), Vec::new(), sentence);
+                r.delivered = Some(Delivered {
+                    event_type: EventType::Error,
+                    key: String::new(),
+                    resource_version: 0,
+                    error: Some((code, msg)),
+                });
+                return r;
             }
         };
         if let Some(n) = note {
@@ -1102,8 +1163,11 @@ impl World {
             p.name,
             ev.event_type.as_str()
         );
+        let delivered = Delivered { event_type: ev.event_type, key: key.clone(), resource_version: rv, error: None };
         let objects = vec![ObjectRef { kind: kind.kind.into(), key, resource_version: rv }];
-        self.record(actor, ActionKind::DeliverEvent, objects, Vec::new(), sentence)
+        let mut r = self.record(actor, ActionKind::DeliverEvent, objects, Vec::new(), sentence);
+        r.delivered = Some(delivered);
+        r
     }
 
     fn handler(&mut self, pi: usize, si: usize) -> StepRecord {
@@ -1118,6 +1182,7 @@ impl World {
         };
         let keys = slot.controller.handle(kind, &n, caches, now);
         let mut added = Vec::new();
+        let mut work = QueueWork { queue: slot.queue.name().to_string(), ..QueueWork::default() };
         for k in keys {
             match k {
                 Enqueue::Now(k) => {
@@ -1125,12 +1190,14 @@ impl World {
                         *seq += 1;
                         slot.since.insert(k.clone(), *seq);
                     }
-                    added.push(k);
+                    added.push(k.clone());
+                    work.added.push(k);
                 }
                 Enqueue::After(k, d) => {
                     slot.queue.add_after(k.clone(), d, now);
                     slot.check_keys.remove(&k);
                     added.push(format!("{k} (in {})", fmt_duration(d)));
+                    work.delayed.push((k, d));
                 }
             }
         }
@@ -1145,10 +1212,42 @@ impl World {
         );
         let objects =
             vec![ObjectRef { kind: kind.kind.into(), key: obj.key(), resource_version: obj.resource_version() }];
-        self.record(actor, ActionKind::RunHandler, objects, Vec::new(), sentence)
+        let mut r = self.record(actor, ActionKind::RunHandler, objects, Vec::new(), sentence);
+        r.work = Some(work);
+        r
     }
 
-    fn reconcile(&mut self, pi: usize, si: usize) -> StepRecord {
+    /// Step A of a reconcile: a free worker calls the work queue's `Get` (client-go's
+    /// `processNextWorkItem`). The key leaves the queue and joins the processing set; until the
+    /// reconcile of step B calls `Done`, adding it again only marks it dirty.
+    fn take(&mut self, pi: usize, si: usize) -> StepRecord {
+        let State { processes, queue_seq, .. } = &mut self.state;
+        let p = &mut processes[pi];
+        let slot = &mut p.slots[si];
+        let cname = slot.controller.name();
+        let actor = Actor::Controller { process: p.name.clone(), controller: cname.to_string() };
+        let Some(key) = slot.queue.get() else {
+            return self.record(actor, ActionKind::TakeKey, Vec::new(), Vec::new(), String::new());
+        };
+        slot.since.remove(&key);
+        *queue_seq += 1;
+        slot.held.push((*queue_seq, key.clone()));
+        let busy = slot.held.len();
+        let workers = slot.workers;
+        let work = QueueWork { queue: slot.queue.name().to_string(), key: Some(key.clone()), ..QueueWork::default() };
+        let sentence = if workers == 1 {
+            format!("The {cname} worker took {key} from its work queue (Get): the key is processing until its reconcile calls Done.")
+        } else {
+            format!("A {cname} worker took {key} from its work queue (Get): the key is processing until its reconcile calls Done ({busy} of {workers} workers busy).")
+        };
+        let mut r = self.record(actor, ActionKind::TakeKey, Vec::new(), Vec::new(), sentence);
+        r.work = Some(work);
+        r
+    }
+
+    /// Step B: the worker holding `held[wi]` reconciles its key, then calls `Done`, and `Forget`,
+    /// `AddAfter` or `AddRateLimited` as the outcome says.
+    fn reconcile(&mut self, pi: usize, si: usize, wi: usize) -> StepRecord {
         let now = self.state.now;
         let State { api, processes, event_seq, cloud, queue_seq, .. } = &mut self.state;
         let p = &mut processes[pi];
@@ -1157,9 +1256,10 @@ impl World {
         let slot = &mut slots[si];
         let cname = slot.controller.name();
         let actor = Actor::Controller { process: name.clone(), controller: cname.to_string() };
-        let Some(key) = slot.queue.get() else {
+        if wi >= slot.held.len() {
             return self.record(actor, ActionKind::Reconcile, Vec::new(), Vec::new(), String::new());
-        };
+        }
+        let (_, key) = slot.held.remove(wi);
         let mut calls = Vec::new();
         let outcome = {
             let mut wapi = WorldApi { server: api, calls: &mut calls, failure, conflict_armed };
@@ -1167,10 +1267,15 @@ impl World {
             let mut ctx = Ctx { now, cache: caches, api: &mut capi, event_seq };
             slot.controller.reconcile(&key, &mut ctx)
         };
-        slot.since.remove(&key);
+        let mut work =
+            QueueWork { queue: slot.queue.name().to_string(), key: Some(key.clone()), ..QueueWork::default() };
+        // `Done` first (client-go's worker defers it; nothing in between touches the queue): a key
+        // added again while processing goes back to the queue now, exactly once.
         if slot.queue.done(&key) {
             *queue_seq += 1;
             slot.since.insert(key.clone(), *queue_seq);
+            work.requeued_dirty = true;
+            work.added.push(key.clone());
         }
         let mut queued_more = Vec::new();
         for k in slot.controller.take_enqueues() {
@@ -1180,11 +1285,13 @@ impl World {
                         *queue_seq += 1;
                         slot.since.insert(k.clone(), *queue_seq);
                     }
-                    queued_more.push(k);
+                    queued_more.push(k.clone());
+                    work.added.push(k);
                 }
                 Enqueue::After(k, d) => {
                     slot.queue.add_after(k.clone(), d, now);
                     queued_more.push(format!("{k} (in {})", fmt_duration(d)));
+                    work.delayed.push((k, d));
                 }
             }
         }
@@ -1197,12 +1304,14 @@ impl World {
                 slot.queue.forget(&key);
                 slot.queue.add_after(key.clone(), *d, now);
                 slot.check_keys.remove(&key);
+                work.delayed.push((key.clone(), *d));
                 format!(" It looks again in {}.", fmt_duration(*d))
             }
             Outcome::CheckAfter(d) => {
                 slot.queue.forget(&key);
                 let before = slot.queue.delayed_keys().into_iter().find(|k| k.key == key).map(|k| k.ready_at);
                 slot.queue.add_after(key.clone(), *d, now);
+                work.delayed.push((key.clone(), *d));
                 if before.is_none_or(|t| t > now.after(*d)) {
                     slot.check_keys.insert(key.clone());
                 }
@@ -1211,6 +1320,7 @@ impl World {
             Outcome::Err(e) => {
                 let d = slot.queue.add_rate_limited(key.clone(), now);
                 slot.check_keys.remove(&key);
+                work.delayed.push((key.clone(), d));
                 format!(" It failed ({e}) and will retry in {} (back-off).", fmt_duration(d))
             }
         };
@@ -1224,6 +1334,11 @@ impl World {
         if !queued_more.is_empty() {
             sentence.push_str(&format!(" It queued {}.", queued_more.join(", ")));
         }
+        if work.requeued_dirty {
+            sentence.push_str(&format!(
+                " {key} was added again while it was processing (dirty), so Done put it back in the queue, once."
+            ));
+        }
         let mut objects: Vec<ObjectRef> = Vec::new();
         for c in &calls {
             if let Some((k, t)) = c.target.split_once(' ') {
@@ -1232,7 +1347,9 @@ impl World {
                 }
             }
         }
-        self.record(actor, ActionKind::Reconcile, objects, calls, sentence)
+        let mut r = self.record(actor, ActionKind::Reconcile, objects, calls, sentence);
+        r.work = Some(work);
+        r
     }
 
     fn queue_timer(&mut self, pi: usize, si: usize) -> StepRecord {
@@ -1251,7 +1368,10 @@ impl World {
             slot.controller.name(),
             keys.join(", ")
         );
-        self.record(actor, ActionKind::QueueTimer, Vec::new(), Vec::new(), sentence)
+        let work = QueueWork { queue: slot.queue.name().to_string(), added: keys, ..QueueWork::default() };
+        let mut r = self.record(actor, ActionKind::QueueTimer, Vec::new(), Vec::new(), sentence);
+        r.work = Some(work);
+        r
     }
 
     // ----- users -----

@@ -3,7 +3,9 @@
 //! `lab next`, render these values and nothing else.
 
 use std::fmt;
+use std::time::Duration;
 
+use crate::engine::apiserver::EventType;
 use crate::engine::time::Time;
 
 /// Who acted.
@@ -43,7 +45,11 @@ pub enum ActionKind {
     DeliverEvent,
     /// One queued handler notification runs (and may add keys to a work queue).
     RunHandler,
-    /// A worker takes a key and runs one reconcile.
+    /// A worker takes the first waiting key from its controller's work queue (client-go's
+    /// `Get`): the key moves from the queue to the processing set.
+    TakeKey,
+    /// A worker that holds a key runs one reconcile of it, then calls `Done` (and `Forget`,
+    /// `AddAfter` or `AddRateLimited` per the outcome).
     Reconcile,
     /// A delayed key becomes ready (back-off requeue, `AddAfter`: kubelet transitions, grace
     /// period ends, progress deadlines).
@@ -72,6 +78,7 @@ impl ActionKind {
             ActionKind::List => "list",
             ActionKind::DeliverEvent => "deliver",
             ActionKind::RunHandler => "handler",
+            ActionKind::TakeKey => "take",
             ActionKind::Reconcile => "reconcile",
             ActionKind::QueueTimer => "timer",
             ActionKind::LeaseTick => "lease",
@@ -129,6 +136,37 @@ pub struct ObjectRef {
     pub resource_version: u64,
 }
 
+/// The watch event a [`ActionKind::DeliverEvent`] step delivered.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Delivered {
+    /// `ADDED`, `MODIFIED`, `DELETED`, `BOOKMARK` or `ERROR`.
+    pub event_type: EventType,
+    /// The object's `namespace/name` (empty for `ERROR`).
+    pub key: String,
+    /// The object's resourceVersion in the event (0 for `ERROR`).
+    pub resource_version: u64,
+    /// For `ERROR`: the Status's code and message (`410`, `too old resource version: ...`).
+    pub error: Option<(u64, String)>,
+}
+
+/// What a step did to one controller's work queue ([`ActionKind::RunHandler`],
+/// [`ActionKind::TakeKey`], [`ActionKind::Reconcile`], [`ActionKind::QueueTimer`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct QueueWork {
+    /// The queue's name, as client-go names it (`deployment`, `replicaset`, ...).
+    pub queue: String,
+    /// The key a worker took (`TakeKey`) or reconciled (`Reconcile`).
+    pub key: Option<String>,
+    /// Keys this step `Add`ed now, in order (a handler's adds, even those the dirty set absorbed;
+    /// a fired timer's keys; the keys a reconcile added to its own queue).
+    pub added: Vec<String>,
+    /// Keys this step put in the delaying queue (`AddAfter`, `AddRateLimited`), with the delay.
+    pub delayed: Vec<(String, Duration)>,
+    /// For a reconcile: the key had been added again while it was processing (dirty), so `Done`
+    /// queued it once more.
+    pub requeued_dirty: bool,
+}
+
 /// The record of one step.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct StepRecord {
@@ -146,6 +184,17 @@ pub struct StepRecord {
     pub calls: Vec<ApiCall>,
     /// One plain-English sentence for the learner.
     pub sentence: String,
+    /// The watch event delivered, for [`ActionKind::DeliverEvent`].
+    pub delivered: Option<Delivered>,
+    /// What happened to a work queue, for handler, take, reconcile and queue-timer steps.
+    pub work: Option<QueueWork>,
+}
+
+impl StepRecord {
+    /// The work-queue key this step took or reconciled, if any.
+    pub fn worked_key(&self) -> Option<&str> {
+        self.work.as_ref().and_then(|w| w.key.as_deref())
+    }
 }
 
 impl fmt::Display for StepRecord {
