@@ -335,3 +335,36 @@ fn a_proper_delete_leaks_nothing() {
     assert!(run.world.leaked_buckets().is_empty());
     assert!(holds(&run, "absent namespace old"));
 }
+
+/// Lesson work-queue, "A key added while processing runs once more": scaling twice and settling
+/// never interleaves an edit with a held key, so the dirty goal stays unmet; taking the key
+/// first and editing while it is processing meets it, and the re-run meets the next goal.
+#[test]
+fn the_dirty_goal_needs_an_edit_while_the_key_is_processing() {
+    let lesson = lessons::lesson("work-queue").expect("listed").expect("parses");
+    let mut run = LessonRun::start(&lesson).expect("starts");
+    run.play_solution(0).expect("step 1");
+    assert!(run.checker.is_met("one-reconcile"));
+    // The wrong way: two edits, each settled.
+    for n in [6, 7] {
+        run.execute(&format!("kubectl scale deployment web --replicas={n}"));
+        run.settle();
+    }
+    assert!(!run.checker.is_met("dirty-requeued") && !run.checker.is_met("ran-again"));
+    // The right way: take the key, edit while it is held, finish.
+    run.execute("kubectl scale deployment web --replicas=6");
+    let out = run.execute("lab step 4").output;
+    assert!(out.contains("took default/web from its work queue (Get)"), "{out}");
+    let q = run.execute("lab queue deployment").output;
+    assert!(q.contains("processing: default/web\n"), "{q}");
+    run.execute("kubectl scale deployment web --replicas=7");
+    run.execute("lab step 3");
+    let q = run.execute("lab queue deployment").output;
+    assert!(q.contains("processing: default/web (dirty)"), "{q}");
+    assert!(q.contains("waiting:    (none)"), "a dirty key being processed is not waiting: {q}");
+    let p = run.execute("lab step");
+    assert!(p.output.contains("added again while it was processing"), "{}", p.output);
+    assert_eq!(p.newly_met, vec!["dirty-requeued".to_string()]);
+    let p = run.settle();
+    assert_eq!(p.newly_met, vec!["ran-again".to_string()]);
+}

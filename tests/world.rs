@@ -492,3 +492,130 @@ fn bounded_history_still_goes_back() {
     small.goto(10);
     assert_eq!(small.history().len(), 10, "records before the limit come back by replay");
 }
+
+/// A reconcile is two steps, as a client-go worker runs it: `Get` (the key moves from the queue
+/// to the processing set), then the reconcile, which calls `Done`. Stepping in order, each take
+/// is followed at once by its reconcile.
+#[test]
+fn a_reconcile_is_a_take_then_a_reconcile() {
+    let mut w = World::new(21);
+    w.run_until_idle(2000);
+    let from = w.history().len();
+    w.create(deployment("web", 2, "nginx")).unwrap();
+    w.run_until_idle(5000);
+    let recs = &w.history()[from..];
+    let mut takes = 0;
+    for (i, r) in recs.iter().enumerate() {
+        match r.action {
+            ActionKind::TakeKey => {
+                takes += 1;
+                let next = &recs[i + 1];
+                assert_eq!(next.action, ActionKind::Reconcile, "{}", next.sentence);
+                assert_eq!((next.actor.clone(), next.worked_key()), (r.actor.clone(), r.worked_key()));
+                assert!(r.calls.is_empty(), "Get makes no API call");
+            }
+            ActionKind::Reconcile => {
+                assert_eq!(recs[i - 1].action, ActionKind::TakeKey, "every reconcile follows a take: {}", r.sentence)
+            }
+            _ => {}
+        }
+    }
+    assert!(takes >= 6, "deployment, replicaset, scheduler and kubelet work: {takes}");
+    assert_converged(&w, "web", 2);
+}
+
+/// Several workers hold different keys at once; the same key is never handed to two workers,
+/// and what happens next offers a take only while a worker is free.
+#[test]
+fn workers_hold_different_keys_never_the_same_one() {
+    let mut w = World::new(22);
+    w.run_until_idle(2000);
+    for name in ["a", "b", "c"] {
+        w.create(deployment(name, 1, "nginx")).unwrap();
+    }
+    // Deliver and handle everything, then let deployment-controller workers take all three keys.
+    let is_dc = |p: &reconcile_lab::engine::world::Pending| p.actor.to_string().starts_with("deployment-controller");
+    loop {
+        let next = w.pending();
+        let Some(p) = next
+            .iter()
+            .find(|p| matches!(p.action, ActionKind::DeliverEvent | ActionKind::RunHandler | ActionKind::List))
+            .or_else(|| next.iter().find(|p| p.action == ActionKind::TakeKey && is_dc(p)))
+        else {
+            break;
+        };
+        w.run(p.id).unwrap();
+    }
+    let cm = w.process(CONTROLLER_MANAGER_A).filter(|p| p.leading()).or(w.process(CONTROLLER_MANAGER_B)).unwrap();
+    let slot = cm.slots.iter().find(|s| s.controller.name() == "deployment-controller").unwrap();
+    let held: Vec<&str> = slot.held.iter().map(|h| h.1.as_str()).collect();
+    assert_eq!(held, vec!["default/a", "default/b", "default/c"]);
+    assert_eq!(slot.queue.processing_keys().count(), 3);
+    assert!(slot.queue.check_invariants().is_ok());
+    let reconciles = w.pending().into_iter().filter(|p| p.action == ActionKind::Reconcile && is_dc(p)).count();
+    assert_eq!(reconciles, 3, "one pending reconcile per held key");
+    w.run_until_idle(5000);
+    for name in ["a", "b", "c"] {
+        assert_converged(&w, name, 1);
+    }
+}
+
+/// A namespace held by a finalizer is polled by the namespace controller (`AddAfter`, 8 s with
+/// only finalizers left) for as long as it takes, as in Kubernetes: `run_until_idle` calls that
+/// idle, not a hot loop. Once the finalizer goes, the next poll finishes the deletion.
+#[test]
+fn a_namespace_held_by_a_finalizer_is_idle_polling_not_a_hot_loop() {
+    let mut w = World::new(23);
+    w.run_until_idle(2000);
+    w.create(json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "old"}})).unwrap();
+    w.create(json!({"apiVersion": "v1", "kind": "ConfigMap",
+        "metadata": {"name": "held", "namespace": "old", "finalizers": ["example.com/keep"]}}))
+        .unwrap();
+    w.run_until_idle(2000);
+    w.delete(kind("Namespace"), None, "old", Default::default()).unwrap();
+    let settled = w.run_until_idle(5000);
+    let Settled::Idle { steps } = settled else { panic!("polling a stuck namespace is not a hot loop: {settled:?}") };
+    assert!(steps < 200, "{steps}");
+    let ns = w.api().get(kind("Namespace"), None, "old").unwrap();
+    assert_eq!(ns["status"]["phase"], "Terminating");
+    let cond = condition(&ns, "NamespaceFinalizersRemaining").unwrap();
+    assert_eq!(cond["status"], "True");
+    // Still idle a minute later: the polls change nothing.
+    w.advance(Duration::from_secs(60));
+    assert!(matches!(w.run_until_idle(5000), Settled::Idle { .. }));
+    // The learner removes the finalizer: the namespace goes.
+    w.patch(kind("ConfigMap"), Some("old"), "held", Patch::Merge(json!({"metadata": {"finalizers": null}}))).unwrap();
+    assert!(matches!(w.run_until_idle(5000), Settled::Idle { .. }));
+    assert!(w.api().get(kind("Namespace"), None, "old").is_err(), "the namespace is gone");
+}
+
+/// Lease renewals are one step each: the garbage collector's Lease informer takes a renewal
+/// (which changes no owner reference) inside the renewal's step, its cache kept current.
+#[test]
+fn lease_renewals_do_not_add_steps() {
+    let mut w = World::new(24);
+    w.run_until_idle(2000);
+    let from = w.history().len();
+    w.advance(Duration::from_secs(20));
+    let recs = &w.history()[from..];
+    assert!(recs.len() >= 10, "{}", recs.len());
+    for r in recs {
+        assert!(matches!(r.action, ActionKind::LeaseTick | ActionKind::Clock), "{}: {}", r.actor, r.sentence);
+    }
+    assert_caches_match(&w);
+}
+
+/// `lab start` of a running leader changes nothing: same identity, still leading (it used to make
+/// a new candidate that waited for its own old Lease: tests/regressions/fault-188341-721.faults).
+#[test]
+fn starting_a_running_leader_changes_nothing() {
+    let mut w = World::new(25);
+    w.advance(Duration::from_secs(8));
+    let before = w.process(CONTROLLER_MANAGER_A).unwrap().elector.clone().unwrap();
+    assert!(before.leading);
+    let r = w.start_process(CONTROLLER_MANAGER_A).unwrap();
+    assert_eq!(r.sentence, "kube-controller-manager-a is already running; nothing changes.");
+    let after = w.process(CONTROLLER_MANAGER_A).unwrap().elector.clone().unwrap();
+    assert_eq!(after.identity, before.identity);
+    assert!(w.process(CONTROLLER_MANAGER_A).unwrap().leading());
+}

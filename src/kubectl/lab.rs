@@ -297,7 +297,10 @@ impl Console {
                 let list = |keys: Vec<String>| if keys.is_empty() { "(none)".to_string() } else { keys.join(", ") };
                 out.out(format!("{} in {}\n", p.slots[si].controller.name(), p.name));
                 out.out(format!("  waiting:    {}\n", list(q.waiting_keys().cloned().collect())));
-                out.out(format!("  processing: {}\n", list(q.processing_keys().cloned().collect())));
+                let dirty: Vec<&String> = q.dirty_while_processing().collect();
+                let held =
+                    q.processing_keys().map(|k| if dirty.contains(&k) { format!("{k} (dirty)") } else { k.clone() });
+                out.out(format!("  processing: {}\n", list(held.collect())));
                 let delayed: Vec<String> = q
                     .delayed_keys()
                     .into_iter()

@@ -26,12 +26,13 @@
 //! only the records after the earlier ones were satisfied ("a Pod was deleted, then the
 //! ReplicaSet controller created one"). A `seen` under `not` is not part of the sequence.
 //!
-//! `seen` filters (all must match one record): `action=` (`list`, `deliver`, `handler`,
+//! `seen` filters (all must match one record): `action=` (`list`, `deliver`, `handler`, `take`,
 //! `reconcile`, `timer`, `lease`, `relist`, `clock`, `api`, `fault`), `actor=` (a substring of the
 //! actor, e.g. `replicaset-controller`, `kubectl`, `kube-controller-manager-b`), `key=NS/NAME` (an
-//! object the step touched, or the key a reconcile ran for), `kind=` (an object's kind), `verb=`
-//! and `code=` (one API call of the step with that verb and/or HTTP code), `text=` (a substring of
-//! the step's sentence).
+//! object the step touched, or the work-queue key a worker took or reconciled), `kind=` (an
+//! object's kind), `verb=` and `code=` (one API call of the step with that verb and/or HTTP code),
+//! `text=` (a substring of the step's sentence), `dirty=yes|no` (a reconcile whose key was, or was
+//! not, added again while it was processing, so that `Done` queued it once more).
 //!
 //! Checks on the world outside the API server:
 //!
@@ -49,7 +50,7 @@ use crate::engine::controllers::bucket;
 use crate::engine::controllers::edgetriggered::{PodCounter, Trigger};
 use crate::engine::kinds::Kind;
 use crate::engine::labels::Selector;
-use crate::engine::world::{Actor, StepRecord, World};
+use crate::engine::world::{ActionKind, Actor, StepRecord, World};
 use crate::kubectl::jsonpath::JsonPath;
 use crate::kubectl::shell;
 
@@ -169,6 +170,9 @@ pub struct RecordFilter {
     pub code: Option<u16>,
     /// Substring of the sentence.
     pub text: Option<String>,
+    /// `dirty=yes`: a reconcile whose key was added again while it was processing, so that
+    /// `Done` queued it once more (`dirty=no`: one whose key was not).
+    pub dirty: Option<bool>,
 }
 
 /// A control-plane process state.
@@ -430,7 +434,18 @@ fn parse_seen(w: &[String]) -> Result<Check, String> {
                 f.code = Some(v.parse().map_err(|_| format!("seen: code {v:?} is not an HTTP status code"))?);
                 continue;
             }
-            _ => return Err(format!("seen: unknown filter {k:?} (action, actor, key, kind, verb, code, text)")),
+            "dirty" => {
+                let d = match v.as_str() {
+                    "yes" => true,
+                    "no" => false,
+                    _ => return Err(format!("seen: dirty is yes or no, not {v:?}")),
+                };
+                if f.dirty.replace(d).is_some() {
+                    return Err("seen: dirty is given twice".into());
+                }
+                continue;
+            }
+            _ => return Err(format!("seen: unknown filter {k:?} (action, actor, key, kind, verb, code, text, dirty)")),
         };
         if slot.replace(v).is_some() {
             return Err(format!("seen: {k} is given twice"));
@@ -469,6 +484,11 @@ impl RecordFilter {
                 self.verb.as_ref().is_none_or(|v| &c.verb == v) && self.code.is_none_or(|code| c.code == code)
             });
             if !call {
+                return false;
+            }
+        }
+        if let Some(d) = self.dirty {
+            if r.action != ActionKind::Reconcile || r.work.as_ref().is_none_or(|w| w.requeued_dirty != d) {
                 return false;
             }
         }

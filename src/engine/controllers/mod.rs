@@ -110,6 +110,11 @@ pub enum Outcome {
     /// periodic work: "run until idle" may stop before it (e.g. the Deployment controller's
     /// `requeueStuckDeployment` for the progress deadline).
     CheckAfter(Duration),
+    /// Success, but the key waits for *other* actors to change the cluster (content being
+    /// deleted, a finalizer being removed): `queue.Forget(key)` then `queue.AddAfter(key, d)`,
+    /// like `RequeueAfter`. The world counts the poll as periodic work while nothing has
+    /// changed since this reconcile, and as real work once something has.
+    PollAfter(Duration),
 }
 
 /// A process's informer caches: kind name (`Pod`) → key (`namespace/name`) → object.
@@ -207,6 +212,13 @@ pub trait Api {
             crate::engine::status::Reason::MethodNotAllowed,
             format!("this client cannot list {}", kind.group_resource()),
         ))
+    }
+    /// `POST /api/v1/namespaces/<ns>/pods/<name>/binding`, the scheduler's write: sets
+    /// `spec.nodeName` and the `PodScheduled` condition in one write, and returns the bound pod.
+    /// Clients that cannot reach the subresource answer 405.
+    fn bind(&mut self, namespace: &str, name: &str, node: &str) -> Result<Value, Status> {
+        let _ = (namespace, name, node);
+        Err(Status::new(crate::engine::status::Reason::MethodNotAllowed, "this client cannot bind pods"))
     }
     /// `PUT /api/v1/namespaces/<name>/finalize` (kubernetes-semantics.md §5). Clients that cannot
     /// reach the subresource answer 405.
@@ -394,6 +406,14 @@ pub(crate) mod fake {
             self.check()?;
             self.calls.push(format!("update_status {} {}", obj.kind(), obj.name()));
             Ok(self.put(obj))
+        }
+        fn bind(&mut self, namespace: &str, name: &str, node: &str) -> Result<Value, Status> {
+            self.check()?;
+            self.calls.push(format!("bind Pod {name} {node}"));
+            let mut pod = self.get(Kind::by_kind("Pod").expect("kind"), Some(namespace), name)?;
+            pod["spec"]["nodeName"] = json!(node);
+            pod["status"]["conditions"] = json!([{"type": "PodScheduled", "status": "True"}]);
+            Ok(self.put(pod))
         }
         fn merge_patch(
             &mut self,

@@ -341,8 +341,9 @@ impl Controller for NamespaceController {
             return Outcome::Err(totals.delete_errors.join(", "));
         }
         if estimate > 0 {
-            // ResourcesRemainingError → queue.AddAfter(estimate/2 + 1 seconds).
-            return Outcome::RequeueAfter(Duration::from_secs(u64::try_from(estimate / 2 + 1).unwrap_or(8)));
+            // ResourcesRemainingError → queue.AddAfter(estimate/2 + 1 seconds): polling until the
+            // content's own controllers (and finalizers) have removed it.
+            return Outcome::PollAfter(Duration::from_secs(u64::try_from(estimate / 2 + 1).unwrap_or(8)));
         }
         let finalize = Self::retry_on_conflict(ns, ctx, |ns, ctx| {
             let mut new = ns.clone();

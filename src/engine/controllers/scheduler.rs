@@ -2,14 +2,14 @@
 //! `spec.nodeName` is bound to the Ready node running the fewest pods (ties by name), with a
 //! `PodScheduled` condition and a `Scheduled` Event from `default-scheduler`.
 //!
-//! Difference from Kubernetes: the real scheduler binds through `pods/binding`, which sets
-//! `spec.nodeName` and the `PodScheduled` condition in one write; here the binding is an update
-//! of `spec.nodeName` followed by a status update (two resourceVersions). No filters or scores
-//! other than "node is Ready and schedulable" and "fewest pods".
+//! Like the real scheduler (`DefaultBinder`), it binds with a POST to the pod's `binding`
+//! subresource, which sets `spec.nodeName` and the `PodScheduled` condition in one write
+//! (`BindingREST.assignPod`). Difference from Kubernetes: no filters or scores other than "node
+//! is Ready and schedulable" and "fewest pods".
 
 use std::collections::BTreeMap;
 
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use super::util::{pod_condition, str_at};
 use super::{Caches, Controller, Ctx, Enqueue, Notification, Outcome};
@@ -114,28 +114,11 @@ impl Controller for Scheduler {
             ctx.event(COMPONENT, &pod, "Warning", "FailedScheduling", &msg);
             return Outcome::Err(msg);
         };
-        let mut bound = pod.clone();
-        bound["spec"]["nodeName"] = json!(node);
-        let bound = match ctx.api.update(bound) {
-            Ok(b) => b,
-            Err(e) => return Outcome::Err(e.message),
-        };
+        if let Err(e) = ctx.api.bind(pod.namespace().unwrap_or("default"), pod.name(), &node) {
+            return Outcome::Err(e.message);
+        }
         // AssumePod: count the pod on its node now, before the informer shows the binding.
         self.assign(key, Some(&node));
-        let mut with_status = bound.clone();
-        if !with_status.get("status").is_some_and(Value::is_object) {
-            with_status["status"] = json!({"phase": "Pending"});
-        }
-        let cond = json!({"type": "PodScheduled", "status": "True", "lastProbeTime": null,
-                          "lastTransitionTime": ctx.now.rfc3339()});
-        match with_status["status"].get_mut("conditions").and_then(Value::as_array_mut) {
-            Some(cs) => {
-                cs.retain(|c| c["type"] != "PodScheduled");
-                cs.push(cond);
-            }
-            None => with_status["status"]["conditions"] = json!([cond]),
-        }
-        let _ = ctx.api.update_status(with_status);
         let msg = format!("Successfully assigned {} to {node}", pod.key());
         ctx.event(COMPONENT, &pod, "Normal", "Scheduled", &msg);
         Outcome::Done
@@ -158,6 +141,7 @@ impl Controller for Scheduler {
 mod tests {
     use super::super::fake::FakeApi;
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn binds_to_the_least_loaded_ready_node() {

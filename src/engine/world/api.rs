@@ -160,6 +160,19 @@ impl Api for WorldApi<'_> {
         r
     }
 
+    /// Recorded as `CREATE /binding Pod ns/name → 201`: a POST of a Binding to the pod's
+    /// `binding` subresource.
+    fn bind(&mut self, namespace: &str, name: &str, node: &str) -> Result<Value, Status> {
+        let kind = Kind::by_kind("Pod").expect("built-in kind");
+        let r = match self.failure.map(|f| f.status("Post", &format!("{}/binding", path(kind, Some(namespace), name))))
+        {
+            Some(e) => Err(e),
+            None => self.server.bind(namespace, name, node),
+        };
+        self.push("CREATE /binding", target("Pod", Some(namespace), name), 0, &r, 201);
+        r
+    }
+
     fn merge_patch(
         &mut self,
         kind: &'static Kind,
