@@ -619,3 +619,28 @@ fn starting_a_running_leader_changes_nothing() {
     assert_eq!(after.identity, before.identity);
     assert!(w.process(CONTROLLER_MANAGER_A).unwrap().leading());
 }
+
+/// The scheduler binds through `pods/binding`, as kube-scheduler does: one write that sets
+/// `spec.nodeName` and `PodScheduled`, shown in its step record.
+#[test]
+fn the_scheduler_binds_through_pods_binding() {
+    let mut w = World::new(26);
+    w.run_until_idle(2000);
+    let from = w.history().len();
+    w.create(deployment("web", 2, "nginx")).unwrap();
+    w.run_until_idle(5000);
+    let binds: Vec<_> = w.history()[from..]
+        .iter()
+        .filter(|r| r.action == ActionKind::Reconcile && r.actor.to_string().starts_with("default-scheduler"))
+        .flat_map(|r| r.calls.iter().filter(|c| c.verb != "GET" && !c.target.starts_with("Event ")))
+        .collect();
+    assert_eq!(binds.len(), 2, "{binds:?}");
+    for c in binds {
+        assert_eq!((c.verb.as_str(), c.code), ("CREATE /binding", 201), "{c}");
+        assert!(c.target.starts_with("Pod default/web-"), "{c}");
+    }
+    for p in list(&w, "Pod") {
+        assert!(p["spec"]["nodeName"].as_str().is_some_and(|n| n.starts_with("node-")));
+        assert_eq!(condition(&p, "PodScheduled").unwrap()["status"], "True");
+    }
+}

@@ -126,6 +126,53 @@ describe("completing lessons as a learner", () => {
   }
 });
 
+describe("work-queue: a key added while processing", () => {
+  test("following the step, Work queues shows the key processing, then dirty, and it runs once more", async () => {
+    const { context, page, problems } = await openLesson("work-queue");
+    const steps = await lessonSteps("work-queue");
+    const step = steps.find((s) => s.title === "A key added while processing runs once more");
+    assert.ok(step, "the lesson has the dirty-while-processing step");
+    for (const action of steps[0].solution) await act(page, action);
+    await page.getByRole("heading", { name: /^Step 2: / }).waitFor();
+
+    const queue = page
+      .getByRole("region", { name: "Work queues" })
+      .getByRole("group", { name: /^deployment-controller queue/ });
+    const processing = queue.getByRole("list", { name: "Processing" }).getByRole("listitem");
+    const dirty = queue.getByRole("list", { name: "Dirty while processing" }).getByRole("listitem");
+    const waiting = queue.getByRole("list", { name: "Waiting" }).getByRole("listitem");
+    const upTo = (prefix) => step.solution.findIndex((l) => typeof l === "string" && l.startsWith(prefix));
+    const lines = step.solution;
+    const secondEdit = upTo("kubectl scale deployment web --replicas=7");
+    // Take the key: it is processing, not waiting, not dirty.
+    for (const action of lines.slice(0, secondEdit)) await act(page, action);
+    await processing.filter({ hasText: /^default\/web/ }).waitFor();
+    assert.equal(await dirty.count(), 0);
+    assert.equal(await waiting.filter({ hasText: /^default\/web/ }).count(), 0);
+    // Edit while it is held: the handler's add only marks it dirty.
+    const reconcile = lines.findIndex((l, i) => i > secondEdit && l === "lab step");
+    for (const action of lines.slice(secondEdit, reconcile)) await act(page, action);
+    await dirty.filter({ hasText: "default/web" }).waitFor();
+    assert.equal(await waiting.filter({ hasText: /^default\/web/ }).count(), 0, "a held key is never waiting too");
+    const goal = page.getByRole("listitem").filter({ hasText: "was added while a worker held it" });
+    assert.match(await goal.innerText(), /Not met yet:/);
+    // Its reconcile calls Done: the key is back in the queue, once, and the goal is met.
+    await act(page, lines[reconcile]);
+    await waiting.filter({ hasText: /^default\/web/ }).waitFor();
+    assert.equal(await waiting.filter({ hasText: /^default\/web/ }).count(), 1);
+    assert.equal(await dirty.count(), 0);
+    await goal.filter({ hasText: "Met:" }).filter({ hasNotText: "Not met yet:" }).waitFor();
+    for (const action of lines.slice(reconcile + 1)) await act(page, action);
+    // Both goals met: the lesson moves on to the next step; the finished one says so.
+    await page.getByRole("heading", { name: /^Step 3: / }).waitFor();
+    await page.getByRole("button", { name: `${step.title} (done)` }).click();
+    const again = page.getByRole("listitem").filter({ hasText: "The key ran once more after" });
+    assert.match(await again.innerText(), /Met: The key ran once more/);
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+});
+
 describe("goals, progress and routes", () => {
   test("a successful apply does not meet the 409 goal", async () => {
     const { context, page, problems } = await openLesson("conflicts");

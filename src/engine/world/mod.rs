@@ -15,16 +15,36 @@
 //! # Steps
 //! [`World::step`] performs exactly one action and returns its [`StepRecord`]. The possible
 //! actions are listed, in the order `step` would take them, by [`World::pending`]: first what can
-//! happen now (informer lists, then watch-event deliveries, then handler runs, then reconciles,
-//! then due timers), then timers in deadline order (back-off requeues, `AddAfter`s such as kubelet
-//! transitions and grace periods, relists, lease ticks). Among reconciles, the oldest waiting key
-//! of any controller goes first, as if every worker ran at once. Taking a future action moves the
-//! clock to its time. Only the oldest undelivered event of each watch is offered, so a stream is
-//! always delivered in order, whatever [`World::run`] picks.
+//! happen now (informer lists, then watch-event deliveries, then handler runs, then reconciles of
+//! keys that workers hold, then takes of waiting keys, then due timers), then timers in deadline
+//! order (back-off requeues, `AddAfter`s such as kubelet transitions and grace periods, relists,
+//! lease ticks). Taking a future action moves the clock to its time. Only the oldest undelivered
+//! event of each watch is offered, so a stream is always delivered in order, whatever
+//! [`World::run`] picks.
+//!
+//! A reconcile is two steps, as a client-go worker runs it (`processNextWorkItem`):
+//! [`ActionKind::TakeKey`], a free worker's `Get` (the key moves from the queue to the processing
+//! set), then [`ActionKind::Reconcile`], that worker's reconcile, which ends with `Done` (and
+//! `Forget`, `AddAfter` or `AddRateLimited`). Each controller has as many workers as
+//! kube-controller-manager gives it ([`concurrent_syncs`]); a key is never held by two. Between
+//! the two steps anything else may run: a handler that adds the held key only marks it dirty, and
+//! `Done` queues it again, once (kubernetes-semantics.md §1.1, TV-02). In `step` order a take is
+//! followed at once by its reconcile; [`World::run`] can interleave. Keys are taken oldest first
+//! across controllers, as if every worker ran at once: a burst of events for one key collapses
+//! while other controllers work through older keys.
 //!
 //! "Periodic" work, where [`World::run_until_idle`] stops: lease ticks once someone leads, the
-//! retries of a partitioned process, and deadline checks ([`Outcome::CheckAfter`]: the Deployment
-//! progress deadline, image pull retries).
+//! retries of a partitioned process, deadline checks ([`Outcome::CheckAfter`]: the Deployment
+//! progress deadline, image pull retries while the image fails), and polls
+//! ([`Outcome::PollAfter`]: the namespace controller waiting for content held by finalizers)
+//! while nothing has changed in the cluster since the poll was scheduled. Kubernetes polls a
+//! stuck namespace for ever too; the lab calls that idle, not a hot loop. When the step cap is
+//! reached, the hot-loop explanation names the actor and key that recur most (lease ticks left
+//! out).
+//!
+//! The garbage collector watches Leases like every deletable kind, but a leader's renewal (which
+//! changes no owner reference) reaches its cache inside the renewal step instead of as two steps
+//! of its own every 2 s (see `absorb_quiet_lease_events`).
 //!
 //! # History
 //! Every input (a step, a chosen action, a user API call, a fault, a clock move) is logged and
