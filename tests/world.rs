@@ -644,3 +644,46 @@ fn the_scheduler_binds_through_pods_binding() {
         assert_eq!(condition(&p, "PodScheduled").unwrap()["status"], "True");
     }
 }
+
+/// A real hot loop (a ReplicaSet that can never create its pods past the object cap) is named by
+/// what loops: the controller and the key it keeps reconciling, not the Lease ticks around it.
+#[test]
+fn a_hot_loop_names_the_controller_and_key_that_loop() {
+    let mut w = World::new(27);
+    w.set_snapshot_every(0);
+    w.api_mut().set_object_limit(30);
+    w.run_until_idle(2000);
+    w.create(deployment("big", 100, "nginx")).unwrap();
+    let Settled::HotLoop { explanation, .. } = w.run_until_idle(3000) else { panic!("the cap stops it") };
+    assert!(explanation.starts_with("stopped after 3000 steps with work still queued: "), "{explanation}");
+    assert!(explanation.contains("replicaset-controller (kube-controller-manager-"), "{explanation}");
+    assert!(explanation.contains(" reconciling default/big-"), "{explanation}");
+    assert!(!explanation.contains("Lease"), "{explanation}");
+}
+
+/// Going back between a take and its reconcile restores the held key; replay takes it again.
+#[test]
+fn step_back_over_a_take_returns_the_key_to_the_queue() {
+    let mut w = World::new(28);
+    w.set_snapshot_every(7);
+    w.run_until_idle(2000);
+    w.create(deployment("web", 1, "nginx")).unwrap();
+    let taken = loop {
+        let r = w.step().unwrap();
+        if r.action == ActionKind::TakeKey {
+            break r;
+        }
+    };
+    let key = taken.worked_key().unwrap().to_string();
+    let at = w.position();
+    let held = |w: &World| {
+        w.processes().iter().flat_map(|p| &p.slots).flat_map(|s| s.held.iter().map(|h| h.1.clone())).collect::<Vec<_>>()
+    };
+    assert_eq!(held(&w), vec![key.clone()]);
+    assert!(w.step_back());
+    assert!(held(&w).is_empty(), "the key is waiting again");
+    w.goto(at);
+    assert_eq!(held(&w), vec![key.clone()], "replay takes it again");
+    let r = w.step().unwrap();
+    assert_eq!((r.action, r.worked_key()), (ActionKind::Reconcile, Some(key.as_str())));
+}

@@ -448,8 +448,12 @@ fn count_changes(calls: &[ApiCall], mut last_change_rv: u64) -> (u64, u64) {
 pub struct World {
     seed: u64,
     state: State,
+    /// The records: `history[history_dead..]` are those kept; the ones before are forgotten and
+    /// dropped in batches (dropping one record per step would move every kept record each step).
     history: Vec<StepRecord>,
-    /// Records forgotten to bound memory: `history[0]` is record number `history_base + 1`.
+    /// Forgotten records still at the front of `history`.
+    history_dead: usize,
+    /// Records forgotten to bound memory: `history()[0]` is record number `history_base + 1`.
     history_base: usize,
     /// Keep at most this many records in memory (None: all).
     history_limit: Option<usize>,
@@ -573,6 +577,7 @@ impl World {
             snapshots: vec![(0, state.clone())],
             state,
             history: Vec::new(),
+            history_dead: 0,
             history_base: 0,
             history_limit: None,
             inputs: Vec::new(),
@@ -622,16 +627,17 @@ impl World {
     /// The records kept in memory (all of them unless [`World::set_history_limit`] was used;
     /// each record's `number` says where it stands).
     pub fn history(&self) -> &[StepRecord] {
-        &self.history
+        &self.history[self.history_dead..]
     }
 
     /// The number of records so far on this branch (the position [`World::goto`] counts in).
     pub fn position(&self) -> usize {
-        self.history_base + self.history.len()
+        self.history_base + self.history().len()
     }
 
-    /// Keeps at most `n` records in memory (the oldest are forgotten; going back to them still
-    /// works, by replay, and brings their records back). `None`: keep every record.
+    /// Keeps at most `n` records (the oldest are forgotten; going back to them still works, by
+    /// replay, and brings their records back; memory holds at most about `2n`, as forgotten
+    /// records are dropped in batches). `None`: keep every record.
     pub fn set_history_limit(&mut self, n: Option<usize>) {
         self.history_limit = n.map(|n| n.max(1));
         self.trim_history();
@@ -639,10 +645,15 @@ impl World {
 
     fn trim_history(&mut self) {
         if let Some(limit) = self.history_limit {
-            if self.history.len() > limit {
-                let drop = self.history.len() - limit;
-                self.history.drain(..drop);
+            let kept = self.history.len() - self.history_dead;
+            if kept > limit {
+                let drop = kept - limit;
+                self.history_dead += drop;
                 self.history_base += drop;
+            }
+            if self.history_dead >= limit.max(64) {
+                self.history.drain(..self.history_dead);
+                self.history_dead = 0;
             }
         }
     }
@@ -877,16 +888,18 @@ impl World {
         }
     }
 
-    /// Names what loops: the actor, action and key that recur most in the last steps, leaving
-    /// out the periodic Lease ticks that happen alongside anything.
+    /// Names what loops: the actor and action (for reconciles, the key) that recur most in the
+    /// last steps, leaving out the Lease ticks that happen alongside anything.
     fn hot_loop_explanation(&self, cap: u64) -> String {
-        let recent = self.history.iter().rev().take(cap.min(1000) as usize);
+        let recent = self.history().iter().rev().take(cap.min(1000) as usize);
         let mut counts: BTreeMap<String, usize> = BTreeMap::new();
         let n = recent.clone().count();
-        for r in recent.filter(|r| r.action != ActionKind::LeaseTick) {
+        // A take and a fired timer go with each reconcile; counting the reconciles (by key) names
+        // the loop once.
+        let counted = |r: &&StepRecord| !matches!(r.action, ActionKind::LeaseTick | ActionKind::TakeKey | ActionKind::QueueTimer);
+        for r in recent.filter(counted) {
             let who = match (r.action, r.worked_key()) {
                 (ActionKind::Reconcile, Some(k)) => format!("{} reconciling {k}", r.actor),
-                (ActionKind::TakeKey, Some(k)) => format!("{} taking {k}", r.actor),
                 _ => format!("{} ({})", r.actor, r.action.as_str()),
             };
             *counts.entry(who).or_default() += 1;
@@ -1996,10 +2009,11 @@ impl World {
             };
             self.state = snap;
             if at >= self.history_base {
-                self.history.truncate(at - self.history_base);
+                self.history.truncate(self.history_dead + at - self.history_base);
             } else {
                 // The records between the snapshot and the forgotten ones come back by replay.
                 self.history.clear();
+                self.history_dead = 0;
                 self.history_base = at;
             }
         }
