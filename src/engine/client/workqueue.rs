@@ -60,6 +60,10 @@ pub struct WorkQueue<K: Ord> {
     /// The delaying queue (client-go `waitingForQueue` + `knownEntries`): one entry per key.
     /// Independent of `dirty`: a key may wait here and be in the queue at the same time.
     waiting: BTreeMap<K, WaitFor>,
+    /// The same entries ordered by deadline (client-go's heap), so the next deadline and the due
+    /// keys cost a logarithm, not a scan. Invariant: `(w.ready_at, w.seq, k)` is here exactly
+    /// when `waiting[k] == w`.
+    by_deadline: BTreeSet<(Time, u64, K)>,
     next_seq: u64,
     rate_limiter: RateLimiter<K>,
 }
@@ -79,6 +83,7 @@ impl<K: Clone + Ord> WorkQueue<K> {
             processing: BTreeSet::new(),
             shutting_down: false,
             waiting: BTreeMap::new(),
+            by_deadline: BTreeSet::new(),
             next_seq: 0,
             rate_limiter,
         }
@@ -141,6 +146,7 @@ impl<K: Clone + Ord> WorkQueue<K> {
     pub fn shut_down(&mut self) {
         self.shutting_down = true;
         self.waiting.clear();
+        self.by_deadline.clear();
     }
 
     /// `ShuttingDown`: whether `shut_down` was called. A worker whose `get` returns `None` on a
@@ -169,9 +175,14 @@ impl<K: Clone + Ord> WorkQueue<K> {
         let seq = self.next_seq;
         match self.waiting.get_mut(&key) {
             Some(w) if w.ready_at <= ready_at => {}
-            Some(w) => *w = WaitFor { ready_at, seq },
+            Some(w) => {
+                self.by_deadline.remove(&(w.ready_at, w.seq, key.clone()));
+                *w = WaitFor { ready_at, seq };
+                self.by_deadline.insert((ready_at, seq, key));
+            }
             None => {
-                self.waiting.insert(key, WaitFor { ready_at, seq });
+                self.waiting.insert(key.clone(), WaitFor { ready_at, seq });
+                self.by_deadline.insert((ready_at, seq, key));
             }
         }
         self.next_seq += 1;
@@ -179,24 +190,31 @@ impl<K: Clone + Ord> WorkQueue<K> {
 
     /// The earliest deadline in the delaying queue: when the world should next call `fire_due`.
     pub fn next_ready_at(&self) -> Option<Time> {
-        self.waiting.values().map(|w| w.ready_at).min()
+        self.by_deadline.first().map(|e| e.0)
+    }
+
+    /// The keys whose deadline is the earliest one (those the next `fire_due` adds first).
+    pub fn next_due_keys(&self) -> impl Iterator<Item = &K> {
+        let first = self.next_ready_at();
+        self.by_deadline.iter().take_while(move |e| Some(e.0) == first).map(|e| &e.2)
+    }
+
+    /// When `key` leaves the delaying queue, if it waits there.
+    pub fn ready_at(&self, key: &K) -> Option<Time> {
+        self.waiting.get(key).map(|w| w.ready_at)
     }
 
     /// The delaying queue's timer fires at `now`: every key whose deadline has passed is `add`ed,
     /// earliest deadline first. Returns those keys (including any that the add de-duplicated).
     pub fn fire_due(&mut self, now: Time) -> Vec<K> {
-        let mut due: Vec<(Time, u64, K)> = self
-            .waiting
-            .iter()
-            .filter(|(_, w)| w.ready_at <= now)
-            .map(|(k, w)| (w.ready_at, w.seq, k.clone()))
-            .collect();
-        due.sort_by_key(|a| (a.0, a.1));
-        for (_, _, key) in &due {
-            self.waiting.remove(key);
+        let mut due = Vec::new();
+        while self.by_deadline.first().is_some_and(|e| e.0 <= now) {
+            let Some((_, _, key)) = self.by_deadline.pop_first() else { break };
+            self.waiting.remove(&key);
             self.add(key.clone());
+            due.push(key);
         }
-        due.into_iter().map(|(_, _, k)| k).collect()
+        due
     }
 
     /// `AddRateLimited`: records a failure of `key` with the rate limiter (every call counts, even
@@ -246,10 +264,9 @@ impl<K: Clone + Ord> WorkQueue<K> {
 
     /// Keys in the delaying queue, earliest deadline first, with their retry counts.
     pub fn delayed_keys(&self) -> Vec<DelayedKey<K>> {
-        let mut v: Vec<(&K, &WaitFor)> = self.waiting.iter().collect();
-        v.sort_by_key(|a| (a.1.ready_at, a.1.seq));
-        v.into_iter()
-            .map(|(k, w)| DelayedKey { key: k.clone(), ready_at: w.ready_at, requeues: self.num_requeues(k) })
+        self.by_deadline
+            .iter()
+            .map(|(t, _, k)| DelayedKey { key: k.clone(), ready_at: *t, requeues: self.num_requeues(k) })
             .collect()
     }
 
@@ -266,6 +283,11 @@ impl<K: Clone + Ord> WorkQueue<K> {
             if !seen.insert(k) {
                 return Err(format!("queue[{i}] appears twice in the queue"));
             }
+        }
+        if self.by_deadline.len() != self.waiting.len()
+            || self.by_deadline.iter().any(|(t, s, k)| self.waiting.get(k) != Some(&WaitFor { ready_at: *t, seq: *s }))
+        {
+            return Err("the deadline order does not match the delaying queue".to_string());
         }
         // Every dirty key is either waiting in the queue or parked on a worker.
         for k in &self.dirty {

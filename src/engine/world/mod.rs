@@ -740,24 +740,14 @@ impl World {
         let only_checks = match act {
             Act::QueueTimer(_, si) => {
                 let slot = &p.slots[si];
-                let due = slot.queue.next_ready_at();
-                slot.queue
-                    .delayed_keys()
-                    .iter()
-                    .filter(|k| Some(k.ready_at) == due)
-                    .all(|k| slot.check_keys.contains(&k.key))
+                slot.queue.next_due_keys().all(|k| slot.check_keys.contains(k))
             }
             _ => false,
         };
         let quiet = match act {
             Act::QueueTimer(_, si) => {
                 let slot = &p.slots[si];
-                let due = slot.queue.next_ready_at();
-                slot.queue
-                    .delayed_keys()
-                    .iter()
-                    .filter(|k| Some(k.ready_at) == due)
-                    .all(|k| slot.quiet_keys.get(&k.key) == Some(&self.state.changes))
+                slot.queue.next_due_keys().all(|k| slot.quiet_keys.get(k) == Some(&self.state.changes))
             }
             _ => false,
         };
@@ -842,8 +832,7 @@ impl World {
                 (ctrl(si), ActionKind::Reconcile, format!("reconcile {key}"))
             }
             Act::QueueTimer(_, si) => {
-                let d =
-                    p.slots[si].queue.delayed_keys().first().map(|k| format!("requeue {}", k.key)).unwrap_or_default();
+                let d = p.slots[si].queue.next_due_keys().next().map(|k| format!("requeue {k}")).unwrap_or_default();
                 (ctrl(si), ActionKind::QueueTimer, d)
             }
         }
@@ -896,7 +885,8 @@ impl World {
         let n = recent.clone().count();
         // A take and a fired timer go with each reconcile; counting the reconciles (by key) names
         // the loop once.
-        let counted = |r: &&StepRecord| !matches!(r.action, ActionKind::LeaseTick | ActionKind::TakeKey | ActionKind::QueueTimer);
+        let counted =
+            |r: &&StepRecord| !matches!(r.action, ActionKind::LeaseTick | ActionKind::TakeKey | ActionKind::QueueTimer);
         for r in recent.filter(counted) {
             let who = match (r.action, r.worked_key()) {
                 (ActionKind::Reconcile, Some(k)) => format!("{} reconciling {k}", r.actor),
@@ -1485,7 +1475,7 @@ impl World {
             }
             Outcome::CheckAfter(d) => {
                 slot.queue.forget(&key);
-                let before = slot.queue.delayed_keys().into_iter().find(|k| k.key == key).map(|k| k.ready_at);
+                let before = slot.queue.ready_at(&key);
                 slot.queue.add_after(key.clone(), *d, now);
                 work.delayed.push((key.clone(), *d));
                 if before.is_none_or(|t| t > now.after(*d)) {
