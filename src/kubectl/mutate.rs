@@ -442,6 +442,7 @@ pub fn apply(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output)
         let current = match api.get(kind, ns.as_deref(), &name) {
             Ok(c) => c,
             Err(e) if e.reason == Reason::NotFound => {
+                apply_patch::prune_nulls(&mut obj);
                 match create_or_dry(api, p, obj) {
                     Ok(created) => done(out, p, kind, &created, "created"),
                     Err(e) => out.fail(with_source("creating", &source, e).into()),
@@ -460,7 +461,28 @@ pub fn apply(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output)
                 kind.resource
             ));
         }
-        let patch = apply_patch::three_way(original.as_ref(), &obj, &current);
+        // kubectl has Go types (and so patch strategies) for the built-in kinds only; a custom
+        // resource gets a JSON merge patch (patcher.go `patchSimple`).
+        let custom = kind.group == "example.com";
+        let patch = if custom {
+            apply_patch::three_way_json(original.as_ref(), &obj, &current)
+        } else {
+            match apply_patch::three_way_strategic(kind, original.as_ref(), &obj, &current) {
+                Ok(patch) => patch,
+                Err(e) => {
+                    // `AddSourceToErr("creating patch with:\noriginal:\n%s\nmodified:\n%s\ncurrent:\n%s\nfor:", ...)`:
+                    // each document as runtime.Encode writes it, newline-terminated.
+                    let doc = |v: Option<&Value>| v.map(|v| format!("{}\n", gojson::compact(v))).unwrap_or_default();
+                    out.fail(CmdError::Plain(format!(
+                        "error when creating patch with:\noriginal:\n{}\nmodified:\n{}\ncurrent:\n{}\nfor: \"{source}\": {e}",
+                        doc(original.as_ref()),
+                        doc(Some(&obj)),
+                        doc(Some(&current))
+                    )));
+                    continue;
+                }
+            }
+        };
         if patch.as_object().is_some_and(Map::is_empty) {
             done(out, p, kind, &current, "unchanged");
             continue;
@@ -473,7 +495,8 @@ pub fn apply(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output)
             continue;
         }
         let patch_text = gojson::compact(&patch);
-        match api.patch(kind, ns.as_deref(), &name, &Patch::Merge(patch), Subresource::Main) {
+        let patch = if custom { Patch::Merge(patch) } else { Patch::Strategic(patch) };
+        match api.patch(kind, ns.as_deref(), &name, &patch, Subresource::Main) {
             Ok(patched) => done(out, p, kind, &patched, "configured"),
             Err(e) => {
                 // kubectl apply: the patcher's `error when patching`, wrapped with the patch and
