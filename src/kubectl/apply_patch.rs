@@ -434,10 +434,9 @@ fn keep_or_delete_null(m: &Map<String, Value>, keep_null: bool) -> Map<String, V
                 out.insert(key.clone(), Value::Null);
             }
             Value::Null => {}
-            Value::Object(sub) if sub.is_empty() => {
-                if !keep_null {
-                    out.insert(key.clone(), v.clone());
-                }
+            // An empty map under keep_null falls through and yields nothing.
+            Value::Object(sub) if sub.is_empty() && !keep_null => {
+                out.insert(key.clone(), v.clone());
             }
             Value::Object(sub) => {
                 let f = keep_or_delete_null(sub, keep_null);
