@@ -582,6 +582,7 @@ impl Console {
                 }
             }
             "describe" => super::describe::run(api, &ctx, &p, out),
+            "events" => super::events::run(api, &ctx, &p, out),
             "create" => mutate::create(api, &ctx, &p, out),
             "apply" => mutate::apply(api, &ctx, &p, out),
             "delete" => {
