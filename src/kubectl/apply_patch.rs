@@ -217,6 +217,37 @@ fn merge_key_of<'a>(item: &'a Value, key: &str) -> Result<&'a Value, String> {
 
 type ListDiff = (Vec<Value>, Vec<Value>, Vec<Value>);
 
+/// One step of the walk over two lists sorted by their keys' text.
+enum Pair {
+    /// The key is in both lists: (original, modified).
+    Both(Value, Value),
+    /// Only the modified list has it.
+    Added(Value),
+    /// Only the original list has it.
+    Removed(Value),
+}
+
+/// The merge walk `diffListsOfMaps` and `diffListsOfScalars` share: both lists sorted by key
+/// text (`sortMergeListsByNameArray`, `sortScalars`), then paired up.
+fn sorted_pairs(mut orig: Vec<(String, Value)>, mut modi: Vec<(String, Value)>) -> Vec<Pair> {
+    orig.sort_by(|a, b| a.0.cmp(&b.0));
+    modi.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut out = Vec::new();
+    let (mut o, mut m) = (orig.into_iter().peekable(), modi.into_iter().peekable());
+    loop {
+        let pair = match (o.peek(), m.peek()) {
+            (None, None) => return out,
+            (Some(a), Some(b)) if a.0 == b.0 => {
+                Pair::Both(o.next().map(|x| x.1).unwrap_or_default(), m.next().map(|x| x.1).unwrap_or_default())
+            }
+            (None, Some(_)) => Pair::Added(m.next().map(|x| x.1).unwrap_or_default()),
+            (Some(a), Some(b)) if a.0 > b.0 => Pair::Added(m.next().map(|x| x.1).unwrap_or_default()),
+            _ => Pair::Removed(o.next().map(|x| x.1).unwrap_or_default()),
+        };
+        out.push(pair);
+    }
+}
+
 /// `diffListsOfMaps` + `diffLists`: (patch items in the manifest's order, then delete
 /// directives; no primitive deletions; the `$setElementOrder` list).
 fn diff_lists_of_maps(
@@ -226,43 +257,29 @@ fn diff_lists_of_maps(
     child: Option<&'static Struct>,
     opts: DiffOptions,
 ) -> Result<ListDiff, String> {
-    let sorted = |list: &[Value]| -> Result<Vec<(String, Value)>, String> {
-        let mut v = list
-            .iter()
-            .map(|item| merge_key_of(item, key).map(|k| (key_text(k), item.clone())))
-            .collect::<Result<Vec<_>, _>>()?;
-        v.sort_by(|a, b| a.0.cmp(&b.0));
-        Ok(v)
+    let keyed = |list: &[Value]| -> Result<Vec<(String, Value)>, String> {
+        list.iter().map(|item| merge_key_of(item, key).map(|k| (key_text(k), item.clone()))).collect()
     };
-    let (orig, modi) = (sorted(original)?, sorted(modified)?);
     let mut items = Vec::new();
     let mut deletions = Vec::new();
-    let (mut i, mut j) = (0, 0);
-    while i < orig.len() || j < modi.len() {
-        let both = i < orig.len() && j < modi.len();
-        if both && orig[i].0 == modi[j].0 {
-            if let (Value::Object(o), Value::Object(m)) = (&orig[i].1, &modi[j].1) {
-                let mut sub = diff_maps(o, m, child, opts)?;
+    for pair in sorted_pairs(keyed(original)?, keyed(modified)?) {
+        match pair {
+            Pair::Both(Value::Object(o), Value::Object(m)) => {
+                let mut sub = diff_maps(&o, &m, child, opts)?;
                 if !sub.is_empty() {
-                    sub.insert(key.into(), merge_key_of(&modi[j].1, key)?.clone());
+                    sub.insert(key.into(), merge_key_of(&Value::Object(m), key)?.clone());
                     items.push(Value::Object(sub));
                 }
             }
-            i += 1;
-            j += 1;
-        } else if i >= orig.len() || (both && orig[i].0 > modi[j].0) {
-            if !opts.ignore_changes_and_additions {
-                items.push(modi[j].1.clone());
-            }
-            j += 1;
-        } else {
-            if !opts.ignore_deletions {
+            Pair::Both(..) => {}
+            Pair::Added(m) if !opts.ignore_changes_and_additions => items.push(m),
+            Pair::Removed(o) if !opts.ignore_deletions => {
                 let mut directive = Map::new();
                 directive.insert("$patch".into(), Value::from("delete"));
-                directive.insert(key.into(), merge_key_of(&orig[i].1, key)?.clone());
+                directive.insert(key.into(), merge_key_of(&o, key)?.clone());
                 deletions.push(Value::Object(directive));
             }
-            i += 1;
+            Pair::Added(_) | Pair::Removed(_) => {}
         }
     }
     // `normalizeSliceOrder`: patch items in the manifest's order.
@@ -290,29 +307,13 @@ fn diff_lists_of_maps(
 /// `diffListsOfScalars` + `diffLists`: (additions in the manifest's order, deletions, the
 /// `$setElementOrder` list).
 fn diff_lists_of_scalars(original: &[Value], modified: &[Value], opts: DiffOptions) -> ListDiff {
-    let sorted = |list: &[Value]| {
-        let mut v: Vec<(String, Value)> = list.iter().map(|x| (key_text(x), x.clone())).collect();
-        v.sort_by(|a, b| a.0.cmp(&b.0));
-        v
-    };
-    let (orig, modi) = (sorted(original), sorted(modified));
+    let keyed = |list: &[Value]| list.iter().map(|x| (key_text(x), x.clone())).collect();
     let (mut add, mut delete) = (Vec::new(), Vec::new());
-    let (mut i, mut j) = (0, 0);
-    while i < orig.len() || j < modi.len() {
-        let both = i < orig.len() && j < modi.len();
-        if both && orig[i].0 == modi[j].0 {
-            i += 1;
-            j += 1;
-        } else if i >= orig.len() || (both && orig[i].0 > modi[j].0) {
-            if !opts.ignore_changes_and_additions {
-                add.push(modi[j].1.clone());
-            }
-            j += 1;
-        } else {
-            if !opts.ignore_deletions {
-                delete.push(orig[i].1.clone());
-            }
-            i += 1;
+    for pair in sorted_pairs(keyed(original), keyed(modified)) {
+        match pair {
+            Pair::Added(m) if !opts.ignore_changes_and_additions => add.push(m),
+            Pair::Removed(o) if !opts.ignore_deletions => delete.push(o),
+            _ => {}
         }
     }
     add.sort_by_key(|x| modified.iter().position(|m| deep_equal(m, x)).unwrap_or(usize::MAX));

@@ -5,7 +5,7 @@
 
 use super::cluster::Cluster;
 use super::console::{CmdError, Ctx, Output};
-use super::flags::{flag, FlagKind, FlagSpec, Parsed};
+use super::flags::{flag, FlagKind, FlagSpec, Parsed, ALL_NAMESPACES, SELECTOR};
 use super::printers::{age, format_label_selector};
 use super::resources::{self, Target};
 use crate::engine::kinds::Kind;
@@ -16,13 +16,8 @@ use serde_json::Value;
 
 /// `kubectl describe` flags.
 pub const FLAGS: &[FlagSpec] = &[
-    flag("selector", Some('l'), FlagKind::Str, "Selector (label query) to filter on."),
-    flag(
-        "all-namespaces",
-        Some('A'),
-        FlagKind::Bool,
-        "If present, list the requested object(s) across all namespaces.",
-    ),
+    SELECTOR,
+    ALL_NAMESPACES,
     flag(
         "show-events",
         None,

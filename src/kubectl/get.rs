@@ -3,7 +3,7 @@
 
 use super::cluster::Cluster;
 use super::console::{CmdError, Continuation, Ctx, Output, WatchPrinter, WatchState};
-use super::flags::{flag, FlagKind, FlagSpec, Parsed};
+use super::flags::{flag, FlagKind, FlagSpec, Parsed, ALL_NAMESPACES};
 use super::jsonpath::JsonPath;
 use super::printers::{self, TableOptions};
 use super::resources::{self, Target};
@@ -18,12 +18,7 @@ use serde_json::{json, Value};
 
 /// The flags of `kubectl get`.
 pub const FLAGS: &[FlagSpec] = &[
-    flag(
-        "all-namespaces",
-        Some('A'),
-        FlagKind::Bool,
-        "If present, list the requested object(s) across all namespaces.",
-    ),
+    ALL_NAMESPACES,
     flag(
         "output",
         Some('o'),

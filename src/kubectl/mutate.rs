@@ -4,7 +4,7 @@
 use super::apply_patch;
 use super::cluster::Cluster;
 use super::console::{server_error, with_source, CmdError, Continuation, Ctx, DeletionTarget, EditSession, Output};
-use super::flags::{flag, FlagKind, FlagSpec, Parsed};
+use super::flags::{flag, FlagKind, FlagSpec, Parsed, ALL_NAMESPACES, SELECTOR};
 use super::gojson;
 use super::manifest;
 use super::printers;
@@ -19,10 +19,24 @@ use serde_json::{json, Map, Value};
 /// The annotation client-side apply keeps the last applied manifest in.
 pub const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration";
 
+// Flags several writing verbs share, with kubectl's help texts.
+const DRY_RUN: FlagSpec = flag(
+    "dry-run",
+    None,
+    FlagKind::Str,
+    "Must be \"none\" or \"client\". If client strategy, only print the object that would be sent.",
+);
+const OUTPUT_NAME: FlagSpec = flag("output", Some('o'), FlagKind::Str, "Output format: name.");
+const OUTPUT_NAME_YAML_JSON: FlagSpec = flag("output", Some('o'), FlagKind::Str, "Output format: name, yaml or json.");
+const FILENAME_TO_UPDATE: FlagSpec =
+    flag("filename", Some('f'), FlagKind::List, "Filename or '-' identifying the resource to update.");
+const ALL_IN_NAMESPACE: FlagSpec =
+    flag("all", None, FlagKind::Bool, "Select all resources, in the namespace of the specified resource types.");
+
 /// `kubectl create` flags.
 pub const CREATE_FLAGS: &[FlagSpec] = &[
     flag("filename", Some('f'), FlagKind::List, "Filename or '-' (the here-document) to use to create the resource."),
-    flag("output", Some('o'), FlagKind::Str, "Output format: name."),
+    OUTPUT_NAME,
     flag(
         "save-config",
         None,
@@ -31,15 +45,7 @@ pub const CREATE_FLAGS: &[FlagSpec] = &[
     ),
 ];
 /// `kubectl create namespace` flags.
-pub const CREATE_NS_FLAGS: &[FlagSpec] = &[
-    flag("output", Some('o'), FlagKind::Str, "Output format: name, yaml or json."),
-    flag(
-        "dry-run",
-        None,
-        FlagKind::Str,
-        "Must be \"none\" or \"client\". If client strategy, only print the object that would be sent.",
-    ),
-];
+pub const CREATE_NS_FLAGS: &[FlagSpec] = &[OUTPUT_NAME_YAML_JSON, DRY_RUN];
 /// `kubectl create deployment` flags.
 pub const CREATE_DEPLOY_FLAGS: &[FlagSpec] = &[
     flag(
@@ -50,13 +56,8 @@ pub const CREATE_DEPLOY_FLAGS: &[FlagSpec] = &[
     ),
     flag("replicas", Some('r'), FlagKind::Int, "Number of replicas to create. Default is 1."),
     flag("port", None, FlagKind::Int, "The containerPort that this deployment exposes."),
-    flag("output", Some('o'), FlagKind::Str, "Output format: name, yaml or json."),
-    flag(
-        "dry-run",
-        None,
-        FlagKind::Str,
-        "Must be \"none\" or \"client\". If client strategy, only print the object that would be sent.",
-    ),
+    OUTPUT_NAME_YAML_JSON,
+    DRY_RUN,
 ];
 /// `kubectl create configmap` flags.
 pub const CREATE_CM_FLAGS: &[FlagSpec] = &[
@@ -66,13 +67,8 @@ pub const CREATE_CM_FLAGS: &[FlagSpec] = &[
         FlagKind::List,
         "Specify a key and literal value to insert in configmap (i.e. mykey=somevalue).",
     ),
-    flag("output", Some('o'), FlagKind::Str, "Output format: name."),
-    flag(
-        "dry-run",
-        None,
-        FlagKind::Str,
-        "Must be \"none\" or \"client\". If client strategy, only print the object that would be sent.",
-    ),
+    OUTPUT_NAME,
+    DRY_RUN,
 ];
 /// `kubectl apply` flags.
 pub const APPLY_FLAGS: &[FlagSpec] = &[
@@ -82,13 +78,8 @@ pub const APPLY_FLAGS: &[FlagSpec] = &[
         FlagKind::List,
         "The files that contain the configurations to apply ('-' is the here-document).",
     ),
-    flag("output", Some('o'), FlagKind::Str, "Output format: name."),
-    flag(
-        "dry-run",
-        None,
-        FlagKind::Str,
-        "Must be \"none\" or \"client\". If client strategy, only print the object that would be sent.",
-    ),
+    OUTPUT_NAME,
+    DRY_RUN,
 ];
 /// `kubectl delete` flags.
 pub const DELETE_FLAGS: &[FlagSpec] = &[
@@ -98,14 +89,9 @@ pub const DELETE_FLAGS: &[FlagSpec] = &[
         FlagKind::List,
         "Filename or '-' (the here-document) containing the resource to delete.",
     ),
-    flag("selector", Some('l'), FlagKind::Str, "Selector (label query) to filter on."),
+    SELECTOR,
     flag("all", None, FlagKind::Bool, "Delete all resources, in the namespace of the specified resource types."),
-    flag(
-        "all-namespaces",
-        Some('A'),
-        FlagKind::Bool,
-        "If present, list the requested object(s) across all namespaces.",
-    ),
+    ALL_NAMESPACES,
     flag(
         "cascade",
         None,
@@ -134,10 +120,10 @@ pub const SCALE_FLAGS: &[FlagSpec] = &[
     flag("replicas", None, FlagKind::Int, "The new desired number of replicas. Required."),
     flag("current-replicas", None, FlagKind::Int, "Precondition for current size. Requires that the current size of the resource match this value in order to scale."),
     flag("resource-version", None, FlagKind::Str, "Precondition for resource version."),
-    flag("selector", Some('l'), FlagKind::Str, "Selector (label query) to filter on."),
+    SELECTOR,
     flag("all", None, FlagKind::Bool, "Select all resources in the namespace of the specified resource types."),
     flag("filename", Some('f'), FlagKind::List, "Filename or '-' identifying the resource to set a new size."),
-    flag("output", Some('o'), FlagKind::Str, "Output format: name."),
+    OUTPUT_NAME,
 ];
 /// `kubectl patch` flags.
 pub const PATCH_FLAGS: &[FlagSpec] = &[
@@ -149,8 +135,8 @@ pub const PATCH_FLAGS: &[FlagSpec] = &[
         FlagKind::Str,
         "If specified, patch will operate on the subresource of the requested object (status).",
     ),
-    flag("filename", Some('f'), FlagKind::List, "Filename or '-' identifying the resource to update."),
-    flag("output", Some('o'), FlagKind::Str, "Output format: name."),
+    FILENAME_TO_UPDATE,
+    OUTPUT_NAME,
 ];
 /// `kubectl label` / `annotate` flags.
 pub const META_FLAGS: &[FlagSpec] = &[
@@ -160,16 +146,16 @@ pub const META_FLAGS: &[FlagSpec] = &[
         FlagKind::Bool,
         "If true, allow labels (annotations) to be overwritten, otherwise reject updates that overwrite existing ones.",
     ),
-    flag("all", None, FlagKind::Bool, "Select all resources, in the namespace of the specified resource types."),
-    flag("selector", Some('l'), FlagKind::Str, "Selector (label query) to filter on."),
+    ALL_IN_NAMESPACE,
+    SELECTOR,
     flag(
         "resource-version",
         None,
         FlagKind::Str,
         "If non-empty, the update will only succeed if this is the current resource-version for the object.",
     ),
-    flag("filename", Some('f'), FlagKind::List, "Filename or '-' identifying the resource to update."),
-    flag("output", Some('o'), FlagKind::Str, "Output format: name."),
+    FILENAME_TO_UPDATE,
+    OUTPUT_NAME,
 ];
 /// `kubectl edit` flags.
 pub const EDIT_FLAGS: &[FlagSpec] =
@@ -299,19 +285,32 @@ pub fn create(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output
 
 /// `kubectl create namespace NAME`.
 pub fn create_namespace(api: &mut dyn Cluster, _ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) {
-    if p.args.len() != 1 {
-        return out.fail(CmdError::Usage {
-            cmd: "create namespace".into(),
-            msg: format!("exactly one NAME is required, got {}", p.args.len()),
-        });
-    }
+    let name = match exactly_one_name(p, "create namespace") {
+        Ok(n) => n,
+        Err(e) => return out.fail(e),
+    };
     if let Err(e) = check_dry_run(p) {
         return out.fail(e);
     }
-    let obj =
-        json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": p.args[0]}, "spec": {}, "status": {}});
+    let obj = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}, "spec": {}, "status": {}});
+    create_generated(api, p, out, "namespaces", obj);
+}
+
+/// The NAME of `kubectl create <generator> NAME`.
+fn exactly_one_name<'a>(p: &'a Parsed, cmd: &str) -> Result<&'a str, CmdError> {
+    match p.args.as_slice() {
+        [name] => Ok(name),
+        args => {
+            Err(CmdError::Usage { cmd: cmd.into(), msg: format!("exactly one NAME is required, got {}", args.len()) })
+        }
+    }
+}
+
+/// Sends (or, under `--dry-run=client`, shows) an object a generator built (`create
+/// namespace|deployment|configmap`, `run`) and prints `<kind>/<name> created`.
+fn create_generated(api: &mut dyn Cluster, p: &Parsed, out: &mut Output, resource: &str, obj: Value) {
     match create_or_dry(api, p, obj) {
-        Ok(o) => done(out, p, resources_kind("namespaces"), &o, "created"),
+        Ok(o) => done(out, p, resources_kind(resource), &o, "created"),
         Err(e) => out.fail(e.into()),
     }
 }
@@ -329,16 +328,13 @@ pub fn create_deployment(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: 
     if images.is_empty() {
         return out.fail(CmdError::Plain("required flag(s) \"image\" not set".into()));
     }
-    if p.args.len() != 1 {
-        return out.fail(CmdError::Usage {
-            cmd: "create deployment".into(),
-            msg: format!("exactly one NAME is required, got {}", p.args.len()),
-        });
-    }
+    let name = match exactly_one_name(p, "create deployment") {
+        Ok(n) => n,
+        Err(e) => return out.fail(e),
+    };
     if let Err(e) = check_dry_run(p) {
         return out.fail(e);
     }
-    let name = &p.args[0];
     let mut containers = Vec::new();
     for image in &images {
         let last = image.rsplit('/').next().unwrap_or(image);
@@ -361,10 +357,7 @@ pub fn create_deployment(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: 
         },
         "status": {}
     });
-    match create_or_dry(api, p, with_namespace(obj, ctx, p)) {
-        Ok(o) => done(out, p, resources_kind("deployments"), &o, "created"),
-        Err(e) => out.fail(e.into()),
-    }
+    create_generated(api, p, out, "deployments", with_namespace(obj, ctx, p));
 }
 
 /// The generators of `kubectl create <kind>` set `metadata.namespace` only when `-n` was given
@@ -379,12 +372,10 @@ fn with_namespace(mut obj: Value, ctx: &Ctx<'_>, p: &Parsed) -> Value {
 
 /// `kubectl create configmap NAME --from-literal=k=v...`.
 pub fn create_configmap(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) {
-    if p.args.len() != 1 {
-        return out.fail(CmdError::Usage {
-            cmd: "create configmap".into(),
-            msg: format!("exactly one NAME is required, got {}", p.args.len()),
-        });
-    }
+    let name = match exactly_one_name(p, "create configmap") {
+        Ok(n) => n,
+        Err(e) => return out.fail(e),
+    };
     let mut data = Map::new();
     for lit in p.list("from-literal") {
         let Some((k, v)) = lit.split_once('=') else {
@@ -395,14 +386,11 @@ pub fn create_configmap(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &
     if let Err(e) = check_dry_run(p) {
         return out.fail(e);
     }
-    let mut obj = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": p.args[0]}});
+    let mut obj = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name}});
     if !data.is_empty() {
         obj["data"] = Value::Object(data);
     }
-    match create_or_dry(api, p, with_namespace(obj, ctx, p)) {
-        Ok(o) => done(out, p, resources_kind("configmaps"), &o, "created"),
-        Err(e) => out.fail(e.into()),
-    }
+    create_generated(api, p, out, "configmaps", with_namespace(obj, ctx, p));
 }
 
 /// Sets the last-applied annotation as `GetModifiedConfiguration(obj, annotate=true)` does:
@@ -514,6 +502,26 @@ pub fn apply(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output)
                     with_source(&format!("applying patch:\n{patch_text}\nto:\n{info}\nfor:"), &source, inner).into(),
                 );
             }
+        }
+    }
+}
+
+/// GETs an object a verb is about to change; a failure is printed (as `error when <verb>
+/// "<source>": ...` when the object came from a file) and the caller moves on to the next.
+fn get_or_report(
+    api: &dyn Cluster,
+    out: &mut Output,
+    kind: &Kind,
+    ns: Option<&str>,
+    name: &str,
+    source: &str,
+    verb: &str,
+) -> Option<Value> {
+    match api.get(kind, ns, name) {
+        Ok(obj) => Some(obj),
+        Err(e) => {
+            out.fail(with_source(verb, source, e).into());
+            None
         }
     }
 }
@@ -682,12 +690,8 @@ pub fn scale(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output)
             )));
             continue;
         }
-        let current = match api.get(kind, ns.as_deref(), &name) {
-            Ok(c) => c,
-            Err(e) => {
-                out.fail(with_source("scaling", &source, e).into());
-                continue;
-            }
+        let Some(current) = get_or_report(api, out, kind, ns.as_deref(), &name, &source, "scaling") else {
+            continue;
         };
         if let Some(expected) = p.int("current-replicas").filter(|c| *c >= 0) {
             let actual = current.pointer("/spec/replicas").and_then(Value::as_i64).unwrap_or(1);
@@ -751,12 +755,8 @@ pub fn patch(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output)
         Err(e) => return out.fail(e),
     };
     for (source, kind, ns, name) in objs {
-        let before = match api.get(kind, ns.as_deref(), &name) {
-            Ok(b) => b,
-            Err(e) => {
-                out.fail(with_source("patching", &source, e).into());
-                continue;
-            }
+        let Some(before) = get_or_report(api, out, kind, ns.as_deref(), &name, &source, "patching") else {
+            continue;
         };
         match api.patch(kind, ns.as_deref(), &name, &patch, sub) {
             Ok(after) => {
@@ -804,12 +804,8 @@ pub fn label_or_annotate(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: 
         Err(e) => return out.fail(e),
     };
     for (source, kind, ns, name) in objs {
-        let current = match api.get(kind, ns.as_deref(), &name) {
-            Ok(c) => c,
-            Err(e) => {
-                out.fail(with_source("labeling", &source, e).into());
-                continue;
-            }
+        let Some(current) = get_or_report(api, out, kind, ns.as_deref(), &name, &source, "labeling") else {
+            continue;
         };
         let old: Map<String, Value> =
             current.meta().and_then(|m| m.get(key)).and_then(Value::as_object).cloned().unwrap_or_default();
@@ -927,11 +923,7 @@ pub fn save_edit(api: &mut dyn Cluster, session: &EditSession, text: &str, out: 
 }
 
 /// `kubectl set image` flags.
-pub const SET_IMAGE_FLAGS: &[FlagSpec] = &[
-    flag("all", None, FlagKind::Bool, "Select all resources, in the namespace of the specified resource types."),
-    flag("selector", Some('l'), FlagKind::Str, "Selector (label query) to filter on."),
-    flag("output", Some('o'), FlagKind::Str, "Output format: name."),
-];
+pub const SET_IMAGE_FLAGS: &[FlagSpec] = &[ALL_IN_NAMESPACE, SELECTOR, OUTPUT_NAME];
 
 /// `kubectl set image TYPE/NAME CONTAINER=IMAGE...` (`*` names every container): prints
 /// `deployment.apps/web image updated` (kubectl pkg/cmd/set/set_image.go).
@@ -946,12 +938,8 @@ pub fn set_image(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Out
         Err(e) => return out.fail(e),
     };
     for (_, kind, ns, name) in objs {
-        let obj = match api.get(kind, ns.as_deref(), &name) {
-            Ok(o) => o,
-            Err(e) => {
-                out.fail(e.into());
-                continue;
-            }
+        let Some(obj) = get_or_report(api, out, kind, ns.as_deref(), &name, "", "") else {
+            continue;
         };
         let base = if kind.kind == "Pod" { "/spec/containers" } else { "/spec/template/spec/containers" };
         let containers = obj.pointer(base).and_then(Value::as_array).cloned().unwrap_or_default();
@@ -994,13 +982,8 @@ pub const RUN_FLAGS: &[FlagSpec] = &[
         "Comma separated labels to apply to the pod. Will override previous values.",
     ),
     flag("port", None, FlagKind::Int, "The port that this container exposes."),
-    flag("output", Some('o'), FlagKind::Str, "Output format: name, yaml or json."),
-    flag(
-        "dry-run",
-        None,
-        FlagKind::Str,
-        "Must be \"none\" or \"client\". If client strategy, only print the object that would be sent.",
-    ),
+    OUTPUT_NAME_YAML_JSON,
+    DRY_RUN,
 ];
 
 /// `kubectl run NAME --image=IMAGE`: a Pod labelled `run=NAME` with one container named NAME
@@ -1043,8 +1026,5 @@ pub fn run_pod(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Outpu
         "spec": {"containers": [container], "dnsPolicy": "ClusterFirst", "restartPolicy": restart},
         "status": {}
     });
-    match create_or_dry(api, p, with_namespace(obj, ctx, p)) {
-        Ok(o) => done(out, p, resources_kind("pods"), &o, "created"),
-        Err(e) => out.fail(e.into()),
-    }
+    create_generated(api, p, out, "pods", with_namespace(obj, ctx, p));
 }
