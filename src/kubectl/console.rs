@@ -153,6 +153,44 @@ impl CmdError {
     }
 }
 
+impl CmdError {
+    /// `messageForError`: the error's line in a list of several (kubectl `MultipleErrors`):
+    /// API errors as `Error from server (<Reason>): <message>`, others bare, without `error: `.
+    pub fn standard_message(&self) -> String {
+        match self {
+            CmdError::Server(status) => format!("Error from server ({}): {}", status.reason.as_str(), status.message),
+            CmdError::Usage { msg, .. } | CmdError::Flag { msg, .. } | CmdError::Plain(msg) => msg.clone(),
+            CmdError::Raw(text) => text.trim_end_matches('\n').to_string(),
+        }
+    }
+}
+
+/// The errors of a verb that visits several objects, printed after all of them: kubectl's
+/// `ContinueOnError` visitors (apply, create -f, delete, patch, label, annotate, set image)
+/// keep going and return the errors as one aggregate, which `CheckErr` prints as the single
+/// error it holds or, for several, one `MultipleErrors` line each.
+#[derive(Debug, Default)]
+pub struct Deferred(Vec<CmdError>);
+
+impl Deferred {
+    /// Keeps an error for later.
+    pub fn push(&mut self, e: CmdError) {
+        self.0.push(e);
+    }
+
+    /// Prints what was kept (nothing, one error, or the list) and sets the exit status.
+    pub fn report(self, out: &mut Output) {
+        let mut errs = self.0;
+        if errs.len() == 1 {
+            return out.fail(errs.remove(0));
+        }
+        for e in &errs {
+            out.err(format!("{}\n", e.standard_message()));
+            out.exit_code = 1;
+        }
+    }
+}
+
 impl From<Status> for CmdError {
     fn from(s: Status) -> CmdError {
         CmdError::Server(Box::new(s))

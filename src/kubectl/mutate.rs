@@ -3,7 +3,9 @@
 
 use super::apply_patch;
 use super::cluster::Cluster;
-use super::console::{server_error, with_source, CmdError, Continuation, Ctx, DeletionTarget, EditSession, Output};
+use super::console::{
+    server_error, with_source, CmdError, Continuation, Ctx, Deferred, DeletionTarget, EditSession, Output,
+};
 use super::flags::{flag, FlagKind, FlagSpec, Parsed, ALL_NAMESPACES, SELECTOR};
 use super::gojson;
 use super::manifest;
@@ -272,15 +274,17 @@ pub fn create(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output
         Ok(o) => o,
         Err(e) => return out.fail(e),
     };
+    let mut errs = Deferred::default();
     for (source, kind, mut obj) in objs {
         if p.bool("save-config") {
             set_last_applied(&mut obj);
         }
         match create_or_dry(api, p, obj) {
             Ok(created) => done(out, p, kind, &created, "created"),
-            Err(e) => out.fail(with_source("creating", &source, e).into()),
+            Err(e) => errs.push(with_source("creating", &source, e).into()),
         }
     }
+    errs.report(out);
 }
 
 /// `kubectl create namespace NAME`.
@@ -423,6 +427,7 @@ pub fn apply(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output)
     if objs.is_empty() {
         return out.fail(CmdError::Plain("no objects passed to apply".into()));
     }
+    let mut errs = Deferred::default();
     for (source, kind, mut obj) in objs {
         set_last_applied(&mut obj);
         let ns = ns_of(kind, obj.namespace()).map(String::from);
@@ -433,12 +438,12 @@ pub fn apply(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output)
                 apply_patch::prune_nulls(&mut obj);
                 match create_or_dry(api, p, obj) {
                     Ok(created) => done(out, p, kind, &created, "created"),
-                    Err(e) => out.fail(with_source("creating", &source, e).into()),
+                    Err(e) => errs.push(with_source("creating", &source, e).into()),
                 }
                 continue;
             }
             Err(e) => {
-                out.fail(with_source("retrieving current configuration of", &source, e).into());
+                errs.push(with_source("retrieving current configuration of", &source, e).into());
                 continue;
             }
         };
@@ -461,7 +466,7 @@ pub fn apply(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output)
                     // `AddSourceToErr("creating patch with:\noriginal:\n%s\nmodified:\n%s\ncurrent:\n%s\nfor:", ...)`:
                     // each document as runtime.Encode writes it, newline-terminated.
                     let doc = |v: Option<&Value>| v.map(|v| format!("{}\n", gojson::compact(v))).unwrap_or_default();
-                    out.fail(CmdError::Plain(format!(
+                    errs.push(CmdError::Plain(format!(
                         "error when creating patch with:\noriginal:\n{}\nmodified:\n{}\ncurrent:\n{}\nfor: \"{source}\": {e}",
                         doc(original.as_ref()),
                         doc(Some(&obj)),
@@ -498,32 +503,26 @@ pub fn apply(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output)
                     n = ns.as_deref().unwrap_or("")
                 );
                 let inner = with_source("patching", &source, e);
-                out.fail(
+                errs.push(
                     with_source(&format!("applying patch:\n{patch_text}\nto:\n{info}\nfor:"), &source, inner).into(),
                 );
             }
         }
     }
+    errs.report(out);
 }
 
-/// GETs an object a verb is about to change; a failure is printed (as `error when <verb>
-/// "<source>": ...` when the object came from a file) and the caller moves on to the next.
-fn get_or_report(
+/// GETs an object a verb is about to change; the error says `error when <verb> "<source>":`
+/// when the object came from a file.
+fn fetch(
     api: &dyn Cluster,
-    out: &mut Output,
     kind: &Kind,
     ns: Option<&str>,
     name: &str,
     source: &str,
     verb: &str,
-) -> Option<Value> {
-    match api.get(kind, ns, name) {
-        Ok(obj) => Some(obj),
-        Err(e) => {
-            out.fail(with_source(verb, source, e).into());
-            None
-        }
-    }
+) -> Result<Value, CmdError> {
+    api.get(kind, ns, name).map_err(|e| with_source(verb, source, e).into())
 }
 
 /// One object a verb acts on: (source file or "", kind, namespace, name).
@@ -634,6 +633,7 @@ pub fn delete(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output
         return None;
     }
     let mut waiting = Vec::new();
+    let mut errs = Deferred::default();
     for (source, kind, ns, name) in objs {
         let opts =
             DeleteOptions { propagation_policy: Some(propagation), grace_period_seconds: grace, ..Default::default() };
@@ -662,13 +662,15 @@ pub fn delete(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output
                 }
             }
             Err(e) if e.reason == Reason::NotFound && p.bool("ignore-not-found") => {}
-            Err(e) => out.fail(with_source("deleting", &source, e).into()),
+            Err(e) => errs.push(with_source("deleting", &source, e).into()),
         }
     }
+    errs.report(out);
     (!waiting.is_empty()).then_some(Continuation::WaitForDeletion(waiting))
 }
 
-/// `kubectl scale --replicas=N` (kubectl pkg/cmd/scale): prints `deployment.apps/web scaled`.
+/// `kubectl scale --replicas=N` (kubectl pkg/cmd/scale): prints `deployment.apps/web scaled`;
+/// unlike the other writing verbs it stops at the first object that fails.
 pub fn scale(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) {
     let Some(replicas) = p.int("replicas") else {
         return out.fail(CmdError::Plain("required flag(s) \"replicas\" not set".into()));
@@ -688,16 +690,19 @@ pub fn scale(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output)
                 "Error from server (NotFound): the server could not find the requested resource ({} {name}/scale)",
                 kind.resource
             )));
-            continue;
+            return;
         }
-        let Some(current) = get_or_report(api, out, kind, ns.as_deref(), &name, &source, "scaling") else {
-            continue;
+        let current = match fetch(api, kind, ns.as_deref(), &name, &source, "scaling") {
+            Ok(o) => o,
+            Err(e) => {
+                out.fail(e);
+                return;
+            }
         };
         if let Some(expected) = p.int("current-replicas").filter(|c| *c >= 0) {
             let actual = current.pointer("/spec/replicas").and_then(Value::as_i64).unwrap_or(1);
             if actual != expected {
-                out.fail(CmdError::Plain(format!("Expected replicas to be {expected}, was {actual}")));
-                continue;
+                return out.fail(CmdError::Plain(format!("Expected replicas to be {expected}, was {actual}")));
             }
         }
         let mut patch = json!({"spec": {"replicas": replicas}});
@@ -706,7 +711,7 @@ pub fn scale(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output)
         }
         match api.patch(kind, ns.as_deref(), &name, &Patch::Merge(patch), Subresource::Main) {
             Ok(o) => done(out, p, kind, &o, "scaled"),
-            Err(e) => out.fail(e.into()),
+            Err(e) => return out.fail(e.into()),
         }
     }
 }
@@ -754,18 +759,24 @@ pub fn patch(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output)
         Ok(o) => o,
         Err(e) => return out.fail(e),
     };
+    let mut errs = Deferred::default();
     for (source, kind, ns, name) in objs {
-        let Some(before) = get_or_report(api, out, kind, ns.as_deref(), &name, &source, "patching") else {
-            continue;
+        let before = match fetch(api, kind, ns.as_deref(), &name, &source, "patching") {
+            Ok(o) => o,
+            Err(e) => {
+                errs.push(e);
+                continue;
+            }
         };
         match api.patch(kind, ns.as_deref(), &name, &patch, sub) {
             Ok(after) => {
                 let op = if after == before { "patched (no change)" } else { "patched" };
                 done(out, p, kind, &after, op);
             }
-            Err(e) => out.fail(e.into()),
+            Err(e) => errs.push(e.into()),
         }
     }
+    errs.report(out);
 }
 
 /// Which metadata map `label` / `annotate` change.
@@ -803,23 +814,28 @@ pub fn label_or_annotate(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: 
         Ok(o) => o,
         Err(e) => return out.fail(e),
     };
+    let mut errs = Deferred::default();
     for (source, kind, ns, name) in objs {
-        let Some(current) = get_or_report(api, out, kind, ns.as_deref(), &name, &source, "labeling") else {
-            continue;
+        let current = match fetch(api, kind, ns.as_deref(), &name, &source, "labeling") {
+            Ok(o) => o,
+            Err(e) => {
+                errs.push(e);
+                continue;
+            }
         };
         let old: Map<String, Value> =
             current.meta().and_then(|m| m.get(key)).and_then(Value::as_object).cloned().unwrap_or_default();
         if !p.bool("overwrite") {
-            let mut errs = Vec::new();
+            let mut taken = Vec::new();
             for (k, v) in &set {
                 if let Some(cur) = old.get(k).and_then(Value::as_str) {
                     if cur != v {
-                        errs.push(format!("'{k}' already has a value ({cur}), and --overwrite is false"));
+                        taken.push(format!("'{k}' already has a value ({cur}), and --overwrite is false"));
                     }
                 }
             }
-            if !errs.is_empty() {
-                out.fail(CmdError::Plain(errs.join(", ")));
+            if !taken.is_empty() {
+                errs.push(CmdError::Plain(taken.join(", ")));
                 continue;
             }
         }
@@ -851,9 +867,10 @@ pub fn label_or_annotate(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: 
         }
         match api.patch(kind, ns.as_deref(), &name, &Patch::Merge(json!({"metadata": meta})), Subresource::Main) {
             Ok(o) => done(out, p, kind, &o, op),
-            Err(e) => out.fail(e.into()),
+            Err(e) => errs.push(e.into()),
         }
     }
+    errs.report(out);
 }
 
 /// `kubectl edit TYPE NAME`: opens the object in the page's editor (prints nothing).
@@ -937,9 +954,14 @@ pub fn set_image(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Out
         Ok(o) => o,
         Err(e) => return out.fail(e),
     };
+    let mut errs = Deferred::default();
     for (_, kind, ns, name) in objs {
-        let Some(obj) = get_or_report(api, out, kind, ns.as_deref(), &name, "", "") else {
-            continue;
+        let obj = match fetch(api, kind, ns.as_deref(), &name, "", "") {
+            Ok(o) => o,
+            Err(e) => {
+                errs.push(e);
+                continue;
+            }
         };
         let base = if kind.kind == "Pod" { "/spec/containers" } else { "/spec/template/spec/containers" };
         let containers = obj.pointer(base).and_then(Value::as_array).cloned().unwrap_or_default();
@@ -957,7 +979,7 @@ pub fn set_image(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Out
                 }
             }
             if !matched {
-                out.fail(CmdError::Plain(format!("unable to find container named \"{cname}\"")));
+                errs.push(CmdError::Plain(format!("unable to find container named \"{cname}\"")));
                 failed = true;
             }
         }
@@ -966,9 +988,10 @@ pub fn set_image(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Out
         }
         match api.patch(kind, ns.as_deref(), &name, &Patch::Json(Value::Array(ops)), Subresource::Main) {
             Ok(o) => done(out, p, kind, &o, "image updated"),
-            Err(e) => out.fail(e.into()),
+            Err(e) => errs.push(e.into()),
         }
     }
+    errs.report(out);
 }
 
 /// `kubectl run` flags.
