@@ -669,6 +669,7 @@ impl Console {
             ("create", "deployment") => mutate::create_deployment(api, &ctx, p, out),
             ("create", "configmap") => mutate::create_configmap(api, &ctx, p, out),
             ("set", "image") => mutate::set_image(api, &ctx, p, out),
+            ("apply", "view-last-applied") => mutate::view_last_applied(api, &ctx, p, out),
             ("rollout", "status") => {
                 if let Some(c) = rollout::status(api, &ctx, p, out) {
                     self.pending.push(c);

@@ -136,7 +136,13 @@ pub static COMMANDS: &[Command] = &[
         short: "Apply a configuration to a resource by file name or stdin",
         usage: "apply (-f FILENAME | -k DIRECTORY)",
         flags: mutate::APPLY_FLAGS,
-        subcommands: &[],
+        subcommands: &[Sub {
+            aliases: &[],
+            name: "view-last-applied",
+            short: "View the latest last-applied-configuration annotations of a resource/object",
+            usage: "apply view-last-applied (TYPE [NAME | -l label] | TYPE/NAME | -f FILENAME)",
+            flags: mutate::VIEW_LAST_APPLIED_FLAGS,
+        }],
         examples: "  # Apply the configuration in web.yaml\n  kubectl apply -f web.yaml\n\n  # Apply a manifest given inline\n  kubectl apply -f - <<EOF\n  ...\n  EOF\n",
     },
     Command {

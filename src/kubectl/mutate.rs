@@ -11,7 +11,7 @@ use super::gojson;
 use super::manifest;
 use super::printers;
 use super::resources::{self, Target};
-use crate::engine::apiserver::{DeleteOptions, Deleted, Patch, Propagation, Subresource};
+use crate::engine::apiserver::{schema, DeleteOptions, Deleted, Patch, Propagation, Subresource};
 use crate::engine::kinds::Kind;
 use crate::engine::labels::Selector;
 use crate::engine::object::ObjectExt;
@@ -28,6 +28,12 @@ const DRY_RUN: FlagSpec = flag(
     FlagKind::Str,
     "Must be \"none\" or \"client\". If client strategy, only print the object that would be sent.",
 );
+const SAVE_CONFIG: FlagSpec = flag(
+    "save-config",
+    None,
+    FlagKind::Bool,
+    "If true, the configuration of current object will be saved in its annotation. Otherwise, the annotation will be unchanged. This flag is useful when you want to perform kubectl apply on this object in the future.",
+);
 const OUTPUT_NAME: FlagSpec = flag("output", Some('o'), FlagKind::Str, "Output format: name.");
 const OUTPUT_NAME_YAML_JSON: FlagSpec = flag("output", Some('o'), FlagKind::Str, "Output format: name, yaml or json.");
 const FILENAME_TO_UPDATE: FlagSpec =
@@ -39,15 +45,10 @@ const ALL_IN_NAMESPACE: FlagSpec =
 pub const CREATE_FLAGS: &[FlagSpec] = &[
     flag("filename", Some('f'), FlagKind::List, "Filename or '-' (the here-document) to use to create the resource."),
     OUTPUT_NAME,
-    flag(
-        "save-config",
-        None,
-        FlagKind::Bool,
-        "Save the object's configuration in its last-applied-configuration annotation.",
-    ),
+    SAVE_CONFIG,
 ];
 /// `kubectl create namespace` flags.
-pub const CREATE_NS_FLAGS: &[FlagSpec] = &[OUTPUT_NAME_YAML_JSON, DRY_RUN];
+pub const CREATE_NS_FLAGS: &[FlagSpec] = &[OUTPUT_NAME_YAML_JSON, DRY_RUN, SAVE_CONFIG];
 /// `kubectl create deployment` flags.
 pub const CREATE_DEPLOY_FLAGS: &[FlagSpec] = &[
     flag(
@@ -60,6 +61,7 @@ pub const CREATE_DEPLOY_FLAGS: &[FlagSpec] = &[
     flag("port", None, FlagKind::Int, "The containerPort that this deployment exposes."),
     OUTPUT_NAME_YAML_JSON,
     DRY_RUN,
+    SAVE_CONFIG,
 ];
 /// `kubectl create configmap` flags.
 pub const CREATE_CM_FLAGS: &[FlagSpec] = &[
@@ -71,6 +73,7 @@ pub const CREATE_CM_FLAGS: &[FlagSpec] = &[
     ),
     OUTPUT_NAME,
     DRY_RUN,
+    SAVE_CONFIG,
 ];
 /// `kubectl apply` flags.
 pub const APPLY_FLAGS: &[FlagSpec] = &[
@@ -297,7 +300,7 @@ pub fn create_namespace(api: &mut dyn Cluster, _ctx: &Ctx<'_>, p: &Parsed, out: 
         return out.fail(e);
     }
     let obj = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}, "spec": {}, "status": {}});
-    create_generated(api, p, out, "namespaces", obj);
+    create_generated(api, p, out, "namespaces", save_config(obj, p, "namespaces"));
 }
 
 /// The NAME of `kubectl create <generator> NAME`.
@@ -317,6 +320,33 @@ fn create_generated(api: &mut dyn Cluster, p: &Parsed, out: &mut Output, resourc
         Ok(o) => done(out, p, resources_kind(resource), &o, "created"),
         Err(e) => out.fail(e.into()),
     }
+}
+
+/// `--save-config` on a generator (`create namespace|deployment|configmap`): the annotation
+/// holds the typed object as kubectl encodes it (`CreateOrUpdateAnnotation` with the default
+/// JSON encoder): Go struct field order with `kind` before `apiVersion`, no empty
+/// `annotations` (omitempty), newline-terminated; and before the namespace is filled in for the
+/// request, since the generator sets it only under `-n`.
+fn save_config(mut obj: Value, p: &Parsed, resource: &str) -> Value {
+    if !p.bool("save-config") {
+        return obj;
+    }
+    let kind = resources_kind(resource);
+    let mut typed = obj.clone();
+    schema::normalize(&mut typed, schema::root(kind));
+    if let Some(m) = typed.as_object_mut() {
+        let api_version = m.shift_remove("apiVersion");
+        let kind_name = m.shift_remove("kind");
+        let rest = std::mem::take(m);
+        m.extend(kind_name.map(|k| ("kind".to_string(), k)));
+        m.extend(api_version.map(|v| ("apiVersion".to_string(), v)));
+        m.extend(rest);
+    }
+    let text = format!("{}\n", gojson::compact_in_order(&typed));
+    let mut annotations = Map::new();
+    annotations.insert(LAST_APPLIED.into(), Value::String(text));
+    obj.meta_mut().insert("annotations".into(), Value::Object(annotations));
+    obj
 }
 
 fn resources_kind(name: &str) -> &'static Kind {
@@ -361,7 +391,7 @@ pub fn create_deployment(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: 
         },
         "status": {}
     });
-    create_generated(api, p, out, "deployments", with_namespace(obj, ctx, p));
+    create_generated(api, p, out, "deployments", with_namespace(save_config(obj, p, "deployments"), ctx, p));
 }
 
 /// The generators of `kubectl create <kind>` set `metadata.namespace` only when `-n` was given
@@ -394,7 +424,7 @@ pub fn create_configmap(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &
     if !data.is_empty() {
         obj["data"] = Value::Object(data);
     }
-    create_generated(api, p, out, "configmaps", with_namespace(obj, ctx, p));
+    create_generated(api, p, out, "configmaps", with_namespace(save_config(obj, p, "configmaps"), ctx, p));
 }
 
 /// Sets the last-applied annotation as `GetModifiedConfiguration(obj, annotate=true)` does:
@@ -525,6 +555,63 @@ fn fetch(
     api.get(kind, ns, name).map_err(|e| with_source(verb, source, e).into())
 }
 
+/// `kubectl apply view-last-applied` flags.
+pub const VIEW_LAST_APPLIED_FLAGS: &[FlagSpec] = &[
+    flag("output", Some('o'), FlagKind::Str, "Output format. Must be one of (yaml, json)"),
+    flag("all", None, FlagKind::Bool, "Select all resources in the namespace of the specified resource types"),
+    flag(
+        "filename",
+        Some('f'),
+        FlagKind::List,
+        "Filename, directory, or URL to files that contains the last-applied-configuration annotations",
+    ),
+    SELECTOR,
+];
+
+/// `kubectl apply view-last-applied` (kubectl `apply_view_last_applied.go`): the
+/// last-applied-configuration annotation of each object, as YAML (`yaml.JSONToYAML`: keys
+/// sorted) or as JSON indented by two spaces (`json.Indent` keeps the annotation's trailing
+/// newline). Nothing prints unless every object was read: an object without the annotation
+/// is skipped silently when named by argument (`AddSourceToErr` with a nil error returns nil),
+/// and is an error whose text ends in `<nil>` when read from a file, as kubectl words it.
+pub fn view_last_applied(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) {
+    let objs = match select(api, ctx, p, "view-last-applied", &p.args) {
+        Ok(o) => o,
+        Err(e) => return out.fail(e),
+    };
+    let mut configs = Vec::new();
+    for (source, kind, ns, name) in objs {
+        let obj = match api.get(kind, ns.as_deref(), &name) {
+            Ok(o) => o,
+            Err(e) => return out.fail(e.into()),
+        };
+        match obj.annotation(LAST_APPLIED) {
+            Some(text) => configs.push(text.to_string()),
+            None if source.is_empty() => {}
+            None => {
+                return out.fail(CmdError::Plain(format!(
+                "error when no last-applied-configuration annotation found on resource: {name}\n \"{source}\": <nil>"
+            )))
+            }
+        }
+    }
+    for text in configs {
+        match p.str("output").unwrap_or("yaml") {
+            "json" => out.out(gojson::indent_text(&text, "  ")),
+            "yaml" => match serde_json::from_str::<Value>(&text) {
+                Ok(config) => out.out(manifest::to_yaml(&config)),
+                Err(e) => return out.fail(CmdError::Plain(format!("error converting JSON to YAML: {e}"))),
+            },
+            other => {
+                return out.fail(CmdError::Usage {
+                    cmd: "apply view-last-applied".into(),
+                    msg: format!("Unexpected -o output mode: {other}, the flag 'output' must be one of yaml|json"),
+                })
+            }
+        }
+    }
+}
+
 /// One object a verb acts on: (source file or "", kind, namespace, name).
 type Selected = (String, &'static Kind, Option<String>, String);
 
@@ -548,7 +635,7 @@ fn select(
     let targets = resources::resolve(args, verb == "delete")?;
     if targets.is_empty() {
         return Err(CmdError::Plain(match verb {
-            "delete" => "You must provide one or more resources by argument or filename.\nExample resource specifications include:\n   '-f rsrc.yaml'\n   '--filename=rsrc.json'\n   '<resource> <name>'\n   '<resource>'".into(),
+            "delete" | "view-last-applied" => "You must provide one or more resources by argument or filename.\nExample resource specifications include:\n   '-f rsrc.yaml'\n   '--filename=rsrc.json'\n   '<resource> <name>'\n   '<resource>'".into(),
             "label" | "annotate" => "one or more resources must be specified as <resource> <name> or <resource>/<name>".into(),
             _ => "you must specify the type of resource".to_string(),
         }));
@@ -1049,5 +1136,5 @@ pub fn run_pod(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Outpu
         "spec": {"containers": [container], "dnsPolicy": "ClusterFirst", "restartPolicy": restart},
         "status": {}
     });
-    create_generated(api, p, out, "pods", with_namespace(obj, ctx, p));
+    create_generated(api, p, out, "pods", with_namespace(save_config(obj, p, "pods"), ctx, p));
 }
