@@ -499,7 +499,8 @@ fn print_found(
                 if f.objects.is_empty() {
                     continue;
                 }
-                if i > 0 {
+                // get.go's separatorWriter: a blank line between tables, unless --no-headers.
+                if i > 0 && !p.bool("no-headers") {
                     out.out("\n");
                 }
                 let opts = table_options(format, p, all_ns, with_kind, false);
