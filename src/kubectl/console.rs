@@ -290,6 +290,8 @@ pub enum WatchPrinter {
     Yaml,
     /// `-o jsonpath=...`.
     JsonPath(super::jsonpath::JsonPath),
+    /// `kubectl events --watch`: kubectl's event printer, one row per event.
+    Events(super::events::EventRows),
 }
 
 /// A running `kubectl get --watch`.
@@ -620,7 +622,11 @@ impl Console {
                 }
             }
             "describe" => super::describe::run(api, &ctx, &p, out),
-            "events" => super::events::run(api, &ctx, &p, out),
+            "events" => {
+                if let Some(c) = super::events::run(api, &ctx, &p, out) {
+                    self.pending.push(c);
+                }
+            }
             "create" => mutate::create(api, &ctx, &p, out),
             "apply" => mutate::apply(api, &ctx, &p, out),
             "delete" => {

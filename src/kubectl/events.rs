@@ -18,12 +18,12 @@
 use serde_json::Value;
 
 use super::cluster::Cluster;
-use super::console::{CmdError, Ctx, Output};
+use super::console::{CmdError, Continuation, Ctx, Output, WatchPrinter, WatchState};
 use super::flags::{flag, FlagKind, FlagSpec, Parsed};
 use super::printers::age;
 use super::resources;
 use super::table::TabWriter;
-use crate::engine::apiserver::FieldSelector;
+use crate::engine::apiserver::{FieldSelector, WatchFrom};
 use crate::engine::kinds::Kind;
 use crate::engine::labels::Selector;
 use crate::engine::object::ObjectExt;
@@ -97,72 +97,29 @@ fn decode_for(s: &str) -> Result<(&'static Kind, String), CmdError> {
     Ok((kind, name.to_string()))
 }
 
-/// `kubectl events`.
-pub fn run(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) {
-    let for_object = match p.str("for").filter(|f| !f.is_empty()).map(decode_for).transpose() {
-        Ok(f) => f,
-        Err(e) => return out.fail(e),
-    };
-    let mut types: Vec<String> = p.list("types").iter().flat_map(|t| t.split(',')).map(String::from).collect();
-    types.sort();
-    types.dedup();
-    if types.iter().any(|t| !t.eq_ignore_ascii_case("Normal") && !t.eq_ignore_ascii_case("Warning")) {
-        return out.fail(CmdError::Plain("valid --types are Normal or Warning".into()));
-    }
-    if p.bool("watch") {
-        return out.fail(CmdError::Plain(
-            "kubectl events --watch is not simulated in this console; use kubectl get events --watch".into(),
-        ));
-    }
-    if p.str("output").is_some_and(|o| !o.is_empty()) {
-        return out.fail(CmdError::Plain(
-            "this console prints kubectl events as a table only; use kubectl get events -o yaml|json".into(),
-        ));
-    }
-    let all_ns = p.bool("all-namespaces");
-    let fields = match &for_object {
-        Some((kind, name)) => {
-            FieldSelector::parse(&format!("involvedObject.kind={},involvedObject.name={name}", kind.kind))
-        }
-        None => Ok(FieldSelector::everything()),
-    };
-    let fields = match fields {
-        Ok(f) => f,
-        Err(e) => return out.fail(CmdError::Plain(e)),
-    };
-    let Some(ev_kind) = Kind::by_kind("Event") else { return };
-    let ns = if all_ns { None } else { Some(ctx.ns) };
-    let list = match api.server().list_filtered(ev_kind, ns, &Selector::everything(), &fields) {
-        Ok(l) => l,
-        Err(e) => return out.fail(e.into()),
-    };
-    let mut events: Vec<Value> = list
-        .items
-        .into_iter()
-        .filter(|e| types.is_empty() || types.iter().any(|t| t.eq_ignore_ascii_case(text(e, "/type"))))
-        .collect();
-    if events.is_empty() {
-        if all_ns {
-            out.err("No events found.\n");
-        } else {
-            out.err(format!("No events found in {} namespace.\n", ctx.ns));
-        }
-        return;
-    }
-    events.sort_by_key(event_time);
-    let now = api.now();
-    let mut rows = Vec::new();
-    if !p.bool("no-headers") {
+/// kubectl's `EventPrinter` as a watch uses it: the header once, then rows through one
+/// tabwriter whose column widths only grow (`RememberWidths`), `--types` applied per event.
+#[derive(Clone, Debug)]
+pub struct EventRows {
+    writer: TabWriter,
+    all_namespaces: bool,
+    headers: bool,
+    types: Vec<String>,
+}
+
+impl EventRows {
+    fn header(&self) -> Vec<String> {
         let mut h: Vec<String> = Vec::new();
-        if all_ns {
+        if self.all_namespaces {
             h.push("NAMESPACE".into());
         }
         h.extend(["LAST SEEN", "TYPE", "REASON", "OBJECT", "MESSAGE"].map(String::from));
-        rows.push(h);
+        h
     }
-    for e in &events {
+
+    fn row(&self, e: &Value, now: Time) -> Vec<String> {
         let mut row = Vec::new();
-        if all_ns {
+        if self.all_namespaces {
             row.push(e.namespace().unwrap_or("").to_string());
         }
         row.push(interval(e, now));
@@ -174,9 +131,137 @@ pub fn run(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) {
             escape_cell(text(e, "/involvedObject/name"))
         ));
         row.push(escape_cell(text(e, "/message").trim()));
-        rows.push(row);
+        row
     }
-    out.out(TabWriter::new().format(&rows));
+
+    fn wanted(&self, e: &Value) -> bool {
+        self.types.is_empty() || self.types.iter().any(|t| t.eq_ignore_ascii_case(text(e, "/type")))
+    }
+
+    /// The text for some events (the header first, the first time anything prints).
+    fn print_all(&mut self, events: &[Value], now: Time) -> String {
+        let mut rows = Vec::new();
+        if self.headers {
+            rows.push(self.header());
+            self.headers = false;
+        }
+        rows.extend(events.iter().filter(|e| self.wanted(e)).map(|e| self.row(e, now)));
+        if rows.is_empty() {
+            return String::new();
+        }
+        self.writer.format(&rows)
+    }
+
+    /// One watched event's row (nothing for a type `--types` leaves out).
+    pub fn print(&mut self, e: &Value, now: Time) -> String {
+        if !self.wanted(e) {
+            return String::new();
+        }
+        self.print_all(std::slice::from_ref(e), now)
+    }
+}
+
+/// `kubectl events`; with `--watch`, the running watch (every current event as the watch's
+/// initial ADDED, in the API server's order, then each new one).
+pub fn run(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) -> Option<Continuation> {
+    let rows = EventRows {
+        writer: TabWriter::new(),
+        all_namespaces: p.bool("all-namespaces"),
+        headers: !p.bool("no-headers"),
+        types: Vec::new(),
+    };
+    list_or_watch(api, ctx, p, out, rows)
+}
+
+fn list_or_watch(
+    api: &mut dyn Cluster,
+    ctx: &Ctx<'_>,
+    p: &Parsed,
+    out: &mut Output,
+    mut rows: EventRows,
+) -> Option<Continuation> {
+    let for_object = match p.str("for").filter(|f| !f.is_empty()).map(decode_for).transpose() {
+        Ok(f) => f,
+        Err(e) => {
+            out.fail(e);
+            return None;
+        }
+    };
+    let mut types: Vec<String> = p.list("types").iter().flat_map(|t| t.split(',')).map(String::from).collect();
+    types.sort();
+    types.dedup();
+    if types.iter().any(|t| !t.eq_ignore_ascii_case("Normal") && !t.eq_ignore_ascii_case("Warning")) {
+        out.fail(CmdError::Plain("valid --types are Normal or Warning".into()));
+        return None;
+    }
+    rows.types = types;
+    if p.str("output").is_some_and(|o| !o.is_empty()) {
+        out.fail(CmdError::Plain(
+            "this console prints kubectl events as a table only; use kubectl get events -o yaml|json".into(),
+        ));
+        return None;
+    }
+    let all_ns = rows.all_namespaces;
+    let fields = match &for_object {
+        Some((kind, name)) => {
+            FieldSelector::parse(&format!("involvedObject.kind={},involvedObject.name={name}", kind.kind))
+        }
+        None => Ok(FieldSelector::everything()),
+    };
+    let fields = match fields {
+        Ok(f) => f,
+        Err(e) => {
+            out.fail(CmdError::Plain(e));
+            return None;
+        }
+    };
+    let ev_kind = Kind::by_kind("Event")?;
+    let ns = if all_ns { None } else { Some(ctx.ns) };
+    if p.bool("watch") {
+        // runWatch: a watch with no resourceVersion, so the current events come first as ADDED.
+        let id = match api.server_mut().watch_filtered(ev_kind, ns, Selector::everything(), fields, WatchFrom::Now) {
+            Ok(id) => id,
+            Err(e) => {
+                out.fail(e.into());
+                return None;
+            }
+        };
+        let mut state = WatchState {
+            id,
+            kind: ev_kind,
+            name: None,
+            printer: WatchPrinter::Events(rows),
+            events: false,
+            skip_initial_added: false,
+            start_rv: 0,
+            header_done: false,
+            description: format!(
+                "watching events{} (Ctrl-C to stop)",
+                ns.map(|n| format!(" in {n}")).unwrap_or_default()
+            ),
+        };
+        super::get::resume_watch(api, &mut state, out);
+        return Some(Continuation::Watch(Box::new(state)));
+    }
+    let list = match api.server().list_filtered(ev_kind, ns, &Selector::everything(), &fields) {
+        Ok(l) => l,
+        Err(e) => {
+            out.fail(e.into());
+            return None;
+        }
+    };
+    let mut events: Vec<Value> = list.items.into_iter().filter(|e| rows.wanted(e)).collect();
+    if events.is_empty() {
+        if all_ns {
+            out.err("No events found.\n");
+        } else {
+            out.err(format!("No events found in {} namespace.\n", ctx.ns));
+        }
+        return None;
+    }
+    events.sort_by_key(event_time);
+    out.out(rows.print_all(&events, api.now()));
+    None
 }
 
 #[cfg(test)]

@@ -575,6 +575,9 @@ fn print_event(
             Ok(t) => out.out(t),
             Err(e) => out.fail(CmdError::Plain(e)),
         },
+        // `kubectl events -w` skips deletions (events expire after an hour) and other types.
+        WatchPrinter::Events(rows) if event != "DELETED" => out.out(rows.print(obj, now)),
+        WatchPrinter::Events(_) => {}
     }
 }
 
