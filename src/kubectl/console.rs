@@ -173,6 +173,11 @@ impl CmdError {
 pub struct Deferred(Vec<CmdError>);
 
 impl Deferred {
+    /// Whether nothing failed.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
     /// Keeps an error for later.
     pub fn push(&mut self, e: CmdError) {
         self.0.push(e);

@@ -83,7 +83,7 @@ pub const APPLY_FLAGS: &[FlagSpec] = &[
         FlagKind::List,
         "The files that contain the configurations to apply ('-' is the here-document).",
     ),
-    OUTPUT_NAME,
+    OUTPUT_NAME_YAML_JSON,
     DRY_RUN,
 ];
 /// `kubectl delete` flags.
@@ -458,6 +458,9 @@ pub fn apply(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output)
         return out.fail(CmdError::Plain("no objects passed to apply".into()));
     }
     let mut errs = Deferred::default();
+    // With -o yaml|json kubectl prints the objects after all of them were applied, and only if
+    // none failed: one object as itself, several as a List (`printObjects`).
+    let mut applied = Applied::new(p);
     for (source, kind, mut obj) in objs {
         set_last_applied(&mut obj);
         let ns = ns_of(kind, obj.namespace()).map(String::from);
@@ -467,7 +470,7 @@ pub fn apply(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output)
             Err(e) if e.reason == Reason::NotFound => {
                 apply_patch::prune_nulls(&mut obj);
                 match create_or_dry(api, p, obj) {
-                    Ok(created) => done(out, p, kind, &created, "created"),
+                    Ok(created) => applied.done(out, p, kind, created, "created"),
                     Err(e) => errs.push(with_source("creating", &source, e).into()),
                 }
                 continue;
@@ -477,6 +480,12 @@ pub fn apply(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output)
                 continue;
             }
         };
+        // applyOneObject: under --dry-run=client an existing object is neither diffed nor
+        // warned about; kubectl prints the live object as `configured (dry run)`.
+        if dry_run(p) {
+            applied.done(out, p, kind, current, "configured");
+            continue;
+        }
         let original: Option<Value> = current.annotation(LAST_APPLIED).and_then(|s| serde_json::from_str(s).ok());
         if original.is_none() {
             out.err(format!(
@@ -507,20 +516,17 @@ pub fn apply(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output)
             }
         };
         if patch.as_object().is_some_and(Map::is_empty) {
-            done(out, p, kind, &current, "unchanged");
-            continue;
-        }
-        if current.is_deleting() {
-            out.err(format!("Warning: Detected changes to resource {name} which is currently being deleted.\n"));
-        }
-        if dry_run(p) {
-            done(out, p, kind, &current, "configured");
+            warn_if_deleting(out, &current);
+            applied.done(out, p, kind, current, "unchanged");
             continue;
         }
         let patch_text = gojson::compact(&patch);
         let patch = if custom { Patch::Merge(patch) } else { Patch::Strategic(patch) };
         match api.patch(kind, ns.as_deref(), &name, &patch, Subresource::Main) {
-            Ok(patched) => done(out, p, kind, &patched, "configured"),
+            Ok(patched) => {
+                warn_if_deleting(out, &patched);
+                applied.done(out, p, kind, patched, "configured");
+            }
             Err(e) => {
                 // kubectl apply: the patcher's `error when patching`, wrapped with the patch and
                 // the resource.Info it was sent to (`applying patch:\n%s\nto:\n%v\nfor:`).
@@ -539,7 +545,55 @@ pub fn apply(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output)
             }
         }
     }
+    if errs.is_empty() {
+        applied.print(out);
+    }
     errs.report(out);
+}
+
+/// `WarnIfDeleting`, after apply's patch (or its empty patch) came back.
+fn warn_if_deleting(out: &mut Output, obj: &Value) {
+    if obj.is_deleting() {
+        out.err(format!("Warning: Detected changes to resource {} which is currently being deleted.\n", obj.name()));
+    }
+}
+
+/// What `kubectl apply` prints per object: the operation line now, or, with `-o yaml|json`,
+/// the object later (see [`Applied::print`]).
+struct Applied {
+    /// `-o yaml` or `-o json` (anything else prints operation lines).
+    format: Option<String>,
+    objects: Vec<Value>,
+}
+
+impl Applied {
+    fn new(p: &Parsed) -> Applied {
+        let format = p.str("output").filter(|o| matches!(*o, "yaml" | "json")).map(String::from);
+        Applied { format, objects: Vec::new() }
+    }
+
+    fn done(&mut self, out: &mut Output, p: &Parsed, kind: &Kind, obj: Value, operation: &str) {
+        if self.format.is_some() {
+            self.objects.push(obj);
+        } else {
+            done(out, p, kind, &obj, operation);
+        }
+    }
+
+    /// `printObjects`: the one object, or a `List` of them (`metadata: {}` as the typed
+    /// `corev1.List` encodes its empty ListMeta).
+    fn print(mut self, out: &mut Output) {
+        let obj = match self.objects.len() {
+            0 => return,
+            1 => self.objects.remove(0),
+            _ => json!({"apiVersion": "v1", "items": self.objects, "kind": "List", "metadata": {}}),
+        };
+        match self.format.as_deref() {
+            Some("json") => out.out(format!("{}\n", gojson::indented(&obj))),
+            Some(_) => out.out(manifest::to_yaml(&obj)),
+            None => {}
+        }
+    }
 }
 
 /// GETs an object a verb is about to change; the error says `error when <verb> "<source>":`
