@@ -370,7 +370,7 @@ fn conditions(w: &mut String, obj: &Value, with_times: bool) {
     }
 }
 
-fn describe_one(api: &dyn Cluster, kind: &Kind, obj: &Value, now: Time) -> String {
+fn describe_one(api: &dyn Cluster, kind: &Kind, obj: &Value, now: Time, show_events: bool) -> String {
     let mut w = String::new();
     header(&mut w, obj, kind.namespaced);
     let labels = obj.labels();
@@ -502,8 +502,36 @@ fn describe_one(api: &dyn Cluster, kind: &Kind, obj: &Value, now: Time) -> Strin
             );
             tolerations(&mut tail, obj);
         }
+        "ConfigMap" => {
+            // ConfigMapDescriber: each key, a `----` rule, the value and a blank line; binary
+            // keys with their decoded size.
+            multiline(&mut w, "", "Labels", labels, "=");
+            multiline(&mut w, "", "Annotations", annotations, ": ");
+            w.push_str("\nData\n====\n");
+            let sorted = |path: &str| -> Vec<(String, String)> {
+                let mut v: Vec<(String, String)> = obj
+                    .pointer(path)
+                    .and_then(Value::as_object)
+                    .map(|m| m.iter().map(|(k, v)| (k.clone(), v.as_str().unwrap_or("").to_string())).collect())
+                    .unwrap_or_default();
+                v.sort();
+                v
+            };
+            for (k, v) in sorted("/data") {
+                w.push_str(&format!("{k}:\n----\n{v}\n\n"));
+            }
+            w.push_str("\nBinaryData\n====\n");
+            for (k, v) in sorted("/binaryData") {
+                let padding = v.bytes().rev().take_while(|b| *b == b'=').count();
+                w.push_str(&format!("{k}: {} bytes\n", (v.len() / 4 * 3).saturating_sub(padding)));
+            }
+            w.push('\n');
+        }
         "Node" => {
             describe_node(api, &mut w, obj, now);
+            if show_events {
+                w.push_str(&events(api, obj, now));
+            }
             return go_tabwriter(&w, 0, 2);
         }
         "Namespace" => {
@@ -543,7 +571,10 @@ fn describe_one(api: &dyn Cluster, kind: &Kind, obj: &Value, now: Time) -> Strin
     }
     // kubectl's describers write everything through one tabwriter (`tabbedString`).
     w.push_str(&tail);
-    w.push_str(&events(api, obj, now));
+    // --show-events=false: no Events section at all (the describers get no event list).
+    if show_events {
+        w.push_str(&events(api, obj, now));
+    }
     go_tabwriter(&w, 0, 2)
 }
 
@@ -833,7 +864,6 @@ fn describe_node(api: &dyn Cluster, w: &mut String, node: &Value, now: Time) {
         percent(ml, alloc_mem)
     ));
     w.push_str("  ephemeral-storage\t0 (0%)\t0 (0%)\n");
-    w.push_str(&events(api, node, now));
 }
 
 /// The generic describer (used for custom resources and Leases): metadata, then every other
@@ -992,6 +1022,7 @@ pub fn run(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) {
         Err(e) => return out.fail(e),
     };
     let now = api.now();
+    let show_events = p.str("show-events") != Some("false");
     let all_ns = p.bool("all-namespaces");
     let selector = match p.str("selector").map(Selector::parse).transpose() {
         Ok(s) => s.unwrap_or_else(Selector::everything),
@@ -1028,7 +1059,7 @@ pub fn run(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) {
             }
             first = false;
             any = true;
-            out.out(describe_one(api, kind, &o, now));
+            out.out(describe_one(api, kind, &o, now, show_events));
         }
     }
     if !any && out.exit_code == 0 {
