@@ -681,6 +681,7 @@ impl Console {
             ("create", "configmap") => mutate::create_configmap(api, &ctx, p, out),
             ("set", "image") => mutate::set_image(api, &ctx, p, out),
             ("apply", "view-last-applied") => mutate::view_last_applied(api, &ctx, p, out),
+            ("apply", "set-last-applied") => mutate::set_last_applied_cmd(api, &ctx, p, out),
             ("rollout", "status") => {
                 if let Some(c) = rollout::status(api, &ctx, p, out) {
                     self.pending.push(c);

@@ -142,6 +142,12 @@ pub static COMMANDS: &[Command] = &[
             short: "View the latest last-applied-configuration annotations of a resource/object",
             usage: "apply view-last-applied (TYPE [NAME | -l label] | TYPE/NAME | -f FILENAME)",
             flags: mutate::VIEW_LAST_APPLIED_FLAGS,
+        }, Sub {
+            aliases: &[],
+            name: "set-last-applied",
+            short: "Set the last-applied-configuration annotation on a live object to match the contents of a file",
+            usage: "apply set-last-applied -f FILENAME",
+            flags: mutate::SET_LAST_APPLIED_FLAGS,
         }],
         examples: "  # Apply the configuration in web.yaml\n  kubectl apply -f web.yaml\n\n  # Apply a manifest given inline\n  kubectl apply -f - <<EOF\n  ...\n  EOF\n",
     },

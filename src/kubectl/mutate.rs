@@ -666,6 +666,77 @@ pub fn view_last_applied(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: 
     }
 }
 
+/// `kubectl apply set-last-applied` flags.
+pub const SET_LAST_APPLIED_FLAGS: &[FlagSpec] = &[
+    flag(
+        "filename",
+        Some('f'),
+        FlagKind::List,
+        "Filename, directory, or URL to files that contains the last-applied-configuration annotations",
+    ),
+    flag(
+        "create-annotation",
+        None,
+        FlagKind::Bool,
+        "Will create 'last-applied-configuration' annotations if current objects doesn't have one",
+    ),
+    OUTPUT_NAME_YAML_JSON,
+    DRY_RUN,
+];
+
+/// `kubectl apply set-last-applied -f FILE` (kubectl `apply_set_last_applied.go`): sets the
+/// annotation to the file's object, changing nothing else. The stored text is the object as
+/// `editor.GetApplyPatch` encodes it: compact JSON with sorted keys, without the empty
+/// `annotations` and the trailing newline `apply` writes, so a later `apply` sees the
+/// difference. Every object is checked before any is patched; one that is missing, or has no
+/// annotation without `--create-annotation`, stops the command.
+pub fn set_last_applied_cmd(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) {
+    let names = p.list("filename");
+    if names.is_empty() {
+        return out.fail(CmdError::Usage {
+            cmd: "apply set-last-applied".into(),
+            msg: "must specify one of -f and -k".into(),
+        });
+    }
+    if let Err(e) = check_dry_run(p) {
+        return out.fail(e);
+    }
+    let objs = match ctx.read_files(&names).and_then(|f| objects_from_files(ctx, &f)) {
+        Ok(o) => o,
+        Err(e) => return out.fail(e),
+    };
+    let mut patches = Vec::new();
+    for (_, kind, obj) in objs {
+        let ns = ns_of(kind, obj.namespace()).map(String::from);
+        let name = obj.name().to_string();
+        let current = match api.get(kind, ns.as_deref(), &name) {
+            Ok(c) => c,
+            Err(e) => return out.fail(e.into()),
+        };
+        let text = gojson::compact(&obj);
+        match current.annotation(LAST_APPLIED) {
+            None if !p.bool("create-annotation") => {
+                return out.fail(CmdError::Plain(format!(
+                    "no last-applied-configuration annotation found on resource: {name}, to create the annotation, run the command with --create-annotation"
+                )))
+            }
+            Some(old) if old == text => out.out(format!("set-last-applied {name}: no changes required.\n")),
+            _ => patches.push((kind, ns, name, current, text)),
+        }
+    }
+    for (kind, ns, name, current, text) in patches {
+        let patch = json!({"metadata": {"annotations": {LAST_APPLIED: text}}});
+        if dry_run(p) {
+            done(out, p, kind, &current, "configured");
+            continue;
+        }
+        match api.patch(kind, ns.as_deref(), &name, &Patch::Merge(patch), Subresource::Main) {
+            Ok(o) => done(out, p, kind, &o, "configured"),
+            Err(e) => return out.fail(e.into()),
+        }
+    }
+}
+
 /// One object a verb acts on: (source file or "", kind, namespace, name).
 type Selected = (String, &'static Kind, Option<String>, String);
 
