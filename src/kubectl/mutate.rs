@@ -502,14 +502,15 @@ pub fn apply(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output)
             match apply_patch::three_way_strategic(kind, original.as_ref(), &obj, &current) {
                 Ok(patch) => patch,
                 Err(e) => {
-                    // `AddSourceToErr("creating patch with:\noriginal:\n%s\nmodified:\n%s\ncurrent:\n%s\nfor:", ...)`:
-                    // each document as runtime.Encode writes it, newline-terminated.
-                    let doc = |v: Option<&Value>| v.map(|v| format!("{}\n", gojson::compact(v))).unwrap_or_default();
+                    // patchSimple's `creating patch with:` error (each document as kubectl holds
+                    // it: the annotation's text, the others as runtime.Encode writes them), wrapped
+                    // by Patch (`patching`) and by applyOneObject (`applying patch:` with no patch).
+                    let original_text = current.annotation(LAST_APPLIED).unwrap_or("").to_string();
                     errs.push(CmdError::Plain(format!(
-                        "error when creating patch with:\noriginal:\n{}\nmodified:\n{}\ncurrent:\n{}\nfor: \"{source}\": {e}",
-                        doc(original.as_ref()),
-                        doc(Some(&obj)),
-                        doc(Some(&current))
+                        "error when applying patch:\n\nto:\n{}\nfor: \"{source}\": error when patching \"{source}\": creating patch with:\noriginal:\n{original_text}\nmodified:\n{}\n\ncurrent:\n{}\n\nfor: {e}",
+                        info_text(kind, &name, ns.as_deref()),
+                        gojson::compact(&obj),
+                        gojson::compact(&current)
                     )));
                     continue;
                 }
@@ -530,14 +531,7 @@ pub fn apply(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output)
             Err(e) => {
                 // kubectl apply: the patcher's `error when patching`, wrapped with the patch and
                 // the resource.Info it was sent to (`applying patch:\n%s\nto:\n%v\nfor:`).
-                let info = format!(
-                    "Resource: \"{g}/{v}, Resource={r}\", GroupVersionKind: \"{g}/{v}, Kind={k}\"\nName: \"{name}\", Namespace: \"{n}\"",
-                    g = kind.group,
-                    v = kind.version,
-                    r = kind.resource,
-                    k = kind.kind,
-                    n = ns.as_deref().unwrap_or("")
-                );
+                let info = info_text(kind, &name, ns.as_deref());
                 let inner = with_source("patching", &source, e);
                 errs.push(
                     with_source(&format!("applying patch:\n{patch_text}\nto:\n{info}\nfor:"), &source, inner).into(),
@@ -549,6 +543,18 @@ pub fn apply(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output)
         applied.print(out);
     }
     errs.report(out);
+}
+
+/// `resource.Info`'s `String()`: the mapping, then the name and namespace.
+fn info_text(kind: &Kind, name: &str, ns: Option<&str>) -> String {
+    format!(
+        "Resource: \"{g}/{v}, Resource={r}\", GroupVersionKind: \"{g}/{v}, Kind={k}\"\nName: \"{name}\", Namespace: \"{n}\"",
+        g = kind.group,
+        v = kind.version,
+        r = kind.resource,
+        k = kind.kind,
+        n = ns.unwrap_or("")
+    )
 }
 
 /// `WarnIfDeleting`, after apply's patch (or its empty patch) came back.
