@@ -123,8 +123,9 @@ fn multiline(w: &mut String, indent: &str, title: &str, map: Option<&serde_json:
         return;
     }
     for (n, (k, v)) in pairs.iter().enumerate() {
+        // kubectl passes the indent as part of the title, so continuation lines start at the tab.
         if n > 0 {
-            w.push_str(&format!("{indent}\t"));
+            w.push('\t');
         }
         w.push_str(&format!("{k}{sep}{v}\n"));
     }
@@ -135,8 +136,9 @@ pub fn pod_template(tpl: &Value) -> String {
     go_tabwriter(&pod_template_raw(tpl), 0, 2)
 }
 
-/// [`pod_template`] before alignment, for describers that align a whole object at once.
-fn pod_template_raw(tpl: &Value) -> String {
+/// [`pod_template`] before alignment, for describers that align a whole object at once, and
+/// for `rollout history --revision`, which prints it with its tabs as they are.
+pub fn pod_template_raw(tpl: &Value) -> String {
     let mut w = String::from("Pod Template:\n");
     multiline(&mut w, "  ", "Labels", tpl.pointer("/metadata/labels").and_then(Value::as_object), "=");
     if tpl.pointer("/metadata/annotations").and_then(Value::as_object).is_some_and(|a| !a.is_empty()) {
