@@ -51,8 +51,21 @@ const LAB_VERBS: &[&str] = &[
 
 /// Verbs whose first argument is a resource type.
 const TAKES_RESOURCES: &[&str] = &[
-    "get", "describe", "delete", "edit", "label", "annotate", "scale", "patch", "wait", "status", "history", "undo",
-    "restart", "image",
+    "get",
+    "describe",
+    "delete",
+    "edit",
+    "label",
+    "annotate",
+    "scale",
+    "patch",
+    "wait",
+    "status",
+    "history",
+    "undo",
+    "restart",
+    "image",
+    "view-last-applied",
 ];
 
 fn matching(candidates: impl IntoIterator<Item = String>, prefix: &str) -> Vec<String> {

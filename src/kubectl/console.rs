@@ -153,6 +153,49 @@ impl CmdError {
     }
 }
 
+impl CmdError {
+    /// `messageForError`: the error's line in a list of several (kubectl `MultipleErrors`):
+    /// API errors as `Error from server (<Reason>): <message>`, others bare, without `error: `.
+    pub fn standard_message(&self) -> String {
+        match self {
+            CmdError::Server(status) => format!("Error from server ({}): {}", status.reason.as_str(), status.message),
+            CmdError::Usage { msg, .. } | CmdError::Flag { msg, .. } | CmdError::Plain(msg) => msg.clone(),
+            CmdError::Raw(text) => text.trim_end_matches('\n').to_string(),
+        }
+    }
+}
+
+/// The errors of a verb that visits several objects, printed after all of them: kubectl's
+/// `ContinueOnError` visitors (apply, create -f, delete, patch, label, annotate, set image)
+/// keep going and return the errors as one aggregate, which `CheckErr` prints as the single
+/// error it holds or, for several, one `MultipleErrors` line each.
+#[derive(Debug, Default)]
+pub struct Deferred(Vec<CmdError>);
+
+impl Deferred {
+    /// Whether nothing failed.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// Keeps an error for later.
+    pub fn push(&mut self, e: CmdError) {
+        self.0.push(e);
+    }
+
+    /// Prints what was kept (nothing, one error, or the list) and sets the exit status.
+    pub fn report(self, out: &mut Output) {
+        let mut errs = self.0;
+        if errs.len() == 1 {
+            return out.fail(errs.remove(0));
+        }
+        for e in &errs {
+            out.err(format!("{}\n", e.standard_message()));
+            out.exit_code = 1;
+        }
+    }
+}
+
 impl From<Status> for CmdError {
     fn from(s: Status) -> CmdError {
         CmdError::Server(Box::new(s))
@@ -252,6 +295,8 @@ pub enum WatchPrinter {
     Yaml,
     /// `-o jsonpath=...`.
     JsonPath(super::jsonpath::JsonPath),
+    /// `kubectl events --watch`: kubectl's event printer, one row per event.
+    Events(super::events::EventRows),
 }
 
 /// A running `kubectl get --watch`.
@@ -582,6 +627,11 @@ impl Console {
                 }
             }
             "describe" => super::describe::run(api, &ctx, &p, out),
+            "events" => {
+                if let Some(c) = super::events::run(api, &ctx, &p, out) {
+                    self.pending.push(c);
+                }
+            }
             "create" => mutate::create(api, &ctx, &p, out),
             "apply" => mutate::apply(api, &ctx, &p, out),
             "delete" => {
@@ -630,6 +680,8 @@ impl Console {
             ("create", "deployment") => mutate::create_deployment(api, &ctx, p, out),
             ("create", "configmap") => mutate::create_configmap(api, &ctx, p, out),
             ("set", "image") => mutate::set_image(api, &ctx, p, out),
+            ("apply", "view-last-applied") => mutate::view_last_applied(api, &ctx, p, out),
+            ("apply", "set-last-applied") => mutate::set_last_applied_cmd(api, &ctx, p, out),
             ("rollout", "status") => {
                 if let Some(c) = rollout::status(api, &ctx, p, out) {
                     self.pending.push(c);

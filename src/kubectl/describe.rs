@@ -5,7 +5,7 @@
 
 use super::cluster::Cluster;
 use super::console::{CmdError, Ctx, Output};
-use super::flags::{flag, FlagKind, FlagSpec, Parsed};
+use super::flags::{flag, FlagKind, FlagSpec, Parsed, ALL_NAMESPACES, SELECTOR};
 use super::printers::{age, format_label_selector};
 use super::resources::{self, Target};
 use crate::engine::kinds::Kind;
@@ -16,13 +16,8 @@ use serde_json::Value;
 
 /// `kubectl describe` flags.
 pub const FLAGS: &[FlagSpec] = &[
-    flag("selector", Some('l'), FlagKind::Str, "Selector (label query) to filter on."),
-    flag(
-        "all-namespaces",
-        Some('A'),
-        FlagKind::Bool,
-        "If present, list the requested object(s) across all namespaces.",
-    ),
+    SELECTOR,
+    ALL_NAMESPACES,
     flag(
         "show-events",
         None,
@@ -128,8 +123,9 @@ fn multiline(w: &mut String, indent: &str, title: &str, map: Option<&serde_json:
         return;
     }
     for (n, (k, v)) in pairs.iter().enumerate() {
+        // kubectl passes the indent as part of the title, so continuation lines start at the tab.
         if n > 0 {
-            w.push_str(&format!("{indent}\t"));
+            w.push('\t');
         }
         w.push_str(&format!("{k}{sep}{v}\n"));
     }
@@ -137,6 +133,12 @@ fn multiline(w: &mut String, indent: &str, title: &str, map: Option<&serde_json:
 
 /// The `Pod Template:` section shared by Deployment, ReplicaSet and `rollout history`.
 pub fn pod_template(tpl: &Value) -> String {
+    go_tabwriter(&pod_template_raw(tpl), 0, 2)
+}
+
+/// [`pod_template`] before alignment, for describers that align a whole object at once, and
+/// for `rollout history --revision`, which prints it with its tabs as they are.
+pub fn pod_template_raw(tpl: &Value) -> String {
     let mut w = String::from("Pod Template:\n");
     multiline(&mut w, "  ", "Labels", tpl.pointer("/metadata/labels").and_then(Value::as_object), "=");
     if tpl.pointer("/metadata/annotations").and_then(Value::as_object).is_some_and(|a| !a.is_empty()) {
@@ -149,7 +151,7 @@ pub fn pod_template(tpl: &Value) -> String {
     w.push_str("  Volumes:\t<none>\n");
     w.push_str("  Node-Selectors:\t<none>\n");
     w.push_str("  Tolerations:\t<none>\n");
-    go_tabwriter(&w, 0, 2)
+    w
 }
 
 fn container(w: &mut String, c: &Value, indent: &str, status: Option<&Value>) {
@@ -283,7 +285,9 @@ fn tolerations(w: &mut String, pod: &Value) {
     }
 }
 
-/// `DescribeEvents`: the object's events, oldest first, or `Events: <none>`.
+/// `DescribeEvents`: the object's events, oldest first, or `Events: <none>`; unaligned, as it
+/// goes through the describer's one tabwriter (so `Events:\t<none>` lines up with the tab
+/// lines just above it, as on a real cluster).
 fn events(api: &dyn Cluster, obj: &Value, now: Time) -> String {
     let Some(ev_kind) = Kind::lookup("events") else { return String::new() };
     let ns = obj.namespace().unwrap_or("default");
@@ -300,7 +304,7 @@ fn events(api: &dyn Cluster, obj: &Value, now: Time) -> String {
         })
         .collect();
     if evs.is_empty() {
-        return go_tabwriter("Events:\t<none>\n", 0, 2);
+        return "Events:\t<none>\n".into();
     }
     let first_seen = |e: &Value| -> String {
         let t = if s(e, "/eventTime").is_empty() { s(e, "/firstTimestamp") } else { s(e, "/eventTime") };
@@ -332,7 +336,7 @@ fn events(api: &dyn Cluster, obj: &Value, now: Time) -> String {
             s(e, "/message").trim()
         ));
     }
-    go_tabwriter(&w, 0, 2)
+    w
 }
 
 fn header(w: &mut String, obj: &Value, namespaced: bool) {
@@ -368,7 +372,7 @@ fn conditions(w: &mut String, obj: &Value, with_times: bool) {
     }
 }
 
-fn describe_one(api: &dyn Cluster, kind: &Kind, obj: &Value, now: Time) -> String {
+fn describe_one(api: &dyn Cluster, kind: &Kind, obj: &Value, now: Time, show_events: bool) -> String {
     let mut w = String::new();
     header(&mut w, obj, kind.namespaced);
     let labels = obj.labels();
@@ -408,19 +412,14 @@ fn describe_one(api: &dyn Cluster, kind: &Kind, obj: &Value, now: Time) -> Strin
                     ru("maxSurge")
                 ));
             }
-            let mut out = go_tabwriter(&w, 0, 2);
-            out.push_str(&pod_template(obj.pointer("/spec/template").unwrap_or(&Value::Null)));
-            let mut rest = String::new();
-            conditions(&mut rest, obj, false);
+            w.push_str(&pod_template_raw(obj.pointer("/spec/template").unwrap_or(&Value::Null)));
+            conditions(&mut w, obj, false);
             let (old, new) = deployment_replicasets(api, obj);
-            rest.push_str(&format!(
+            w.push_str(&format!(
                 "OldReplicaSets:\t{}\n",
                 if old.is_empty() { "<none>".to_string() } else { old.join(", ") }
             ));
-            rest.push_str(&format!("NewReplicaSet:\t{}\n", new.unwrap_or_else(|| "<none>".into())));
-            out.push_str(&go_tabwriter(&rest, 0, 2));
-            out.push_str(&events(api, obj, now));
-            return out;
+            w.push_str(&format!("NewReplicaSet:\t{}\n", new.unwrap_or_else(|| "<none>".into())));
         }
         "ReplicaSet" => {
             w.push_str(&format!("Selector:\t{}\n", format_label_selector(obj.pointer("/spec/selector"))));
@@ -437,13 +436,8 @@ fn describe_one(api: &dyn Cluster, kind: &Kind, obj: &Value, now: Time) -> Strin
             w.push_str("Pods Status:\t");
             let (running, waiting, succeeded, failed) = pod_phases(api, obj);
             w.push_str(&format!("{running} Running / {waiting} Waiting / {succeeded} Succeeded / {failed} Failed\n"));
-            let mut out = go_tabwriter(&w, 0, 2);
-            out.push_str(&pod_template(obj.pointer("/spec/template").unwrap_or(&Value::Null)));
-            let mut rest = String::new();
-            conditions(&mut rest, obj, false);
-            out.push_str(&go_tabwriter(&rest, 0, 2));
-            out.push_str(&events(api, obj, now));
-            return out;
+            w.push_str(&pod_template_raw(obj.pointer("/spec/template").unwrap_or(&Value::Null)));
+            conditions(&mut w, obj, false);
         }
         "Pod" => {
             w.push_str(&format!("Priority:\t{}\n", i(obj, "/spec/priority")));
@@ -510,6 +504,38 @@ fn describe_one(api: &dyn Cluster, kind: &Kind, obj: &Value, now: Time) -> Strin
             );
             tolerations(&mut tail, obj);
         }
+        "ConfigMap" => {
+            // ConfigMapDescriber: each key, a `----` rule, the value and a blank line; binary
+            // keys with their decoded size.
+            multiline(&mut w, "", "Labels", labels, "=");
+            multiline(&mut w, "", "Annotations", annotations, ": ");
+            w.push_str("\nData\n====\n");
+            let sorted = |path: &str| -> Vec<(String, String)> {
+                let mut v: Vec<(String, String)> = obj
+                    .pointer(path)
+                    .and_then(Value::as_object)
+                    .map(|m| m.iter().map(|(k, v)| (k.clone(), v.as_str().unwrap_or("").to_string())).collect())
+                    .unwrap_or_default();
+                v.sort();
+                v
+            };
+            for (k, v) in sorted("/data") {
+                w.push_str(&format!("{k}:\n----\n{v}\n\n"));
+            }
+            w.push_str("\nBinaryData\n====\n");
+            for (k, v) in sorted("/binaryData") {
+                let padding = v.bytes().rev().take_while(|b| *b == b'=').count();
+                w.push_str(&format!("{k}: {} bytes\n", (v.len() / 4 * 3).saturating_sub(padding)));
+            }
+            w.push('\n');
+        }
+        "Node" => {
+            describe_node(api, &mut w, obj, now);
+            if show_events {
+                w.push_str(&events(api, obj, now));
+            }
+            return go_tabwriter(&w, 0, 2);
+        }
         "Namespace" => {
             multiline(&mut w, "", "Labels", labels, "=");
             multiline(&mut w, "", "Annotations", annotations, ": ");
@@ -545,10 +571,301 @@ fn describe_one(api: &dyn Cluster, kind: &Kind, obj: &Value, now: Time) -> Strin
             generic_fields(&mut w, obj);
         }
     }
-    let mut out = go_tabwriter(&w, 0, 2);
-    out.push_str(&go_tabwriter(&tail, 0, 2));
-    out.push_str(&events(api, obj, now));
-    out
+    // kubectl's describers write everything through one tabwriter (`tabbedString`).
+    w.push_str(&tail);
+    // --show-events=false: no Events section at all (the describers get no event list).
+    if show_events {
+        w.push_str(&events(api, obj, now));
+    }
+    go_tabwriter(&w, 0, 2)
+}
+
+/// A CPU quantity in millicores (`"4"`, `"250m"`, `"0.5"`).
+fn cpu_millis(q: &str) -> i64 {
+    match q.strip_suffix('m') {
+        Some(m) => m.parse().unwrap_or(0),
+        None => q.parse::<f64>().map(|c| (c * 1000.0).round() as i64).unwrap_or(0),
+    }
+}
+
+/// A memory quantity in bytes (`"64Mi"`, `"8021960Ki"`, `"128M"`, `"1000"`).
+fn bytes(q: &str) -> i64 {
+    const SUFFIXES: &[(&str, i64)] = &[
+        ("Ki", 1 << 10),
+        ("Mi", 1 << 20),
+        ("Gi", 1 << 30),
+        ("Ti", 1 << 40),
+        ("k", 1_000),
+        ("M", 1_000_000),
+        ("G", 1_000_000_000),
+        ("T", 1_000_000_000_000),
+    ];
+    for (suffix, factor) in SUFFIXES {
+        if let Some(n) = q.strip_suffix(suffix) {
+            return n.parse::<i64>().unwrap_or(0).saturating_mul(*factor);
+        }
+    }
+    q.parse().unwrap_or(0)
+}
+
+/// `Quantity.String()` of a CPU amount: whole cores, or millicores.
+fn cpu_text(millis: i64) -> String {
+    if millis % 1000 == 0 {
+        (millis / 1000).to_string()
+    } else {
+        format!("{millis}m")
+    }
+}
+
+/// `Quantity.String()` of a memory amount: the largest binary suffix that divides it when the
+/// amounts were written in binary units, else the largest decimal one.
+fn bytes_text(n: i64, binary: bool) -> String {
+    let units: &[(&str, i64)] = if binary {
+        &[("Ti", 1 << 40), ("Gi", 1 << 30), ("Mi", 1 << 20), ("Ki", 1 << 10)]
+    } else {
+        &[("T", 1_000_000_000_000), ("G", 1_000_000_000), ("M", 1_000_000), ("k", 1_000)]
+    };
+    if n == 0 {
+        return "0".into();
+    }
+    for (suffix, factor) in units {
+        if n % factor == 0 {
+            return format!("{}{suffix}", n / factor);
+        }
+    }
+    n.to_string()
+}
+
+/// `resourcehelper.PodRequestsAndLimits` for CPU and memory: the containers' sum, or the
+/// largest init container's when that is larger. Returns (cpu req, cpu limit, mem req, mem
+/// limit) in millicores and bytes, and whether memory was written in binary units.
+fn pod_requests_and_limits(pod: &Value) -> ([i64; 4], bool) {
+    let mut binary = false;
+    let mut amounts = |c: &Value| -> [i64; 4] {
+        let q = |path: &str| s(c, path).to_string();
+        for path in ["/resources/requests/memory", "/resources/limits/memory"] {
+            binary |= q(path).ends_with('i');
+        }
+        [
+            cpu_millis(&q("/resources/requests/cpu")),
+            cpu_millis(&q("/resources/limits/cpu")),
+            bytes(&q("/resources/requests/memory")),
+            bytes(&q("/resources/limits/memory")),
+        ]
+    };
+    let list = |path: &str| pod.pointer(path).and_then(Value::as_array).cloned().unwrap_or_default();
+    let mut total = [0i64; 4];
+    for c in list("/spec/containers") {
+        let a = amounts(&c);
+        for k in 0..4 {
+            total[k] += a[k];
+        }
+    }
+    for c in list("/spec/initContainers") {
+        let a = amounts(&c);
+        for k in 0..4 {
+            total[k] = total[k].max(a[k]);
+        }
+    }
+    (total, binary)
+}
+
+/// `int64(float64(part) / float64(whole) * 100)`, 0 when the whole is 0.
+fn percent(part: i64, whole: i64) -> i64 {
+    if whole == 0 {
+        0
+    } else {
+        (part as f64 / whole as f64 * 100.0) as i64
+    }
+}
+
+/// kubectl's `NodeDescriber` (`describeNode`, `describeNodeLease`, `describeNodeResource`):
+/// roles from `node-role.kubernetes.io/*` labels, the node's Lease in `kube-node-lease`, the
+/// conditions table (each cell but the last followed by a space, as kubectl writes it),
+/// addresses, capacity and allocatable sorted by name, System Info, then the node's pods that
+/// have not terminated (every namespace) with their requests and limits as a share of
+/// allocatable, the totals, and the events. Quantities print as `Quantity.String()` would for
+/// the whole-unit amounts the lab uses.
+fn describe_node(api: &dyn Cluster, w: &mut String, node: &Value, now: Time) {
+    let name = node.name();
+    let labels = node.labels();
+    let mut roles: Vec<String> = labels
+        .map(|m| {
+            m.iter()
+                .filter_map(|(k, v)| match k.strip_prefix("node-role.kubernetes.io/") {
+                    Some(role) if !role.is_empty() => Some(role.to_string()),
+                    _ if k == "kubernetes.io/role" && v.as_str().is_some_and(|v| !v.is_empty()) => {
+                        v.as_str().map(String::from)
+                    }
+                    _ => None,
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    roles.sort();
+    roles.dedup();
+    w.push_str(&format!("Roles:\t{}\n", if roles.is_empty() { "<none>".to_string() } else { roles.join(",") }));
+    multiline(w, "", "Labels", labels, "=");
+    multiline(w, "", "Annotations", node.meta().and_then(|m| m.get("annotations")).and_then(Value::as_object), ": ");
+    w.push_str(&format!("CreationTimestamp:\t{}\n", rfc1123z(s(node, "/metadata/creationTimestamp"))));
+    let mut taints: Vec<String> = node
+        .pointer("/spec/taints")
+        .and_then(Value::as_array)
+        .map(|ts| {
+            ts.iter()
+                .map(|t| {
+                    let (key, value, effect) = (s(t, "/key"), s(t, "/value"), s(t, "/effect"));
+                    let sort_key = format!("{effect},{key}");
+                    let text =
+                        if value.is_empty() { format!("{key}:{effect}") } else { format!("{key}={value}:{effect}") };
+                    (sort_key, text)
+                })
+                .collect::<Vec<_>>()
+        })
+        .map(|mut v| {
+            v.sort();
+            v.into_iter().map(|(_, t)| t).collect()
+        })
+        .unwrap_or_default();
+    if taints.is_empty() {
+        taints.push("<none>".into());
+    }
+    w.push_str(&format!("Taints:\t{}\n", taints.join("\n\t")));
+    let unschedulable = node.pointer("/spec/unschedulable").and_then(Value::as_bool).unwrap_or(false);
+    w.push_str(&format!("Unschedulable:\t{unschedulable}\n"));
+    let lease = Kind::lookup("leases").map(|k| api.get(k, Some("kube-node-lease"), name).map_err(|e| e.message));
+    match lease {
+        Some(Ok(lease)) => {
+            let or_unset = |path: &str, time: bool| match s(&lease, path) {
+                "" => "<unset>".to_string(),
+                v if time => rfc1123z(v),
+                v => v.to_string(),
+            };
+            w.push_str("Lease:\n");
+            w.push_str(&format!("  HolderIdentity:\t{}\n", or_unset("/spec/holderIdentity", false)));
+            w.push_str(&format!("  AcquireTime:\t{}\n", or_unset("/spec/acquireTime", true)));
+            w.push_str(&format!("  RenewTime:\t{}\n", or_unset("/spec/renewTime", true)));
+        }
+        Some(Err(message)) => w.push_str(&format!("Lease:\tFailed to get lease: {message}\n")),
+        None => {}
+    }
+    let conds = node.pointer("/status/conditions").and_then(Value::as_array).cloned().unwrap_or_default();
+    if !conds.is_empty() {
+        w.push_str("Conditions:\n  Type\tStatus\tLastHeartbeatTime\tLastTransitionTime\tReason\tMessage\n");
+        w.push_str("  ----\t------\t-----------------\t------------------\t------\t-------\n");
+        for c in &conds {
+            w.push_str(&format!(
+                "  {} \t{} \t{} \t{} \t{} \t{}\n",
+                s(c, "/type"),
+                s(c, "/status"),
+                rfc1123z(s(c, "/lastHeartbeatTime")),
+                rfc1123z(s(c, "/lastTransitionTime")),
+                s(c, "/reason"),
+                s(c, "/message")
+            ));
+        }
+    }
+    w.push_str("Addresses:\n");
+    for a in node.pointer("/status/addresses").and_then(Value::as_array).cloned().unwrap_or_default() {
+        w.push_str(&format!("  {}:\t{}\n", s(&a, "/type"), s(&a, "/address")));
+    }
+    let resource_list = |w: &mut String, title: &str, path: &str| {
+        let Some(list) = node.pointer(path).and_then(Value::as_object).filter(|m| !m.is_empty()) else { return };
+        w.push_str(&format!("{title}:\n"));
+        let mut names: Vec<&String> = list.keys().collect();
+        names.sort();
+        for n in names {
+            w.push_str(&format!("  {n}:\t{}\n", super::gojson::scalar_text(&list[n.as_str()])));
+        }
+    };
+    resource_list(w, "Capacity", "/status/capacity");
+    resource_list(w, "Allocatable", "/status/allocatable");
+    w.push_str("System Info:\n");
+    for (label, field) in [
+        ("Machine ID", "machineID"),
+        ("System UUID", "systemUUID"),
+        ("Boot ID", "bootID"),
+        ("Kernel Version", "kernelVersion"),
+        ("OS Image", "osImage"),
+        ("Operating System", "operatingSystem"),
+        ("Architecture", "architecture"),
+        ("Container Runtime Version", "containerRuntimeVersion"),
+        ("Kubelet Version", "kubeletVersion"),
+        ("Kube-Proxy Version", "kubeProxyVersion"),
+    ] {
+        w.push_str(&format!("  {label}:\t{}\n", s(node, &format!("/status/nodeInfo/{field}"))));
+    }
+    if !s(node, "/spec/podCIDR").is_empty() {
+        w.push_str(&format!("PodCIDR:\t{}\n", s(node, "/spec/podCIDR")));
+    }
+    if let Some(cidrs) = node.pointer("/spec/podCIDRs").and_then(Value::as_array).filter(|a| !a.is_empty()) {
+        let cidrs: Vec<&str> = cidrs.iter().filter_map(Value::as_str).collect();
+        w.push_str(&format!("PodCIDRs:\t{}\n", cidrs.join(",")));
+    }
+    if !s(node, "/spec/providerID").is_empty() {
+        w.push_str(&format!("ProviderID:\t{}\n", s(node, "/spec/providerID")));
+    }
+    // describeNodeResource: pods bound here and not Succeeded or Failed, in every namespace.
+    let pods: Vec<Value> = Kind::lookup("pods")
+        .and_then(|k| api.list(k, None, &Selector::everything()).ok())
+        .map(|l| l.items)
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|p| s(p, "/spec/nodeName") == name && !matches!(s(p, "/status/phase"), "Succeeded" | "Failed"))
+        .collect();
+    let alloc = if node.pointer("/status/allocatable").and_then(Value::as_object).is_some_and(|m| !m.is_empty()) {
+        "/status/allocatable"
+    } else {
+        "/status/capacity"
+    };
+    let alloc_cpu =
+        cpu_millis(&super::gojson::scalar_text(node.pointer(&format!("{alloc}/cpu")).unwrap_or(&Value::Null)));
+    let alloc_mem =
+        bytes(&super::gojson::scalar_text(node.pointer(&format!("{alloc}/memory")).unwrap_or(&Value::Null)));
+    w.push_str(&format!("Non-terminated Pods:\t({} in total)\n", pods.len()));
+    w.push_str("  Namespace\tName\t\tCPU Requests\tCPU Limits\tMemory Requests\tMemory Limits\tAge\n");
+    w.push_str("  ---------\t----\t\t------------\t----------\t---------------\t-------------\t---\n");
+    let mut totals = [0i64; 4];
+    let mut binary = false;
+    for p in &pods {
+        let ([cr, cl, mr, ml], bin) = pod_requests_and_limits(p);
+        binary |= bin;
+        for (t, v) in totals.iter_mut().zip([cr, cl, mr, ml]) {
+            *t += v;
+        }
+        w.push_str(&format!(
+            "  {}\t{}\t\t{} ({}%)\t{} ({}%)\t{} ({}%)\t{} ({}%)\t{}\n",
+            p.namespace().unwrap_or(""),
+            p.name(),
+            cpu_text(cr),
+            percent(cr, alloc_cpu),
+            cpu_text(cl),
+            percent(cl, alloc_cpu),
+            bytes_text(mr, bin),
+            percent(mr, alloc_mem),
+            bytes_text(ml, bin),
+            percent(ml, alloc_mem),
+            age(p.meta().and_then(|m| m.get("creationTimestamp")).and_then(Value::as_str), now)
+        ));
+    }
+    w.push_str("Allocated resources:\n  (Total limits may be over 100 percent, i.e., overcommitted.)\n");
+    w.push_str("  Resource\tRequests\tLimits\n  --------\t--------\t------\n");
+    let [cr, cl, mr, ml] = totals;
+    w.push_str(&format!(
+        "  cpu\t{} ({}%)\t{} ({}%)\n",
+        cpu_text(cr),
+        percent(cr, alloc_cpu),
+        cpu_text(cl),
+        percent(cl, alloc_cpu)
+    ));
+    w.push_str(&format!(
+        "  memory\t{} ({}%)\t{} ({}%)\n",
+        bytes_text(mr, binary),
+        percent(mr, alloc_mem),
+        bytes_text(ml, binary),
+        percent(ml, alloc_mem)
+    ));
+    w.push_str("  ephemeral-storage\t0 (0%)\t0 (0%)\n");
 }
 
 /// The generic describer (used for custom resources and Leases): metadata, then every other
@@ -707,6 +1024,7 @@ pub fn run(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) {
         Err(e) => return out.fail(e),
     };
     let now = api.now();
+    let show_events = p.str("show-events") != Some("false");
     let all_ns = p.bool("all-namespaces");
     let selector = match p.str("selector").map(Selector::parse).transpose() {
         Ok(s) => s.unwrap_or_else(Selector::everything),
@@ -743,7 +1061,7 @@ pub fn run(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) {
             }
             first = false;
             any = true;
-            out.out(describe_one(api, kind, &o, now));
+            out.out(describe_one(api, kind, &o, now, show_events));
         }
     }
     if !any && out.exit_code == 0 {

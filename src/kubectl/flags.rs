@@ -34,6 +34,16 @@ pub struct FlagSpec {
     pub help: &'static str,
 }
 
+/// `-A, --all-namespaces`, as get, describe and delete word it.
+pub const ALL_NAMESPACES: FlagSpec = flag(
+    "all-namespaces",
+    Some('A'),
+    FlagKind::Bool,
+    "If present, list the requested object(s) across all namespaces.",
+);
+/// `-l, --selector`.
+pub const SELECTOR: FlagSpec = flag("selector", Some('l'), FlagKind::Str, "Selector (label query) to filter on.");
+
 /// Shorthand constructor for flag tables.
 pub const fn flag(long: &'static str, short: Option<char>, kind: FlagKind, help: &'static str) -> FlagSpec {
     FlagSpec { long, short, kind, help }

@@ -3,7 +3,7 @@
 
 use super::cluster::Cluster;
 use super::console::{CmdError, Continuation, Ctx, Output, WatchPrinter, WatchState};
-use super::flags::{flag, FlagKind, FlagSpec, Parsed};
+use super::flags::{flag, FlagKind, FlagSpec, Parsed, ALL_NAMESPACES};
 use super::jsonpath::JsonPath;
 use super::printers::{self, TableOptions};
 use super::resources::{self, Target};
@@ -18,12 +18,7 @@ use serde_json::{json, Value};
 
 /// The flags of `kubectl get`.
 pub const FLAGS: &[FlagSpec] = &[
-    flag(
-        "all-namespaces",
-        Some('A'),
-        FlagKind::Bool,
-        "If present, list the requested object(s) across all namespaces.",
-    ),
+    ALL_NAMESPACES,
     flag(
         "output",
         Some('o'),
@@ -264,8 +259,33 @@ struct Found {
     objects: Vec<Value>,
 }
 
+/// get.go's `Complete` warnings and `Validate` errors, which come before anything is fetched
+/// (the missing-resource error is checked later, once `-f` was read).
+fn check_flags(p: &Parsed, out: &mut Output) -> Result<(), CmdError> {
+    let sort_by = p.str("sort-by").is_some_and(|s| !s.is_empty());
+    if p.bool("watch") && sort_by {
+        out.err("warning: --watch requested, --sort-by will be ignored for watch events received\n");
+    } else if p.bool("watch-only") && sort_by {
+        out.err("warning: --watch-only requested, --sort-by will be ignored\n");
+    }
+    let output = p.str("output").unwrap_or("");
+    if p.bool("show-labels") && !output.is_empty() && output != "wide" {
+        return Err(CmdError::Plain(format!("--show-labels option cannot be used with {output} printer")));
+    }
+    if p.bool("output-watch-events") && !(p.bool("watch") || p.bool("watch-only")) {
+        return Err(CmdError::Plain(
+            "--output-watch-events option can only be used with --watch or --watch-only".into(),
+        ));
+    }
+    Ok(())
+}
+
 /// Runs `kubectl get`; returns the watch to keep running for `--watch`.
 pub fn run(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) -> Option<Continuation> {
+    if let Err(e) = check_flags(p, out) {
+        out.fail(e);
+        return None;
+    }
     let format = match parse_format(p.str("output")) {
         Ok(f) => f,
         Err(e) => {
@@ -504,7 +524,8 @@ fn print_found(
                 if f.objects.is_empty() {
                     continue;
                 }
-                if i > 0 {
+                // get.go's separatorWriter: a blank line between tables, unless --no-headers.
+                if i > 0 && !p.bool("no-headers") {
                     out.out("\n");
                 }
                 let opts = table_options(format, p, all_ns, with_kind, false);
@@ -579,6 +600,9 @@ fn print_event(
             Ok(t) => out.out(t),
             Err(e) => out.fail(CmdError::Plain(e)),
         },
+        // `kubectl events -w` skips deletions (events expire after an hour) and other types.
+        WatchPrinter::Events(rows) if event != "DELETED" => out.out(rows.print(obj, now)),
+        WatchPrinter::Events(_) => {}
     }
 }
 

@@ -16,6 +16,95 @@ pub fn compact(v: &Value) -> String {
     out
 }
 
+/// Compact JSON with the keys in the value's own order (`json.Marshal` of a typed Go struct,
+/// once the value's keys are in the struct's field order).
+pub fn compact_in_order(v: &Value) -> String {
+    let mut out = String::new();
+    match v {
+        Value::Array(a) => {
+            out.push('[');
+            out.push_str(&a.iter().map(compact_in_order).collect::<Vec<_>>().join(","));
+            out.push(']');
+        }
+        Value::Object(m) => {
+            out.push('{');
+            for (i, (k, x)) in m.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                string(&mut out, k);
+                out.push(':');
+                out.push_str(&compact_in_order(x));
+            }
+            out.push('}');
+        }
+        scalar => write(&mut out, scalar, None, 0),
+    }
+    out
+}
+
+/// `json.Indent(dst, src, "", indent)`: re-indents JSON text as it stands (keys keep their
+/// order, strings their escapes); whitespace between tokens is dropped, except what trails the
+/// value, which is kept; `{}` and `[]` stay on one line.
+pub fn indent_text(src: &str, indent: &str) -> String {
+    let body = src.trim_end();
+    let trailing = &src[body.len()..];
+    let mut out = String::new();
+    let mut depth = 0usize;
+    let mut need_indent = false;
+    let mut in_string = false;
+    let mut escaped = false;
+    for c in body.trim_start().chars() {
+        if in_string {
+            out.push(c);
+            if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == '"' {
+                in_string = false;
+            }
+            continue;
+        }
+        if matches!(c, ' ' | '\t' | '\n' | '\r') {
+            continue;
+        }
+        if need_indent && c != '}' && c != ']' {
+            need_indent = false;
+            depth += 1;
+            newline(&mut out, Some(indent), depth);
+        }
+        match c {
+            '"' => {
+                in_string = true;
+                out.push(c);
+            }
+            '{' | '[' => {
+                out.push(c);
+                need_indent = true;
+            }
+            ',' => {
+                out.push(c);
+                newline(&mut out, Some(indent), depth);
+            }
+            ':' => out.push_str(": "),
+            '}' | ']' => {
+                if need_indent {
+                    // An empty object or array.
+                    need_indent = false;
+                } else {
+                    depth = depth.saturating_sub(1);
+                    newline(&mut out, Some(indent), depth);
+                }
+                out.push(c);
+            }
+            _ => out.push(c),
+        }
+    }
+    out.push_str(trailing);
+    out
+}
+
 /// JSON indented with four spaces and sorted keys, without a trailing newline
 /// (`json.MarshalIndent(obj, "", "    ")`).
 pub fn indented(v: &Value) -> String {
@@ -167,6 +256,18 @@ pub fn go_sharp_v(v: &Value) -> String {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn indent_text_is_json_indent() {
+        assert_eq!(
+            indent_text("{\"b\":[1,{}],\"a\":\"x, y: {\\\"z\\\"}\",\"c\":[]}\n", "  "),
+            "{\n  \"b\": [\n    1,\n    {}\n  ],\n  \"a\": \"x, y: {\\\"z\\\"}\",\n  \"c\": []\n}\n"
+        );
+        assert_eq!(
+            compact_in_order(&serde_json::json!({"kind": "A", "apiVersion": "v1", "x": "<"})),
+            "{\"kind\":\"A\",\"apiVersion\":\"v1\",\"x\":\"\\u003c\"}"
+        );
+    }
 
     #[test]
     fn sorted_and_html_escaped() {

@@ -124,11 +124,31 @@ pub static COMMANDS: &[Command] = &[
         examples: "  # Describe a deployment, with its events\n  kubectl describe deploy web\n",
     },
     Command {
+        name: "events",
+        short: "List events",
+        usage: "events [(-o|--output=)json|yaml|name|go-template|go-template-file|template|templatefile|jsonpath|jsonpath-as-json|jsonpath-file] [--for TYPE/NAME] [--watch] [--event=Normal,Warning]",
+        flags: super::events::FLAGS,
+        subcommands: &[],
+        examples: "  # List recent events in the default namespace\n  kubectl events\n\n  # List recent events in all namespaces\n  kubectl events --all-namespaces\n\n  # List recent events for the specified pod\n  kubectl events --for pod/web-pod-13je7\n\n  # List recent only events in given event types\n  kubectl events --types=Warning,Normal\n",
+    },
+    Command {
         name: "apply",
         short: "Apply a configuration to a resource by file name or stdin",
         usage: "apply (-f FILENAME | -k DIRECTORY)",
         flags: mutate::APPLY_FLAGS,
-        subcommands: &[],
+        subcommands: &[Sub {
+            aliases: &[],
+            name: "view-last-applied",
+            short: "View the latest last-applied-configuration annotations of a resource/object",
+            usage: "apply view-last-applied (TYPE [NAME | -l label] | TYPE/NAME | -f FILENAME)",
+            flags: mutate::VIEW_LAST_APPLIED_FLAGS,
+        }, Sub {
+            aliases: &[],
+            name: "set-last-applied",
+            short: "Set the last-applied-configuration annotation on a live object to match the contents of a file",
+            usage: "apply set-last-applied -f FILENAME",
+            flags: mutate::SET_LAST_APPLIED_FLAGS,
+        }],
         examples: "  # Apply the configuration in web.yaml\n  kubectl apply -f web.yaml\n\n  # Apply a manifest given inline\n  kubectl apply -f - <<EOF\n  ...\n  EOF\n",
     },
     Command {

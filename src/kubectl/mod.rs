@@ -3,7 +3,7 @@
 //! - [`console`]: the session ([`Console::execute`]) and what a command prints ([`Output`]),
 //!   with the [`Continuation`]s (watches, waiting deletes) the world resumes as it advances.
 //! - [`shell`], [`flags`], [`resources`]: from a typed line to kinds, names and flag values.
-//! - [`get`], [`describe`], [`mutate`], [`rollout`], [`help`]: the verbs.
+//! - [`get`], [`describe`], [`events`], [`mutate`], [`rollout`], [`help`]: the verbs.
 //! - [`printers`], [`table`], [`jsonpath`], [`gojson`], [`manifest`]: kubectl's output formats.
 //! - [`apply_patch`]: client-side apply's three-way merge.
 //! - [`transcript`]: the Markdown transcript runner used by `cargo test` and `reconcile-lab check`.
@@ -30,6 +30,7 @@ pub mod cluster;
 pub mod complete;
 pub mod console;
 pub mod describe;
+pub mod events;
 pub mod flags;
 pub mod get;
 pub mod gojson;

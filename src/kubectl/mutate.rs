@@ -3,13 +3,15 @@
 
 use super::apply_patch;
 use super::cluster::Cluster;
-use super::console::{server_error, with_source, CmdError, Continuation, Ctx, DeletionTarget, EditSession, Output};
-use super::flags::{flag, FlagKind, FlagSpec, Parsed};
+use super::console::{
+    server_error, with_source, CmdError, Continuation, Ctx, Deferred, DeletionTarget, EditSession, Output,
+};
+use super::flags::{flag, FlagKind, FlagSpec, Parsed, ALL_NAMESPACES, SELECTOR};
 use super::gojson;
 use super::manifest;
 use super::printers;
 use super::resources::{self, Target};
-use crate::engine::apiserver::{DeleteOptions, Deleted, Patch, Propagation, Subresource};
+use crate::engine::apiserver::{schema, DeleteOptions, Deleted, Patch, Propagation, Subresource};
 use crate::engine::kinds::Kind;
 use crate::engine::labels::Selector;
 use crate::engine::object::ObjectExt;
@@ -19,27 +21,34 @@ use serde_json::{json, Map, Value};
 /// The annotation client-side apply keeps the last applied manifest in.
 pub const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration";
 
+// Flags several writing verbs share, with kubectl's help texts.
+const DRY_RUN: FlagSpec = flag(
+    "dry-run",
+    None,
+    FlagKind::Str,
+    "Must be \"none\" or \"client\". If client strategy, only print the object that would be sent.",
+);
+const SAVE_CONFIG: FlagSpec = flag(
+    "save-config",
+    None,
+    FlagKind::Bool,
+    "If true, the configuration of current object will be saved in its annotation. Otherwise, the annotation will be unchanged. This flag is useful when you want to perform kubectl apply on this object in the future.",
+);
+const OUTPUT_NAME: FlagSpec = flag("output", Some('o'), FlagKind::Str, "Output format: name.");
+const OUTPUT_NAME_YAML_JSON: FlagSpec = flag("output", Some('o'), FlagKind::Str, "Output format: name, yaml or json.");
+const FILENAME_TO_UPDATE: FlagSpec =
+    flag("filename", Some('f'), FlagKind::List, "Filename or '-' identifying the resource to update.");
+const ALL_IN_NAMESPACE: FlagSpec =
+    flag("all", None, FlagKind::Bool, "Select all resources, in the namespace of the specified resource types.");
+
 /// `kubectl create` flags.
 pub const CREATE_FLAGS: &[FlagSpec] = &[
     flag("filename", Some('f'), FlagKind::List, "Filename or '-' (the here-document) to use to create the resource."),
-    flag("output", Some('o'), FlagKind::Str, "Output format: name."),
-    flag(
-        "save-config",
-        None,
-        FlagKind::Bool,
-        "Save the object's configuration in its last-applied-configuration annotation.",
-    ),
+    OUTPUT_NAME,
+    SAVE_CONFIG,
 ];
 /// `kubectl create namespace` flags.
-pub const CREATE_NS_FLAGS: &[FlagSpec] = &[
-    flag("output", Some('o'), FlagKind::Str, "Output format: name, yaml or json."),
-    flag(
-        "dry-run",
-        None,
-        FlagKind::Str,
-        "Must be \"none\" or \"client\". If client strategy, only print the object that would be sent.",
-    ),
-];
+pub const CREATE_NS_FLAGS: &[FlagSpec] = &[OUTPUT_NAME_YAML_JSON, DRY_RUN, SAVE_CONFIG];
 /// `kubectl create deployment` flags.
 pub const CREATE_DEPLOY_FLAGS: &[FlagSpec] = &[
     flag(
@@ -50,13 +59,9 @@ pub const CREATE_DEPLOY_FLAGS: &[FlagSpec] = &[
     ),
     flag("replicas", Some('r'), FlagKind::Int, "Number of replicas to create. Default is 1."),
     flag("port", None, FlagKind::Int, "The containerPort that this deployment exposes."),
-    flag("output", Some('o'), FlagKind::Str, "Output format: name, yaml or json."),
-    flag(
-        "dry-run",
-        None,
-        FlagKind::Str,
-        "Must be \"none\" or \"client\". If client strategy, only print the object that would be sent.",
-    ),
+    OUTPUT_NAME_YAML_JSON,
+    DRY_RUN,
+    SAVE_CONFIG,
 ];
 /// `kubectl create configmap` flags.
 pub const CREATE_CM_FLAGS: &[FlagSpec] = &[
@@ -66,13 +71,9 @@ pub const CREATE_CM_FLAGS: &[FlagSpec] = &[
         FlagKind::List,
         "Specify a key and literal value to insert in configmap (i.e. mykey=somevalue).",
     ),
-    flag("output", Some('o'), FlagKind::Str, "Output format: name."),
-    flag(
-        "dry-run",
-        None,
-        FlagKind::Str,
-        "Must be \"none\" or \"client\". If client strategy, only print the object that would be sent.",
-    ),
+    OUTPUT_NAME,
+    DRY_RUN,
+    SAVE_CONFIG,
 ];
 /// `kubectl apply` flags.
 pub const APPLY_FLAGS: &[FlagSpec] = &[
@@ -82,13 +83,8 @@ pub const APPLY_FLAGS: &[FlagSpec] = &[
         FlagKind::List,
         "The files that contain the configurations to apply ('-' is the here-document).",
     ),
-    flag("output", Some('o'), FlagKind::Str, "Output format: name."),
-    flag(
-        "dry-run",
-        None,
-        FlagKind::Str,
-        "Must be \"none\" or \"client\". If client strategy, only print the object that would be sent.",
-    ),
+    OUTPUT_NAME_YAML_JSON,
+    DRY_RUN,
 ];
 /// `kubectl delete` flags.
 pub const DELETE_FLAGS: &[FlagSpec] = &[
@@ -98,14 +94,9 @@ pub const DELETE_FLAGS: &[FlagSpec] = &[
         FlagKind::List,
         "Filename or '-' (the here-document) containing the resource to delete.",
     ),
-    flag("selector", Some('l'), FlagKind::Str, "Selector (label query) to filter on."),
+    SELECTOR,
     flag("all", None, FlagKind::Bool, "Delete all resources, in the namespace of the specified resource types."),
-    flag(
-        "all-namespaces",
-        Some('A'),
-        FlagKind::Bool,
-        "If present, list the requested object(s) across all namespaces.",
-    ),
+    ALL_NAMESPACES,
     flag(
         "cascade",
         None,
@@ -134,10 +125,10 @@ pub const SCALE_FLAGS: &[FlagSpec] = &[
     flag("replicas", None, FlagKind::Int, "The new desired number of replicas. Required."),
     flag("current-replicas", None, FlagKind::Int, "Precondition for current size. Requires that the current size of the resource match this value in order to scale."),
     flag("resource-version", None, FlagKind::Str, "Precondition for resource version."),
-    flag("selector", Some('l'), FlagKind::Str, "Selector (label query) to filter on."),
+    SELECTOR,
     flag("all", None, FlagKind::Bool, "Select all resources in the namespace of the specified resource types."),
     flag("filename", Some('f'), FlagKind::List, "Filename or '-' identifying the resource to set a new size."),
-    flag("output", Some('o'), FlagKind::Str, "Output format: name."),
+    OUTPUT_NAME,
 ];
 /// `kubectl patch` flags.
 pub const PATCH_FLAGS: &[FlagSpec] = &[
@@ -149,8 +140,8 @@ pub const PATCH_FLAGS: &[FlagSpec] = &[
         FlagKind::Str,
         "If specified, patch will operate on the subresource of the requested object (status).",
     ),
-    flag("filename", Some('f'), FlagKind::List, "Filename or '-' identifying the resource to update."),
-    flag("output", Some('o'), FlagKind::Str, "Output format: name."),
+    FILENAME_TO_UPDATE,
+    OUTPUT_NAME,
 ];
 /// `kubectl label` / `annotate` flags.
 pub const META_FLAGS: &[FlagSpec] = &[
@@ -160,16 +151,16 @@ pub const META_FLAGS: &[FlagSpec] = &[
         FlagKind::Bool,
         "If true, allow labels (annotations) to be overwritten, otherwise reject updates that overwrite existing ones.",
     ),
-    flag("all", None, FlagKind::Bool, "Select all resources, in the namespace of the specified resource types."),
-    flag("selector", Some('l'), FlagKind::Str, "Selector (label query) to filter on."),
+    ALL_IN_NAMESPACE,
+    SELECTOR,
     flag(
         "resource-version",
         None,
         FlagKind::Str,
         "If non-empty, the update will only succeed if this is the current resource-version for the object.",
     ),
-    flag("filename", Some('f'), FlagKind::List, "Filename or '-' identifying the resource to update."),
-    flag("output", Some('o'), FlagKind::Str, "Output format: name."),
+    FILENAME_TO_UPDATE,
+    OUTPUT_NAME,
 ];
 /// `kubectl edit` flags.
 pub const EDIT_FLAGS: &[FlagSpec] =
@@ -286,34 +277,76 @@ pub fn create(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output
         Ok(o) => o,
         Err(e) => return out.fail(e),
     };
+    let mut errs = Deferred::default();
     for (source, kind, mut obj) in objs {
         if p.bool("save-config") {
             set_last_applied(&mut obj);
         }
         match create_or_dry(api, p, obj) {
             Ok(created) => done(out, p, kind, &created, "created"),
-            Err(e) => out.fail(with_source("creating", &source, e).into()),
+            Err(e) => errs.push(with_source("creating", &source, e).into()),
         }
     }
+    errs.report(out);
 }
 
 /// `kubectl create namespace NAME`.
 pub fn create_namespace(api: &mut dyn Cluster, _ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) {
-    if p.args.len() != 1 {
-        return out.fail(CmdError::Usage {
-            cmd: "create namespace".into(),
-            msg: format!("exactly one NAME is required, got {}", p.args.len()),
-        });
-    }
+    let name = match exactly_one_name(p, "create namespace") {
+        Ok(n) => n,
+        Err(e) => return out.fail(e),
+    };
     if let Err(e) = check_dry_run(p) {
         return out.fail(e);
     }
-    let obj =
-        json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": p.args[0]}, "spec": {}, "status": {}});
+    let obj = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}, "spec": {}, "status": {}});
+    create_generated(api, p, out, "namespaces", save_config(obj, p, "namespaces"));
+}
+
+/// The NAME of `kubectl create <generator> NAME`.
+fn exactly_one_name<'a>(p: &'a Parsed, cmd: &str) -> Result<&'a str, CmdError> {
+    match p.args.as_slice() {
+        [name] => Ok(name),
+        args => {
+            Err(CmdError::Usage { cmd: cmd.into(), msg: format!("exactly one NAME is required, got {}", args.len()) })
+        }
+    }
+}
+
+/// Sends (or, under `--dry-run=client`, shows) an object a generator built (`create
+/// namespace|deployment|configmap`, `run`) and prints `<kind>/<name> created`.
+fn create_generated(api: &mut dyn Cluster, p: &Parsed, out: &mut Output, resource: &str, obj: Value) {
     match create_or_dry(api, p, obj) {
-        Ok(o) => done(out, p, resources_kind("namespaces"), &o, "created"),
+        Ok(o) => done(out, p, resources_kind(resource), &o, "created"),
         Err(e) => out.fail(e.into()),
     }
+}
+
+/// `--save-config` on a generator (`create namespace|deployment|configmap`): the annotation
+/// holds the typed object as kubectl encodes it (`CreateOrUpdateAnnotation` with the default
+/// JSON encoder): Go struct field order with `kind` before `apiVersion`, no empty
+/// `annotations` (omitempty), newline-terminated; and before the namespace is filled in for the
+/// request, since the generator sets it only under `-n`.
+fn save_config(mut obj: Value, p: &Parsed, resource: &str) -> Value {
+    if !p.bool("save-config") {
+        return obj;
+    }
+    let kind = resources_kind(resource);
+    let mut typed = obj.clone();
+    schema::normalize(&mut typed, schema::root(kind));
+    if let Some(m) = typed.as_object_mut() {
+        let api_version = m.shift_remove("apiVersion");
+        let kind_name = m.shift_remove("kind");
+        let rest = std::mem::take(m);
+        m.extend(kind_name.map(|k| ("kind".to_string(), k)));
+        m.extend(api_version.map(|v| ("apiVersion".to_string(), v)));
+        m.extend(rest);
+    }
+    let text = format!("{}\n", gojson::compact_in_order(&typed));
+    let mut annotations = Map::new();
+    annotations.insert(LAST_APPLIED.into(), Value::String(text));
+    obj.meta_mut().insert("annotations".into(), Value::Object(annotations));
+    obj
 }
 
 fn resources_kind(name: &str) -> &'static Kind {
@@ -329,16 +362,13 @@ pub fn create_deployment(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: 
     if images.is_empty() {
         return out.fail(CmdError::Plain("required flag(s) \"image\" not set".into()));
     }
-    if p.args.len() != 1 {
-        return out.fail(CmdError::Usage {
-            cmd: "create deployment".into(),
-            msg: format!("exactly one NAME is required, got {}", p.args.len()),
-        });
-    }
+    let name = match exactly_one_name(p, "create deployment") {
+        Ok(n) => n,
+        Err(e) => return out.fail(e),
+    };
     if let Err(e) = check_dry_run(p) {
         return out.fail(e);
     }
-    let name = &p.args[0];
     let mut containers = Vec::new();
     for image in &images {
         let last = image.rsplit('/').next().unwrap_or(image);
@@ -361,10 +391,7 @@ pub fn create_deployment(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: 
         },
         "status": {}
     });
-    match create_or_dry(api, p, with_namespace(obj, ctx, p)) {
-        Ok(o) => done(out, p, resources_kind("deployments"), &o, "created"),
-        Err(e) => out.fail(e.into()),
-    }
+    create_generated(api, p, out, "deployments", with_namespace(save_config(obj, p, "deployments"), ctx, p));
 }
 
 /// The generators of `kubectl create <kind>` set `metadata.namespace` only when `-n` was given
@@ -379,12 +406,10 @@ fn with_namespace(mut obj: Value, ctx: &Ctx<'_>, p: &Parsed) -> Value {
 
 /// `kubectl create configmap NAME --from-literal=k=v...`.
 pub fn create_configmap(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) {
-    if p.args.len() != 1 {
-        return out.fail(CmdError::Usage {
-            cmd: "create configmap".into(),
-            msg: format!("exactly one NAME is required, got {}", p.args.len()),
-        });
-    }
+    let name = match exactly_one_name(p, "create configmap") {
+        Ok(n) => n,
+        Err(e) => return out.fail(e),
+    };
     let mut data = Map::new();
     for lit in p.list("from-literal") {
         let Some((k, v)) = lit.split_once('=') else {
@@ -395,14 +420,11 @@ pub fn create_configmap(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &
     if let Err(e) = check_dry_run(p) {
         return out.fail(e);
     }
-    let mut obj = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": p.args[0]}});
+    let mut obj = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name}});
     if !data.is_empty() {
         obj["data"] = Value::Object(data);
     }
-    match create_or_dry(api, p, with_namespace(obj, ctx, p)) {
-        Ok(o) => done(out, p, resources_kind("configmaps"), &o, "created"),
-        Err(e) => out.fail(e.into()),
-    }
+    create_generated(api, p, out, "configmaps", with_namespace(save_config(obj, p, "configmaps"), ctx, p));
 }
 
 /// Sets the last-applied annotation as `GetModifiedConfiguration(obj, annotate=true)` does:
@@ -435,6 +457,10 @@ pub fn apply(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output)
     if objs.is_empty() {
         return out.fail(CmdError::Plain("no objects passed to apply".into()));
     }
+    let mut errs = Deferred::default();
+    // With -o yaml|json kubectl prints the objects after all of them were applied, and only if
+    // none failed: one object as itself, several as a List (`printObjects`).
+    let mut applied = Applied::new(p);
     for (source, kind, mut obj) in objs {
         set_last_applied(&mut obj);
         let ns = ns_of(kind, obj.namespace()).map(String::from);
@@ -442,17 +468,24 @@ pub fn apply(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output)
         let current = match api.get(kind, ns.as_deref(), &name) {
             Ok(c) => c,
             Err(e) if e.reason == Reason::NotFound => {
+                apply_patch::prune_nulls(&mut obj);
                 match create_or_dry(api, p, obj) {
-                    Ok(created) => done(out, p, kind, &created, "created"),
-                    Err(e) => out.fail(with_source("creating", &source, e).into()),
+                    Ok(created) => applied.done(out, p, kind, created, "created"),
+                    Err(e) => errs.push(with_source("creating", &source, e).into()),
                 }
                 continue;
             }
             Err(e) => {
-                out.fail(with_source("retrieving current configuration of", &source, e).into());
+                errs.push(with_source("retrieving current configuration of", &source, e).into());
                 continue;
             }
         };
+        // applyOneObject: under --dry-run=client an existing object is neither diffed nor
+        // warned about; kubectl prints the live object as `configured (dry run)`.
+        if dry_run(p) {
+            applied.done(out, p, kind, current, "configured");
+            continue;
+        }
         let original: Option<Value> = current.annotation(LAST_APPLIED).and_then(|s| serde_json::from_str(s).ok());
         if original.is_none() {
             out.err(format!(
@@ -460,37 +493,252 @@ pub fn apply(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output)
                 kind.resource
             ));
         }
-        let patch = apply_patch::three_way(original.as_ref(), &obj, &current);
+        // kubectl has Go types (and so patch strategies) for the built-in kinds only; a custom
+        // resource gets a JSON merge patch (patcher.go `patchSimple`).
+        let custom = kind.group == "example.com";
+        let patch = if custom {
+            apply_patch::three_way_json(original.as_ref(), &obj, &current)
+        } else {
+            match apply_patch::three_way_strategic(kind, original.as_ref(), &obj, &current) {
+                Ok(patch) => patch,
+                Err(e) => {
+                    // patchSimple's `creating patch with:` error (each document as kubectl holds
+                    // it: the annotation's text, the others as runtime.Encode writes them), wrapped
+                    // by Patch (`patching`) and by applyOneObject (`applying patch:` with no patch).
+                    let original_text = current.annotation(LAST_APPLIED).unwrap_or("").to_string();
+                    errs.push(CmdError::Plain(format!(
+                        "error when applying patch:\n\nto:\n{}\nfor: \"{source}\": error when patching \"{source}\": creating patch with:\noriginal:\n{original_text}\nmodified:\n{}\n\ncurrent:\n{}\n\nfor: {e}",
+                        info_text(kind, &name, ns.as_deref()),
+                        gojson::compact(&obj),
+                        gojson::compact(&current)
+                    )));
+                    continue;
+                }
+            }
+        };
         if patch.as_object().is_some_and(Map::is_empty) {
-            done(out, p, kind, &current, "unchanged");
+            warn_if_deleting(out, &current);
+            applied.done(out, p, kind, current, "unchanged");
             continue;
         }
-        if current.is_deleting() {
-            out.err(format!("Warning: Detected changes to resource {name} which is currently being deleted.\n"));
+        let patch_text = gojson::compact(&patch);
+        let patch = if custom { Patch::Merge(patch) } else { Patch::Strategic(patch) };
+        match api.patch(kind, ns.as_deref(), &name, &patch, Subresource::Main) {
+            Ok(patched) => {
+                warn_if_deleting(out, &patched);
+                applied.done(out, p, kind, patched, "configured");
+            }
+            Err(e) => {
+                // kubectl apply: the patcher's `error when patching`, wrapped with the patch and
+                // the resource.Info it was sent to (`applying patch:\n%s\nto:\n%v\nfor:`).
+                let info = info_text(kind, &name, ns.as_deref());
+                let inner = with_source("patching", &source, e);
+                errs.push(
+                    with_source(&format!("applying patch:\n{patch_text}\nto:\n{info}\nfor:"), &source, inner).into(),
+                );
+            }
         }
+    }
+    if errs.is_empty() {
+        applied.print(out);
+    }
+    errs.report(out);
+}
+
+/// `resource.Info`'s `String()`: the mapping, then the name and namespace.
+fn info_text(kind: &Kind, name: &str, ns: Option<&str>) -> String {
+    format!(
+        "Resource: \"{g}/{v}, Resource={r}\", GroupVersionKind: \"{g}/{v}, Kind={k}\"\nName: \"{name}\", Namespace: \"{n}\"",
+        g = kind.group,
+        v = kind.version,
+        r = kind.resource,
+        k = kind.kind,
+        n = ns.unwrap_or("")
+    )
+}
+
+/// `WarnIfDeleting`, after apply's patch (or its empty patch) came back.
+fn warn_if_deleting(out: &mut Output, obj: &Value) {
+    if obj.is_deleting() {
+        out.err(format!("Warning: Detected changes to resource {} which is currently being deleted.\n", obj.name()));
+    }
+}
+
+/// What `kubectl apply` prints per object: the operation line now, or, with `-o yaml|json`,
+/// the object later (see [`Applied::print`]).
+struct Applied {
+    /// `-o yaml` or `-o json` (anything else prints operation lines).
+    format: Option<String>,
+    objects: Vec<Value>,
+}
+
+impl Applied {
+    fn new(p: &Parsed) -> Applied {
+        let format = p.str("output").filter(|o| matches!(*o, "yaml" | "json")).map(String::from);
+        Applied { format, objects: Vec::new() }
+    }
+
+    fn done(&mut self, out: &mut Output, p: &Parsed, kind: &Kind, obj: Value, operation: &str) {
+        if self.format.is_some() {
+            self.objects.push(obj);
+        } else {
+            done(out, p, kind, &obj, operation);
+        }
+    }
+
+    /// `printObjects`: the one object, or a `List` of them (`metadata: {}` as the typed
+    /// `corev1.List` encodes its empty ListMeta).
+    fn print(mut self, out: &mut Output) {
+        let obj = match self.objects.len() {
+            0 => return,
+            1 => self.objects.remove(0),
+            _ => json!({"apiVersion": "v1", "items": self.objects, "kind": "List", "metadata": {}}),
+        };
+        match self.format.as_deref() {
+            Some("json") => out.out(format!("{}\n", gojson::indented(&obj))),
+            Some(_) => out.out(manifest::to_yaml(&obj)),
+            None => {}
+        }
+    }
+}
+
+/// GETs an object a verb is about to change; the error says `error when <verb> "<source>":`
+/// when the object came from a file.
+fn fetch(
+    api: &dyn Cluster,
+    kind: &Kind,
+    ns: Option<&str>,
+    name: &str,
+    source: &str,
+    verb: &str,
+) -> Result<Value, CmdError> {
+    api.get(kind, ns, name).map_err(|e| with_source(verb, source, e).into())
+}
+
+/// `kubectl apply view-last-applied` flags.
+pub const VIEW_LAST_APPLIED_FLAGS: &[FlagSpec] = &[
+    flag("output", Some('o'), FlagKind::Str, "Output format. Must be one of (yaml, json)"),
+    flag("all", None, FlagKind::Bool, "Select all resources in the namespace of the specified resource types"),
+    flag(
+        "filename",
+        Some('f'),
+        FlagKind::List,
+        "Filename, directory, or URL to files that contains the last-applied-configuration annotations",
+    ),
+    SELECTOR,
+];
+
+/// `kubectl apply view-last-applied` (kubectl `apply_view_last_applied.go`): the
+/// last-applied-configuration annotation of each object, as YAML (`yaml.JSONToYAML`: keys
+/// sorted) or as JSON indented by two spaces (`json.Indent` keeps the annotation's trailing
+/// newline). Nothing prints unless every object was read: an object without the annotation
+/// is skipped silently when named by argument (`AddSourceToErr` with a nil error returns nil),
+/// and is an error whose text ends in `<nil>` when read from a file, as kubectl words it.
+pub fn view_last_applied(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) {
+    let objs = match select(api, ctx, p, "view-last-applied", &p.args) {
+        Ok(o) => o,
+        Err(e) => return out.fail(e),
+    };
+    let mut configs = Vec::new();
+    for (source, kind, ns, name) in objs {
+        let obj = match api.get(kind, ns.as_deref(), &name) {
+            Ok(o) => o,
+            Err(e) => return out.fail(e.into()),
+        };
+        match obj.annotation(LAST_APPLIED) {
+            Some(text) => configs.push(text.to_string()),
+            None if source.is_empty() => {}
+            None => {
+                return out.fail(CmdError::Plain(format!(
+                "error when no last-applied-configuration annotation found on resource: {name}\n \"{source}\": <nil>"
+            )))
+            }
+        }
+    }
+    for text in configs {
+        match p.str("output").unwrap_or("yaml") {
+            "json" => out.out(gojson::indent_text(&text, "  ")),
+            "yaml" => match serde_json::from_str::<Value>(&text) {
+                Ok(config) => out.out(manifest::to_yaml(&config)),
+                Err(e) => return out.fail(CmdError::Plain(format!("error converting JSON to YAML: {e}"))),
+            },
+            other => {
+                return out.fail(CmdError::Usage {
+                    cmd: "apply view-last-applied".into(),
+                    msg: format!("Unexpected -o output mode: {other}, the flag 'output' must be one of yaml|json"),
+                })
+            }
+        }
+    }
+}
+
+/// `kubectl apply set-last-applied` flags.
+pub const SET_LAST_APPLIED_FLAGS: &[FlagSpec] = &[
+    flag(
+        "filename",
+        Some('f'),
+        FlagKind::List,
+        "Filename, directory, or URL to files that contains the last-applied-configuration annotations",
+    ),
+    flag(
+        "create-annotation",
+        None,
+        FlagKind::Bool,
+        "Will create 'last-applied-configuration' annotations if current objects doesn't have one",
+    ),
+    OUTPUT_NAME_YAML_JSON,
+    DRY_RUN,
+];
+
+/// `kubectl apply set-last-applied -f FILE` (kubectl `apply_set_last_applied.go`): sets the
+/// annotation to the file's object, changing nothing else. The stored text is the object as
+/// `editor.GetApplyPatch` encodes it: compact JSON with sorted keys, without the empty
+/// `annotations` and the trailing newline `apply` writes, so a later `apply` sees the
+/// difference. Every object is checked before any is patched; one that is missing, or has no
+/// annotation without `--create-annotation`, stops the command.
+pub fn set_last_applied_cmd(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) {
+    let names = p.list("filename");
+    if names.is_empty() {
+        return out.fail(CmdError::Usage {
+            cmd: "apply set-last-applied".into(),
+            msg: "must specify one of -f and -k".into(),
+        });
+    }
+    if let Err(e) = check_dry_run(p) {
+        return out.fail(e);
+    }
+    let objs = match ctx.read_files(&names).and_then(|f| objects_from_files(ctx, &f)) {
+        Ok(o) => o,
+        Err(e) => return out.fail(e),
+    };
+    let mut patches = Vec::new();
+    for (_, kind, obj) in objs {
+        let ns = ns_of(kind, obj.namespace()).map(String::from);
+        let name = obj.name().to_string();
+        let current = match api.get(kind, ns.as_deref(), &name) {
+            Ok(c) => c,
+            Err(e) => return out.fail(e.into()),
+        };
+        let text = gojson::compact(&obj);
+        match current.annotation(LAST_APPLIED) {
+            None if !p.bool("create-annotation") => {
+                return out.fail(CmdError::Plain(format!(
+                    "no last-applied-configuration annotation found on resource: {name}, to create the annotation, run the command with --create-annotation"
+                )))
+            }
+            Some(old) if old == text => out.out(format!("set-last-applied {name}: no changes required.\n")),
+            _ => patches.push((kind, ns, name, current, text)),
+        }
+    }
+    for (kind, ns, name, current, text) in patches {
+        let patch = json!({"metadata": {"annotations": {LAST_APPLIED: text}}});
         if dry_run(p) {
             done(out, p, kind, &current, "configured");
             continue;
         }
-        let patch_text = gojson::compact(&patch);
         match api.patch(kind, ns.as_deref(), &name, &Patch::Merge(patch), Subresource::Main) {
-            Ok(patched) => done(out, p, kind, &patched, "configured"),
-            Err(e) => {
-                // kubectl apply: the patcher's `error when patching`, wrapped with the patch and
-                // the resource.Info it was sent to (`applying patch:\n%s\nto:\n%v\nfor:`).
-                let info = format!(
-                    "Resource: \"{g}/{v}, Resource={r}\", GroupVersionKind: \"{g}/{v}, Kind={k}\"\nName: \"{name}\", Namespace: \"{n}\"",
-                    g = kind.group,
-                    v = kind.version,
-                    r = kind.resource,
-                    k = kind.kind,
-                    n = ns.as_deref().unwrap_or("")
-                );
-                let inner = with_source("patching", &source, e);
-                out.fail(
-                    with_source(&format!("applying patch:\n{patch_text}\nto:\n{info}\nfor:"), &source, inner).into(),
-                );
-            }
+            Ok(o) => done(out, p, kind, &o, "configured"),
+            Err(e) => return out.fail(e.into()),
         }
     }
 }
@@ -518,7 +766,7 @@ fn select(
     let targets = resources::resolve(args, verb == "delete")?;
     if targets.is_empty() {
         return Err(CmdError::Plain(match verb {
-            "delete" => "You must provide one or more resources by argument or filename.\nExample resource specifications include:\n   '-f rsrc.yaml'\n   '--filename=rsrc.json'\n   '<resource> <name>'\n   '<resource>'".into(),
+            "delete" | "view-last-applied" => "You must provide one or more resources by argument or filename.\nExample resource specifications include:\n   '-f rsrc.yaml'\n   '--filename=rsrc.json'\n   '<resource> <name>'\n   '<resource>'".into(),
             "label" | "annotate" => "one or more resources must be specified as <resource> <name> or <resource>/<name>".into(),
             _ => "you must specify the type of resource".to_string(),
         }));
@@ -603,6 +851,7 @@ pub fn delete(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output
         return None;
     }
     let mut waiting = Vec::new();
+    let mut errs = Deferred::default();
     for (source, kind, ns, name) in objs {
         let opts =
             DeleteOptions { propagation_policy: Some(propagation), grace_period_seconds: grace, ..Default::default() };
@@ -631,13 +880,15 @@ pub fn delete(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output
                 }
             }
             Err(e) if e.reason == Reason::NotFound && p.bool("ignore-not-found") => {}
-            Err(e) => out.fail(with_source("deleting", &source, e).into()),
+            Err(e) => errs.push(with_source("deleting", &source, e).into()),
         }
     }
+    errs.report(out);
     (!waiting.is_empty()).then_some(Continuation::WaitForDeletion(waiting))
 }
 
-/// `kubectl scale --replicas=N` (kubectl pkg/cmd/scale): prints `deployment.apps/web scaled`.
+/// `kubectl scale --replicas=N` (kubectl pkg/cmd/scale): prints `deployment.apps/web scaled`;
+/// unlike the other writing verbs it stops at the first object that fails.
 pub fn scale(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) {
     let Some(replicas) = p.int("replicas") else {
         return out.fail(CmdError::Plain("required flag(s) \"replicas\" not set".into()));
@@ -657,20 +908,19 @@ pub fn scale(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output)
                 "Error from server (NotFound): the server could not find the requested resource ({} {name}/scale)",
                 kind.resource
             )));
-            continue;
+            return;
         }
-        let current = match api.get(kind, ns.as_deref(), &name) {
-            Ok(c) => c,
+        let current = match fetch(api, kind, ns.as_deref(), &name, &source, "scaling") {
+            Ok(o) => o,
             Err(e) => {
-                out.fail(with_source("scaling", &source, e).into());
-                continue;
+                out.fail(e);
+                return;
             }
         };
         if let Some(expected) = p.int("current-replicas").filter(|c| *c >= 0) {
             let actual = current.pointer("/spec/replicas").and_then(Value::as_i64).unwrap_or(1);
             if actual != expected {
-                out.fail(CmdError::Plain(format!("Expected replicas to be {expected}, was {actual}")));
-                continue;
+                return out.fail(CmdError::Plain(format!("Expected replicas to be {expected}, was {actual}")));
             }
         }
         let mut patch = json!({"spec": {"replicas": replicas}});
@@ -679,7 +929,7 @@ pub fn scale(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output)
         }
         match api.patch(kind, ns.as_deref(), &name, &Patch::Merge(patch), Subresource::Main) {
             Ok(o) => done(out, p, kind, &o, "scaled"),
-            Err(e) => out.fail(e.into()),
+            Err(e) => return out.fail(e.into()),
         }
     }
 }
@@ -727,11 +977,12 @@ pub fn patch(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output)
         Ok(o) => o,
         Err(e) => return out.fail(e),
     };
+    let mut errs = Deferred::default();
     for (source, kind, ns, name) in objs {
-        let before = match api.get(kind, ns.as_deref(), &name) {
-            Ok(b) => b,
+        let before = match fetch(api, kind, ns.as_deref(), &name, &source, "patching") {
+            Ok(o) => o,
             Err(e) => {
-                out.fail(with_source("patching", &source, e).into());
+                errs.push(e);
                 continue;
             }
         };
@@ -740,9 +991,10 @@ pub fn patch(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output)
                 let op = if after == before { "patched (no change)" } else { "patched" };
                 done(out, p, kind, &after, op);
             }
-            Err(e) => out.fail(e.into()),
+            Err(e) => errs.push(e.into()),
         }
     }
+    errs.report(out);
 }
 
 /// Which metadata map `label` / `annotate` change.
@@ -780,27 +1032,28 @@ pub fn label_or_annotate(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: 
         Ok(o) => o,
         Err(e) => return out.fail(e),
     };
+    let mut errs = Deferred::default();
     for (source, kind, ns, name) in objs {
-        let current = match api.get(kind, ns.as_deref(), &name) {
-            Ok(c) => c,
+        let current = match fetch(api, kind, ns.as_deref(), &name, &source, "labeling") {
+            Ok(o) => o,
             Err(e) => {
-                out.fail(with_source("labeling", &source, e).into());
+                errs.push(e);
                 continue;
             }
         };
         let old: Map<String, Value> =
             current.meta().and_then(|m| m.get(key)).and_then(Value::as_object).cloned().unwrap_or_default();
         if !p.bool("overwrite") {
-            let mut errs = Vec::new();
+            let mut taken = Vec::new();
             for (k, v) in &set {
                 if let Some(cur) = old.get(k).and_then(Value::as_str) {
                     if cur != v {
-                        errs.push(format!("'{k}' already has a value ({cur}), and --overwrite is false"));
+                        taken.push(format!("'{k}' already has a value ({cur}), and --overwrite is false"));
                     }
                 }
             }
-            if !errs.is_empty() {
-                out.fail(CmdError::Plain(errs.join(", ")));
+            if !taken.is_empty() {
+                errs.push(CmdError::Plain(taken.join(", ")));
                 continue;
             }
         }
@@ -832,9 +1085,10 @@ pub fn label_or_annotate(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: 
         }
         match api.patch(kind, ns.as_deref(), &name, &Patch::Merge(json!({"metadata": meta})), Subresource::Main) {
             Ok(o) => done(out, p, kind, &o, op),
-            Err(e) => out.fail(e.into()),
+            Err(e) => errs.push(e.into()),
         }
     }
+    errs.report(out);
 }
 
 /// `kubectl edit TYPE NAME`: opens the object in the page's editor (prints nothing).
@@ -904,11 +1158,7 @@ pub fn save_edit(api: &mut dyn Cluster, session: &EditSession, text: &str, out: 
 }
 
 /// `kubectl set image` flags.
-pub const SET_IMAGE_FLAGS: &[FlagSpec] = &[
-    flag("all", None, FlagKind::Bool, "Select all resources, in the namespace of the specified resource types."),
-    flag("selector", Some('l'), FlagKind::Str, "Selector (label query) to filter on."),
-    flag("output", Some('o'), FlagKind::Str, "Output format: name."),
-];
+pub const SET_IMAGE_FLAGS: &[FlagSpec] = &[ALL_IN_NAMESPACE, SELECTOR, OUTPUT_NAME];
 
 /// `kubectl set image TYPE/NAME CONTAINER=IMAGE...` (`*` names every container): prints
 /// `deployment.apps/web image updated` (kubectl pkg/cmd/set/set_image.go).
@@ -922,11 +1172,12 @@ pub fn set_image(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Out
         Ok(o) => o,
         Err(e) => return out.fail(e),
     };
+    let mut errs = Deferred::default();
     for (_, kind, ns, name) in objs {
-        let obj = match api.get(kind, ns.as_deref(), &name) {
+        let obj = match fetch(api, kind, ns.as_deref(), &name, "", "") {
             Ok(o) => o,
             Err(e) => {
-                out.fail(e.into());
+                errs.push(e);
                 continue;
             }
         };
@@ -946,7 +1197,7 @@ pub fn set_image(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Out
                 }
             }
             if !matched {
-                out.fail(CmdError::Plain(format!("unable to find container named \"{cname}\"")));
+                errs.push(CmdError::Plain(format!("unable to find container named \"{cname}\"")));
                 failed = true;
             }
         }
@@ -955,9 +1206,10 @@ pub fn set_image(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Out
         }
         match api.patch(kind, ns.as_deref(), &name, &Patch::Json(Value::Array(ops)), Subresource::Main) {
             Ok(o) => done(out, p, kind, &o, "image updated"),
-            Err(e) => out.fail(e.into()),
+            Err(e) => errs.push(e.into()),
         }
     }
+    errs.report(out);
 }
 
 /// `kubectl run` flags.
@@ -971,13 +1223,8 @@ pub const RUN_FLAGS: &[FlagSpec] = &[
         "Comma separated labels to apply to the pod. Will override previous values.",
     ),
     flag("port", None, FlagKind::Int, "The port that this container exposes."),
-    flag("output", Some('o'), FlagKind::Str, "Output format: name, yaml or json."),
-    flag(
-        "dry-run",
-        None,
-        FlagKind::Str,
-        "Must be \"none\" or \"client\". If client strategy, only print the object that would be sent.",
-    ),
+    OUTPUT_NAME_YAML_JSON,
+    DRY_RUN,
 ];
 
 /// `kubectl run NAME --image=IMAGE`: a Pod labelled `run=NAME` with one container named NAME
@@ -1020,8 +1267,5 @@ pub fn run_pod(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Outpu
         "spec": {"containers": [container], "dnsPolicy": "ClusterFirst", "restartPolicy": restart},
         "status": {}
     });
-    match create_or_dry(api, p, with_namespace(obj, ctx, p)) {
-        Ok(o) => done(out, p, resources_kind("pods"), &o, "created"),
-        Err(e) => out.fail(e.into()),
-    }
+    create_generated(api, p, out, "pods", with_namespace(save_config(obj, p, "pods"), ctx, p));
 }

@@ -173,9 +173,20 @@ pub fn history(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Outpu
         let Some((_, rs)) = rss.iter().find(|(r, _)| *r == rev) else {
             return out.fail(CmdError::Plain("unable to find the specified revision".into()));
         };
-        let tpl = rs.pointer("/spec/template").cloned().unwrap_or(json!({}));
+        // DeploymentHistoryViewer: the ReplicaSet's template with its change-cause added to the
+        // template's annotations, written by DescribePodTemplate straight into a buffer (no
+        // tabwriter: the tabs stay), then through the name printer, which adds a newline.
+        let mut tpl = rs.pointer("/spec/template").cloned().unwrap_or(json!({}));
+        if let Some(cause) = rs.annotation(CHANGE_CAUSE).filter(|c| !c.is_empty()) {
+            tpl.meta_mut()
+                .entry("annotations")
+                .or_insert_with(|| json!({}))
+                .as_object_mut()
+                .map(|a| a.insert(CHANGE_CAUSE.into(), json!(cause)));
+        }
         out.out(format!("deployment.apps/{name} with revision #{rev}\n"));
-        out.out(super::describe::pod_template(&tpl));
+        out.out(super::describe::pod_template_raw(&tpl));
+        out.out("\n");
         return;
     }
     let mut body = String::from("REVISION  CHANGE-CAUSE\n");

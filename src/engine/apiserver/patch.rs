@@ -265,6 +265,17 @@ fn strategic_merge(target: &mut Value, patch: &Value) -> Result<(), String> {
         *target = Value::Object(Map::new());
     }
     let Value::Object(t) = target else { return Ok(()) };
+    // The lists a `$setElementOrder` will order, as they were before the merge (the server order
+    // the stored-only elements keep).
+    let server_orders: Vec<(String, Vec<Value>)> = p
+        .keys()
+        .filter_map(|k| k.strip_prefix(SET_ELEMENT_ORDER))
+        .map(|field| {
+            let key = merge_key(field).unwrap_or("");
+            let before = t.get(field).and_then(Value::as_array).cloned().unwrap_or_default();
+            (field.to_string(), before.iter().map(|x| element_id(x, key)).collect())
+        })
+        .collect();
     for (k, v) in p {
         if let Some(field) = k.strip_prefix(DELETE_FROM_PRIMITIVE_LIST) {
             let remove: Vec<Value> = v.as_array().cloned().unwrap_or_default();
@@ -302,26 +313,51 @@ fn strategic_merge(target: &mut Value, patch: &Value) -> Result<(), String> {
             }
         }
     }
-    // `$setElementOrder/<field>` (sent by kubectl apply): the listed elements first, in that
-    // order; elements it does not list keep their relative order after them.
-    for (k, order) in p {
-        let Some(field) = k.strip_prefix(SET_ELEMENT_ORDER) else { continue };
-        let (Some(Value::Array(order)), Some(Value::Array(list))) = (Some(order), t.get_mut(field)) else { continue };
+    // `$setElementOrder/<field>` (sent by kubectl apply): the listed elements in that order,
+    // with the elements only the stored list has slotted back in by their old positions
+    // (strategicpatch `normalizeElementOrder` + `mergeSortedSlice`).
+    for (field, server_order) in &server_orders {
+        let Some(Value::Array(order)) = p.get(&format!("{SET_ELEMENT_ORDER}{field}")) else { continue };
+        let Some(Value::Array(list)) = t.get_mut(field.as_str()) else { continue };
         let key = merge_key(field).unwrap_or("");
-        let id = |x: &Value| if key.is_empty() { Some(x.clone()) } else { x.get(key).cloned() };
-        let mut rest = std::mem::take(list);
-        for o in order {
-            let want = id(o);
-            if let Some(i) = rest.iter().position(|x| want.is_some() && id(x) == want) {
-                list.push(rest.remove(i));
-            }
-        }
-        list.extend(rest);
+        let order_ids: Vec<Value> = order.iter().map(|o| element_id(o, key)).collect();
+        let (mut listed, server_only): (Vec<Value>, Vec<Value>) =
+            std::mem::take(list).into_iter().partition(|x| order_ids.contains(&element_id(x, key)));
+        listed.sort_by_key(|x| order_ids.iter().position(|o| *o == element_id(x, key)));
+        *list = merge_sorted(server_only, listed, server_order, key);
     }
     if let Some(keep) = retain {
         t.retain(|k, _| keep.iter().any(|x| x == k));
     }
     Ok(())
+}
+
+/// What identifies a list element: its merge key's value, or the element itself in a set-like
+/// list of scalars (`key` empty).
+fn element_id(x: &Value, key: &str) -> Value {
+    if key.is_empty() {
+        x.clone()
+    } else {
+        x.get(key).cloned().unwrap_or(Value::Null)
+    }
+}
+
+/// `mergeSortedSlice`: merges the stored-only elements (`left`, in stored order) into the
+/// ordered patch elements (`right`): a left element goes first when both it and the right one
+/// held positions in the stored list and its position was earlier.
+fn merge_sorted(left: Vec<Value>, right: Vec<Value>, server_order: &[Value], key: &str) -> Vec<Value> {
+    let pos = |x: &Value| server_order.iter().position(|o| *o == element_id(x, key));
+    let mut out = Vec::with_capacity(left.len() + right.len());
+    let (mut l, mut r) = (left.into_iter().peekable(), right.into_iter().peekable());
+    loop {
+        let take_left = match (l.peek(), r.peek()) {
+            (None, None) => return out,
+            (Some(_), None) => true,
+            (None, Some(_)) => false,
+            (Some(a), Some(b)) => matches!((pos(a), pos(b)), (Some(i), Some(j)) if i < j),
+        };
+        out.extend(if take_left { l.next() } else { r.next() });
+    }
 }
 
 fn merge_list(list: &mut Vec<Value>, items: &[Value], key: &str) -> Result<(), String> {
@@ -498,5 +534,48 @@ impl ApiServer {
         };
         let out = self.update_existing(kind, key, old, new, mode, false)?;
         Ok((out, warnings))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn names(v: &Value) -> Vec<&str> {
+        v["containers"].as_array().map(|a| a.iter().filter_map(|c| c["name"].as_str()).collect()).unwrap_or_default()
+    }
+
+    #[test]
+    fn set_element_order_keeps_stored_only_elements_in_their_place() {
+        // A container only the server has (added by another client) stays where it was.
+        let mut live = json!({"containers": [{"name": "debug"}, {"name": "a"}]});
+        let patch =
+            json!({"$setElementOrder/containers": [{"name": "a"}, {"name": "b"}], "containers": [{"name": "b"}]});
+        strategic_merge(&mut live, &patch).expect("merges");
+        assert_eq!(names(&live), ["debug", "a", "b"]);
+        let mut live = json!({"containers": [{"name": "a"}, {"name": "debug"}, {"name": "c"}]});
+        let patch = json!({"$setElementOrder/containers": [{"name": "c"}, {"name": "a"}]});
+        strategic_merge(&mut live, &patch).expect("merges");
+        // mergeSortedSlice: "debug" (stored at 1) goes before "c" (stored at 2).
+        assert_eq!(names(&live), ["debug", "c", "a"]);
+    }
+
+    #[test]
+    fn apply_directives_delete_and_reorder() {
+        let mut live = json!({"containers": [{"name": "a", "env": [{"name": "X"}, {"name": "Y"}]}, {"name": "b"}],
+            "finalizers": ["f1", "f2"], "strategy": {"type": "RollingUpdate", "rollingUpdate": {"maxSurge": 1}}});
+        let patch = json!({
+            "$setElementOrder/containers": [{"name": "a"}],
+            "containers": [{"name": "a", "$setElementOrder/env": [{"name": "Y"}], "env": [{"$patch": "delete", "name": "X"}]},
+                           {"$patch": "delete", "name": "b"}],
+            "$deleteFromPrimitiveList/finalizers": ["f1"],
+            "strategy": {"$retainKeys": ["type"], "type": "Recreate"}
+        });
+        strategic_merge(&mut live, &patch).expect("merges");
+        assert_eq!(
+            live,
+            json!({"containers": [{"name": "a", "env": [{"name": "Y"}]}], "finalizers": ["f2"], "strategy": {"type": "Recreate"}})
+        );
     }
 }
