@@ -445,6 +445,14 @@ impl Session {
         Ok(())
     }
 
+    /// Replaces this session by `fresh` (the embed's reset), moving every change counter on so
+    /// the page re-renders every part.
+    pub fn replace_with(&mut self, fresh: Session) {
+        let before = self.changes;
+        *self = fresh;
+        self.changes = moved_past(before, self.changes);
+    }
+
     /// "Open in sandbox": a sandbox session over this lesson's world and console, as they are
     /// (the lesson's goals are left behind; the lesson restarts from saved progress when
     /// reopened).

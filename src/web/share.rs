@@ -69,7 +69,7 @@ pub fn ShareNotice(
     let shown = RwSignal::new(true);
     view! {
         <Show when=move || shown.get()>
-            <div class="site-notice" role="alert">
+            <div class="site-notice" role="status">
                 <p>{text.clone()}</p>
                 <button type="button" on:click=move |_| shown.set(false)>
                     "Dismiss"
