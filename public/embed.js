@@ -36,6 +36,8 @@
     iframe.src = url.href;
     iframe.title = div.getAttribute("data-title") || "Reconcile Lab playground";
     iframe.className = "reconcile-lab-frame";
+    // The embed's Share button copies a link (it says so, and shows the link, if not allowed).
+    iframe.allow = "clipboard-write";
     // Set through the CSSOM, which a strict style-src allows (a style attribute it would not).
     iframe.style.width = "100%";
     iframe.style.height = "480px";

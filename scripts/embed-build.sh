@@ -8,4 +8,4 @@ staging="${TRUNK_STAGING_DIR:?this script runs as a Trunk hook}"
 sed -e 's|<title>Reconcile Lab</title>|<title>Reconcile Lab (embedded)</title>|' \
   "$staging/index.html" >"$staging/embed.html"
 grep -q '<title>Reconcile Lab (embedded)</title>' "$staging/embed.html"
-cp public/embed.js public/docs-demo.html public/docs-demo.css "$staging/"
+cp public/embed.js public/docs-demo.html public/docs-demo.css public/favicon.svg "$staging/"

@@ -75,13 +75,13 @@ fn on_message(lab: Lab, config: &EmbedConfig, ev: &web_sys::MessageEvent) {
 /// Posts `resize` whenever the content's height changes.
 fn observe_height() {
     let Some(body) = document().body() else { return };
-    let last = StoredValue::new(0u32);
+    let last = std::rc::Rc::new(std::cell::Cell::new(0u32));
     let measure = move || {
         let Some(body) = document().body() else { return };
         let h = body.get_bounding_client_rect().height().ceil();
         let h = if h.is_finite() && h > 0.0 { h.min(f64::from(u32::MAX)) as u32 } else { 0 };
-        if h != last.get_value() {
-            last.set_value(h);
+        if h != last.get() {
+            last.set(h);
             post(&protocol::resize(h), "*");
         }
     };

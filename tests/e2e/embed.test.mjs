@@ -53,6 +53,7 @@ let host;
 before(async () => {
   const server = createServer((req, res) => {
     const path = new URL(req.url, "http://127.0.0.1").pathname;
+    if (path === "/favicon.ico") return res.writeHead(204).end();
     const body = { "/host.html": HOST_HTML, "/host.js": HOST_JS, "/other.html": "<!doctype html><title>Other</title><p>other</p>" }[path];
     if (body === undefined) return res.writeHead(404).end();
     const type = path.endsWith(".js") ? "text/javascript" : "text/html";
@@ -71,6 +72,9 @@ async function openHost(query = "", { path = "/" } = {}) {
   page.on("pageerror", (err) => problems.push(`uncaught exception: ${err.message}`));
   page.on("console", (msg) => {
     if (msg.type() === "error") problems.push(`console error: ${msg.text()}`);
+  });
+  page.on("response", (res) => {
+    if (res.status() >= 400) problems.push(`HTTP ${res.status()}: ${res.url()}`);
   });
   const embed = `${site.origin}${path}embed.html${query}`;
   await page.goto(`${host.origin}/host.html?embed=${encodeURIComponent(embed)}`);
@@ -263,6 +267,9 @@ test("embed.js on the demo page: playgrounds size themselves and Run buttons run
   page.on("pageerror", (err) => problems.push(`uncaught exception: ${err.message}`));
   page.on("console", (msg) => {
     if (msg.type() === "error") problems.push(`console error: ${msg.text()}`);
+  });
+  page.on("response", (res) => {
+    if (res.status() >= 400) problems.push(`HTTP ${res.status()}: ${res.url()}`);
   });
   await page.goto(`${site.origin}${SUB_PATH}docs-demo.html`);
   const frames = page.locator("iframe.reconcile-lab-frame");

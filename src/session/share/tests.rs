@@ -301,3 +301,27 @@ fn the_share_hash_names_the_route_and_carries_the_code() {
     assert_eq!(state_param("#/sandbox"), None);
     assert!(Session::sandbox().share_hash().starts_with("#/sandbox?state=1."));
 }
+
+mod fuzz {
+    use super::super::{base64url, decode, fnv1a};
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 500, ..ProptestConfig::default() })]
+
+        /// Any text at all: decoded or refused, never a panic.
+        #[test]
+        fn any_text_is_decoded_or_refused(text in ".{0,200}") {
+            let _ = decode(&text);
+        }
+
+        /// Any payload with a valid checksum (so the parser itself is exercised, not only the
+        /// checksum): decoded or refused, never a panic, and never an absurd allocation.
+        #[test]
+        fn any_checksummed_payload_is_decoded_or_refused(mut bytes in proptest::collection::vec(any::<u8>(), 0..300)) {
+            let sum = fnv1a(&bytes);
+            bytes.extend_from_slice(&sum.to_le_bytes());
+            let _ = decode(&format!("1.{}", base64url(&bytes)));
+        }
+    }
+}
