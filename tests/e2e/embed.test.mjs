@@ -300,3 +300,10 @@ test("embed.js on the demo page: playgrounds size themselves and Run buttons run
   assert.deepEqual(problems, []);
   await context.close();
 });
+
+test("autoplay=1 starts playing at once", async () => {
+  const { context, page, frame } = await openHost("?autoplay=1&panels=timeline");
+  await frame.getByRole("button", { name: "Pause", exact: true }).waitFor();
+  await page.frame({ name: "lab" }).waitForFunction(() => /^Step \d+/.test(document.querySelector(".narration__line")?.innerText ?? ""));
+  await context.close();
+});
