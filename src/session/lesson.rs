@@ -367,7 +367,7 @@ impl Session {
                     let (world, _) = self.parts();
                     let Some(r) = world.step() else { break };
                     // Replays as a press of Step, which does exactly what this loop does.
-                    self.log.push(super::Op::Step(1));
+                    self.record(super::Op::Step(1));
                     let mut slot = 0;
                     check.observe(&r, &mut counters, &mut slot);
                     self.notice = None;

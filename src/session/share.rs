@@ -285,7 +285,7 @@ impl std::error::Error for ShareError {}
 
 /// The share code of a session as it is now.
 pub fn encode(s: &Session) -> String {
-    encode_shared(&Shared { log: s.log.clone(), check: Check::of(s) })
+    encode_shared(&Shared { log: s.share_log(), check: Check::of(s) })
 }
 
 /// The share code of a decoded (or hand-made) [`Shared`]: `decode(&encode_shared(x)) == Ok(x)`.
@@ -431,6 +431,50 @@ pub fn state_param(hash: &str) -> Option<&str> {
 }
 
 impl Session {
+    /// Logs an intent. Before one that reads or changes the editor's tabs (a console line reads
+    /// them as files), the texts typed since they were last logged are logged first; intents
+    /// that only move the world do not need them, so typing between steps costs one intent.
+    pub(super) fn record(&mut self, op: Op) {
+        let world_only = matches!(
+            op,
+            Op::Step(_)
+                | Op::Run(_)
+                | Op::Settle { .. }
+                | Op::SettleCancel
+                | Op::Back(_)
+                | Op::Goto(_)
+                | Op::Fault(_)
+                | Op::SelectObject { .. }
+                | Op::Clear
+        );
+        if !world_only {
+            let texts = self.pending_texts();
+            self.dirty.clear();
+            for t in texts {
+                self.log.push(t);
+            }
+        }
+        self.log.push(op);
+    }
+
+    /// The texts typed since they were last logged, as intents.
+    fn pending_texts(&self) -> Vec<Op> {
+        self.dirty
+            .iter()
+            .filter_map(|&i| self.buffers.get(i as usize).map(|b| Op::Text { buffer: i, text: b.text.clone() }))
+            .collect()
+    }
+
+    /// Every intent so far, with the texts typed since they were last logged (what
+    /// [`Session::share_code`] encodes).
+    pub fn share_log(&self) -> ShareLog {
+        let mut log = self.log.clone();
+        for t in self.pending_texts() {
+            log.push(t);
+        }
+        log
+    }
+
     /// The location hash that opens this session as it is now: `#/lessons/<slug>?state=CODE`
     /// for a lesson, `#/sandbox?state=CODE` otherwise.
     pub fn share_hash(&self) -> String {
@@ -444,11 +488,6 @@ impl Session {
     /// The share code of this session as it is now (see [`encode`]).
     pub fn share_code(&self) -> String {
         encode(self)
-    }
-
-    /// The intents logged so far.
-    pub fn share_log(&self) -> &ShareLog {
-        &self.log
     }
 
     /// Plays one logged intent through the same method that logged it (which logs it again).

@@ -109,6 +109,14 @@ fn editor_typing_apply_edit_and_a_409_round_trip() {
     let out = s.editor_apply(0);
     assert_eq!(out.exit_code, 0, "{}", out.terminal());
     assert_eq!(s.share_log().ops.iter().filter(|o| matches!(o, Op::Text { .. })).count(), 1);
+    // Typing between steps: one intent per tab until something reads the tabs.
+    for k in 0..20 {
+        s.editor_set_text(0, &format!("{manifest}# edit {k}\n"));
+        s.step();
+    }
+    let texts = |s: &Session| s.share_log().ops.iter().filter(|o| matches!(o, Op::Text { .. })).count();
+    assert_eq!(texts(&s), 2, "{:?}", s.share_log().ops);
+    round_trip(&s);
     s.edit_object("configmap", Some("default"), "settings");
     let edit = s.active_buffer();
     s.console_submit("kubectl label configmap settings team=a");
