@@ -333,3 +333,29 @@ mod fuzz {
         }
     }
 }
+
+/// Every lesson played through "Show me", step after step: its share code rebuilds it, and stays
+/// well within a URL (the figures are printed: `cargo test share_codes_of_whole_lessons -- --nocapture`).
+#[test]
+fn share_codes_of_whole_lessons() {
+    for (slug, _) in crate::lessons::LESSON_FILES {
+        let mut s = lesson(slug);
+        let steps = s.lesson_view().expect("a lesson").steps.len();
+        for i in 0..steps {
+            let actions = s.begin_show_me(i).expect("show me starts");
+            for a in &actions {
+                s.play_action(a).unwrap_or_else(|e| panic!("{slug} step {i}: {e}"));
+            }
+        }
+        let code = s.share_code();
+        println!(
+            "{slug:<20} {:>5} steps, {:>3} intents, share code {:>5} characters",
+            s.world().position(),
+            s.share_log().ops.len(),
+            code.len()
+        );
+        assert!(code.len() < 8 * 1024, "{slug}: {} characters", code.len());
+        let back = restore(&code).unwrap_or_else(|e| panic!("{slug}: {e}"));
+        assert_eq!(picture(&back), picture(&s), "{slug}");
+    }
+}
