@@ -50,7 +50,8 @@ pub const MAX_CODE_LEN: usize = 64 * 1024;
 /// The most intents (after run-length encoding) a code may carry.
 pub const MAX_OPS: usize = 20_000;
 
-/// The most world steps replaying a code may take (Steps and runs until idle together).
+/// The most world steps replaying a code may take (Steps, runs until idle and console lines
+/// together), and the most repetitions its run-length encoded intents may ask for.
 pub const MAX_REPLAY_STEPS: u64 = 200_000;
 
 /// Where a session started.
@@ -135,6 +136,18 @@ pub enum Op {
     },
     /// "Open in sandbox".
     ToSandbox,
+}
+
+impl Op {
+    /// A run-length encoded intent as one intent and a repeat count.
+    pub fn repeats(&self) -> (Op, u64) {
+        match self {
+            Op::Step(n) => (Op::Step(1), u64::from(*n)),
+            Op::Back(n) => (Op::Back(1), u64::from(*n)),
+            Op::Settle { slice, count } => (Op::Settle { slice: *slice, count: 1 }, u64::from(*count)),
+            other => (other.clone(), 1),
+        }
+    }
 }
 
 /// Everything a session has done since it started: what a share code carries.
@@ -376,11 +389,14 @@ fn read_shared(r: &mut Reader) -> Result<Shared, ShareError> {
     let mut steps: u64 = 0;
     for _ in 0..n {
         let op = read_op(r)?;
-        steps = steps.saturating_add(match &op {
-            Op::Step(n) => u64::from(*n),
-            Op::Settle { slice, count } => slice.saturating_mul(u64::from(*count)),
-            _ => 0,
-        });
+        if let Op::Settle { slice, .. } = op {
+            // The page's slices are small and Run until idle's are SETTLE_CAP: a larger one could
+            // run a hot loop for ever.
+            if slice > crate::session::SETTLE_CAP {
+                return Err(ShareError::Corrupt("a run until idle larger than the page takes"));
+            }
+        }
+        steps = steps.saturating_add(op.repeats().1);
         if steps > MAX_REPLAY_STEPS {
             return Err(ShareError::TooMuchWork);
         }
@@ -392,6 +408,11 @@ fn read_shared(r: &mut Reader) -> Result<Shared, ShareError> {
 /// Rebuilds the session a share code describes: starts it, replays its intents, and checks the
 /// result. Any error means the page should show its default state and the error's text.
 pub fn restore(code: &str) -> Result<Session, ShareError> {
+    restore_within(code, MAX_REPLAY_STEPS)
+}
+
+/// [`restore`], refusing a code whose replay takes more than `max_steps` world steps.
+pub fn restore_within(code: &str, max_steps: u64) -> Result<Session, ShareError> {
     let shared = decode(code)?;
     let mut s = match &shared.log.start {
         Start::Sandbox { seed } => {
@@ -410,10 +431,14 @@ pub fn restore(code: &str) -> Result<Session, ShareError> {
     };
     let base = s.world().position() as u64;
     for op in &shared.log.ops {
-        s.replay(op);
-        // A console line can step too (`lab settle`): bound the whole replay, not only Steps.
-        if (s.world().position() as u64).saturating_sub(base) > MAX_REPLAY_STEPS {
-            return Err(ShareError::TooMuchWork);
+        let (one, times) = op.repeats();
+        for _ in 0..times {
+            s.replay(&one);
+            // A console line (`lab settle`) or a slice of Run until idle steps too: bound the
+            // whole replay by the steps it really takes.
+            if (s.world().position() as u64).saturating_sub(base) > max_steps {
+                return Err(ShareError::TooMuchWork);
+            }
         }
     }
     if Check::of(&s) != shared.check {

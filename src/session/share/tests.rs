@@ -263,8 +263,27 @@ fn too_much_work_is_refused_before_replay() {
     let many = vec![Op::Clear; MAX_OPS + 1];
     let code = hand_made(Start::Sandbox { seed: 1 }, many, NO_CHECK);
     assert_eq!(decode(&code), Err(ShareError::TooMuchWork));
-    let slices = vec![Op::Settle { slice: u64::MAX, count: 2 }];
+    let slices = vec![Op::Settle { slice: 40, count: u32::MAX }];
     assert_eq!(decode(&hand_made(Start::Sandbox { seed: 1 }, slices, NO_CHECK)), Err(ShareError::TooMuchWork));
+    let backs = vec![Op::Back(u32::MAX)];
+    assert_eq!(decode(&hand_made(Start::Sandbox { seed: 1 }, backs, NO_CHECK)), Err(ShareError::TooMuchWork));
+    // One slice may not run longer than Run until idle does (a hot loop would never end).
+    let huge = vec![Op::Settle { slice: u64::MAX, count: 1 }];
+    assert!(matches!(decode(&hand_made(Start::Sandbox { seed: 1 }, huge, NO_CHECK)), Err(ShareError::Corrupt(_))));
+    // Runs until idle pressed many times count one each, not their cap: a long session shares.
+    let settles = vec![Op::Settle { slice: crate::session::SETTLE_CAP, count: 1000 }];
+    assert!(decode(&hand_made(Start::Sandbox { seed: 1 }, settles, NO_CHECK)).is_ok());
+}
+
+#[test]
+fn console_lines_that_step_are_bounded_by_the_steps_they_take() {
+    // Three runs of `lab step 500`: refused during replay once over the limit (the same check
+    // as restore's 200,000, at a size a test runs quickly).
+    let ops = vec![Op::Console("lab step 500".into()); 3];
+    let code = hand_made(Start::Sandbox { seed: 1 }, ops, NO_CHECK);
+    assert!(decode(&code).is_ok(), "the code itself is well-formed");
+    assert!(matches!(restore_within(&code, 1200), Err(ShareError::TooMuchWork)));
+    assert!(matches!(restore_within(&code, 1600), Err(ShareError::Diverged)), "under the limit it replays");
 }
 
 #[test]
