@@ -31,12 +31,14 @@
 
 mod console;
 mod editor;
+pub mod embed;
 mod layout;
 mod lessons;
 mod next;
 mod panel;
 mod panic;
 mod regions;
+mod share;
 mod shell;
 pub mod state;
 mod stepping;
@@ -46,5 +48,9 @@ pub mod views;
 /// Mounts the page: installs the panic hooks first, so that even a panic while mounting is shown.
 pub fn start() {
     panic::install();
-    leptos::mount::mount_to_body(lessons::App);
+    if embed::is_embed() {
+        leptos::mount::mount_to_body(embed::Embed);
+    } else {
+        leptos::mount::mount_to_body(lessons::App);
+    }
 }
