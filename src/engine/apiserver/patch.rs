@@ -370,7 +370,7 @@ pub fn go_sprint(v: &Value) -> String {
         Value::Array(a) => format!("[{}]", a.iter().map(go_sprint).collect::<Vec<_>>().join(" ")),
         Value::Object(m) => {
             let mut keys: Vec<&String> = m.keys().collect();
-            keys.sort();
+            crate::sort::sort(&mut keys);
             let parts: Vec<String> = keys.iter().map(|k| format!("{k}:{}", go_sprint(&m[*k]))).collect();
             format!("map[{}]", parts.join(" "))
         }
@@ -382,7 +382,7 @@ fn patched_json(v: &Value) -> String {
     match v {
         Value::Object(m) => {
             let mut keys: Vec<&String> = m.keys().collect();
-            keys.sort();
+            crate::sort::sort(&mut keys);
             let parts: Vec<String> = keys.iter().map(|k| format!("{}:{}", Value::from(k.as_str()), m[*k])).collect();
             format!("{{{}}}", parts.join(","))
         }

@@ -191,7 +191,7 @@ impl<K: Clone + Ord> WorkQueue<K> {
             .filter(|(_, w)| w.ready_at <= now)
             .map(|(k, w)| (w.ready_at, w.seq, k.clone()))
             .collect();
-        due.sort_by_key(|a| (a.0, a.1));
+        crate::sort::sort_by_key(&mut due, |a| (a.0, a.1));
         for (_, _, key) in &due {
             self.waiting.remove(key);
             self.add(key.clone());
@@ -247,7 +247,7 @@ impl<K: Clone + Ord> WorkQueue<K> {
     /// Keys in the delaying queue, earliest deadline first, with their retry counts.
     pub fn delayed_keys(&self) -> Vec<DelayedKey<K>> {
         let mut v: Vec<(&K, &WaitFor)> = self.waiting.iter().collect();
-        v.sort_by_key(|a| (a.1.ready_at, a.1.seq));
+        crate::sort::sort_by_key(&mut v, |a| (a.1.ready_at, a.1.seq));
         v.into_iter()
             .map(|(k, w)| DelayedKey { key: k.clone(), ready_at: w.ready_at, requeues: self.num_requeues(k) })
             .collect()

@@ -313,7 +313,7 @@ pub fn pods_to_delete<P: Borrow<Value>>(active: &[P], n: usize, now: Time) -> Ve
     };
     let created = |p: &Value| str_at(p, "/metadata/creationTimestamp").to_string();
     let mut ranked: Vec<&Value> = active.clone();
-    ranked.sort_by(|a, b| {
+    crate::sort::sort_by(&mut ranked, |a, b| {
         let assigned = |p: &Value| !str_at(p, "/spec/nodeName").is_empty();
         assigned(a)
             .cmp(&assigned(b))

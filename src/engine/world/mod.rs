@@ -610,7 +610,7 @@ impl World {
             }
             _ => 0,
         };
-        out.sort_by_key(|(t, a)| (*t, if expired(a) { 0 } else { a.class() + 1 }, age(a), *a));
+        crate::sort::sort_by_key(&mut out, |(t, a)| (*t, if expired(a) { 0 } else { a.class() + 1 }, age(a), *a));
         out
     }
 
