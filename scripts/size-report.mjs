@@ -63,6 +63,12 @@ function firstLoad(page) {
     if (/^([a-z]+:|#|\/\/)/i.test(url)) continue;
     names.add(normalize(join(dirname(page), url.split(/[?#]/)[0])));
   }
+  // A wasm-bindgen script loads its `<name>_bg.wasm` itself when the page does not name it (a
+  // page started by its own script rather than boot.js's data-wasm): count it all the same.
+  for (const n of [...names]) {
+    const wasm = n.replace(/\.js$/, "_bg.wasm");
+    if (n.endsWith(".js") && sizes.has(wasm)) names.add(wasm);
+  }
   const missing = [...names].filter((n) => !sizes.has(n));
   const found = [...names].filter((n) => sizes.has(n)).map((n) => ({ name: n, ...sizes.get(n) }));
   return { page, missing, ...sum(found), files: found.length };
