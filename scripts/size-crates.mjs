@@ -6,8 +6,9 @@
 //
 // It reads the wasm-bindgen output of the last release build (target/wasm-bindgen/release/*_bg.wasm),
 // which still has its "name" section, and by default runs wasm-opt over it with the flags Trunk uses
-// (-Oz, see index.html) plus -g, so the names survive: the figures are those of the shipped functions,
-// after inlining and dead-code removal, not of rustc's output. --no-opt reads the file as it is.
+// (-Oz --low-memory-unused, see index.html) plus -g, so the names survive: the figures are those
+// of the shipped functions, after inlining and dead-code removal, not of rustc's output.
+// --no-opt reads the file as it is.
 // Generic code is counted under the crate that defines it (core::slice::sort for every sort_by, even
 // when the closure is ours): twiggy names a monomorphised function by its generic's path.
 // The figures are raw bytes of the code and data sections; gzip shrinks them unevenly, so the
@@ -133,7 +134,7 @@ function report(file) {
     return p.length ? p[0] : r.name;
   };
 
-  console.log(`Wasm by crate: ${input}${optimise ? " after wasm-opt -Oz" : " as built"} (KiB raw; gzip share estimated)`);
+  console.log(`Wasm by crate: ${input}${optimise ? " after wasm-opt -Oz --low-memory-unused" : " as built"} (KiB raw; gzip share estimated)`);
   console.log(`  ${kb(shipped.length)} KiB with names; ${kb(total)} KiB of code and data; ${kb(gz)} KiB gzipped without names`);
   const line = (name, bytes) =>
     `${name.slice(0, 70).padEnd(70)} ${kb(bytes).padStart(8)} ${pct(bytes).padStart(5)}% ${kb(bytes * ratio).padStart(7)}`;
@@ -181,7 +182,7 @@ let wasm = input;
 try {
   if (optimise) {
     wasm = join(scratch, "opt.wasm");
-    run("wasm-opt", ["-Oz", "-g", input, "-o", wasm]);
+    run("wasm-opt", ["-Oz", "--low-memory-unused", "-g", input, "-o", wasm]);
   }
   report(wasm);
 } finally {
