@@ -171,7 +171,7 @@ impl ReplicaSetController {
         } else if diff > 0 {
             let n = diff.min(BURST_REPLICAS) as usize;
             let victims = pods_to_delete(active, n, ctx.now);
-            let del = victims.iter().map(ObjectExt::key).collect();
+            let del = crate::sort::btree_set(victims.iter().map(ObjectExt::key));
             self.expectations.insert(key.to_string(), Expectation { add: 0, del, timestamp: ctx.now });
             let mut first_err = None;
             for pod in victims {

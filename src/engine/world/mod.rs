@@ -1573,7 +1573,7 @@ impl World {
             .state
             .api
             .list(kind, None, &Selector::everything())
-            .map(|l| l.items.iter().map(|b| b.uid().to_string()).collect())
+            .map(|l| crate::sort::btree_set(l.items.iter().map(|b| b.uid().to_string())))
             .unwrap_or_default();
         self.state.cloud.leaked(self.state.now, &live)
     }
