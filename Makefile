@@ -14,13 +14,14 @@ export PATH := $(CURDIR)/node_modules/.bin:$(or $(CARGO_INSTALL_ROOT),$(CARGO_HO
 # `make serve RELEASE=1` serves the optimised build instead of the quicker debug one.
 TRUNK_PROFILE := $(if $(RELEASE),--release,)
 
-.PHONY: help setup setup-test fetch serve dist size lint native-test e2e test
+.PHONY: help setup setup-test fetch serve dist size size-detail lint native-test e2e test
 
 help:
 	@echo "make serve   build and serve the site on http://127.0.0.1:8080 (RELEASE=1 for the optimised build)"
 	@echo "make test    run every check and test: fmt, clippy (native and wasm), cargo test, release build, size report, browser tests"
 	@echo "make dist    build the deployable site into dist/"
 	@echo "make size    build dist/ and print the raw and gzip size of each file"
+	@echo "make size-detail  build dist/ and print the wasm's bytes per crate and module (needs twiggy)"
 
 setup:
 	scripts/setup-build.sh
@@ -40,6 +41,10 @@ dist: setup fetch
 
 size: dist
 	node scripts/size-report.mjs dist
+
+# Where the wasm's bytes are (docs/size.md): per crate, per module of ours, monomorphisations.
+size-detail: dist
+	node scripts/size-crates.mjs
 
 lint: setup setup-test fetch
 	cargo fmt --check

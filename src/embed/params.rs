@@ -183,7 +183,7 @@ pub fn parse_query(search: &str) -> EmbedConfig {
         c.step = None;
     }
     // Page order, whatever order the author listed them in.
-    c.panels.sort_by_key(|t| PANELS.iter().position(|(_, title)| title == t));
+    crate::sort::sort_by_key(&mut c.panels, |t| PANELS.iter().position(|(_, title)| title == t));
     if c.panels.is_empty() {
         c.panels = DEFAULT_PANELS.to_vec();
     }

@@ -145,7 +145,7 @@ impl Selector {
                 values: vec![v.as_str().unwrap_or("").to_string()],
             })
             .collect();
-        requirements.sort_by(|a, b| a.key.cmp(&b.key));
+        crate::sort::sort_by(&mut requirements, |a, b| a.key.cmp(&b.key));
         Selector { requirements, nothing: false }
     }
 
@@ -177,7 +177,7 @@ impl Selector {
                 _ => return Err(format!("found '{lit}', expected: !, identifier, or 'end of string'")),
             }
         }
-        requirements.sort_by(|a, b| a.key.cmp(&b.key));
+        crate::sort::sort_by(&mut requirements, |a, b| a.key.cmp(&b.key));
         Ok(Selector { requirements, nothing: false })
     }
 
@@ -212,12 +212,12 @@ impl Selector {
                     "DoesNotExist" => Operator::DoesNotExist,
                     _ => return Err(format!("{op:?} is not a valid label selector operator")),
                 };
-                values.sort();
+                crate::sort::sort(&mut values);
                 values.dedup();
                 requirements.push(new_requirement(key, operator, values)?);
             }
         }
-        requirements.sort_by(|a, b| a.key.cmp(&b.key));
+        crate::sort::sort_by(&mut requirements, |a, b| a.key.cmp(&b.key));
         Ok(Selector { requirements, nothing: false })
     }
 }
@@ -430,7 +430,7 @@ impl Parser {
             Operator::In | Operator::NotIn => self.values()?,
             _ => self.exact_value()?,
         };
-        values.sort();
+        crate::sort::sort(&mut values);
         values.dedup();
         new_requirement(&key, operator, values)
     }

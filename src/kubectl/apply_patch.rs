@@ -163,7 +163,7 @@ fn diff_maps(
     // `hasAdditionalNewField`: original has a non-null field the manifest does not.
     let additional = original.iter().any(|(k, v)| !v.is_null() && !modified.contains_key(k));
     if !retain.is_empty() && (!patch.is_empty() || additional) {
-        retain.sort_by_key(key_text);
+        crate::sort::sort_by_key(&mut retain, key_text);
         patch.insert(RETAIN_KEYS.into(), Value::Array(retain));
     }
     Ok(patch)
@@ -230,8 +230,8 @@ enum Pair {
 /// The merge walk `diffListsOfMaps` and `diffListsOfScalars` share: both lists sorted by key
 /// text (`sortMergeListsByNameArray`, `sortScalars`), then paired up.
 fn sorted_pairs(mut orig: Vec<(String, Value)>, mut modi: Vec<(String, Value)>) -> Vec<Pair> {
-    orig.sort_by(|a, b| a.0.cmp(&b.0));
-    modi.sort_by(|a, b| a.0.cmp(&b.0));
+    crate::sort::sort_by(&mut orig, |a, b| a.0.cmp(&b.0));
+    crate::sort::sort_by(&mut modi, |a, b| a.0.cmp(&b.0));
     let mut out = Vec::new();
     let (mut o, mut m) = (orig.into_iter().peekable(), modi.into_iter().peekable());
     loop {
@@ -287,7 +287,7 @@ fn diff_lists_of_maps(
         let k = item.get(key).map(key_text);
         modified.iter().position(|m| m.get(key).map(key_text) == k).unwrap_or(usize::MAX)
     };
-    items.sort_by_key(position);
+    crate::sort::sort_by_key(&mut items, position);
     items.extend(deletions);
     let order_same = original.len() == modified.len()
         && original.iter().zip(modified).all(|(o, m)| o.get(key).map(key_text) == m.get(key).map(key_text));
@@ -316,7 +316,7 @@ fn diff_lists_of_scalars(original: &[Value], modified: &[Value], opts: DiffOptio
             _ => {}
         }
     }
-    add.sort_by_key(|x| modified.iter().position(|m| deep_equal(m, x)).unwrap_or(usize::MAX));
+    crate::sort::sort_by_key(&mut add, |x| modified.iter().position(|m| deep_equal(m, x)).unwrap_or(usize::MAX));
     let changed = !deep_equal(&Value::Array(original.to_vec()), &Value::Array(modified.to_vec()));
     let order = if (!opts.ignore_deletions && !delete.is_empty()) || (!opts.ignore_changes_and_additions && changed) {
         modified.to_vec()

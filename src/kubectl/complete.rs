@@ -70,7 +70,7 @@ const TAKES_RESOURCES: &[&str] = &[
 
 fn matching(candidates: impl IntoIterator<Item = String>, prefix: &str) -> Vec<String> {
     let mut v: Vec<String> = candidates.into_iter().filter(|c| c.starts_with(prefix)).collect();
-    v.sort();
+    crate::sort::sort(&mut v);
     v.dedup();
     v
 }

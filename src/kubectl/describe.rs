@@ -116,7 +116,7 @@ fn multiline(w: &mut String, indent: &str, title: &str, map: Option<&serde_json:
                 .collect()
         })
         .unwrap_or_default();
-    pairs.sort();
+    crate::sort::sort(&mut pairs);
     w.push_str(&format!("{indent}{title}:\t"));
     if pairs.is_empty() {
         w.push_str("<none>\n");
@@ -206,7 +206,7 @@ fn container(w: &mut String, c: &Value, indent: &str, status: Option<&Value>) {
     if mounts.is_empty() {
         w.push_str(&format!("{inner}Mounts:\t<none>\n"));
     } else {
-        mounts.sort_by(|a, b| s(a, "/mountPath").cmp(s(b, "/mountPath")));
+        crate::sort::sort_by(&mut mounts, |a, b| s(a, "/mountPath").cmp(s(b, "/mountPath")));
         w.push_str(&format!("{inner}Mounts:\n"));
         for m in &mounts {
             let ro = if m.get("readOnly").and_then(Value::as_bool) == Some(true) { "ro" } else { "rw" };
@@ -310,7 +310,7 @@ fn events(api: &dyn Cluster, obj: &Value, now: Time) -> String {
         let t = if s(e, "/eventTime").is_empty() { s(e, "/firstTimestamp") } else { s(e, "/eventTime") };
         t.to_string()
     };
-    evs.sort_by_key(|e| {
+    crate::sort::sort_by_key(&mut evs, |e| {
         let last = if s(e, "/lastTimestamp").is_empty() { first_seen(e) } else { s(e, "/lastTimestamp").to_string() };
         Time::parse_rfc3339(&last).unwrap_or_default()
     });
@@ -516,7 +516,7 @@ fn describe_one(api: &dyn Cluster, kind: &Kind, obj: &Value, now: Time, show_eve
                     .and_then(Value::as_object)
                     .map(|m| m.iter().map(|(k, v)| (k.clone(), v.as_str().unwrap_or("").to_string())).collect())
                     .unwrap_or_default();
-                v.sort();
+                crate::sort::sort(&mut v);
                 v
             };
             for (k, v) in sorted("/data") {
@@ -702,7 +702,7 @@ fn describe_node(api: &dyn Cluster, w: &mut String, node: &Value, now: Time) {
                 .collect()
         })
         .unwrap_or_default();
-    roles.sort();
+    crate::sort::sort(&mut roles);
     roles.dedup();
     w.push_str(&format!("Roles:\t{}\n", if roles.is_empty() { "<none>".to_string() } else { roles.join(",") }));
     multiline(w, "", "Labels", labels, "=");
@@ -723,7 +723,7 @@ fn describe_node(api: &dyn Cluster, w: &mut String, node: &Value, now: Time) {
                 .collect::<Vec<_>>()
         })
         .map(|mut v| {
-            v.sort();
+            crate::sort::sort(&mut v);
             v.into_iter().map(|(_, t)| t).collect()
         })
         .unwrap_or_default();
@@ -773,7 +773,7 @@ fn describe_node(api: &dyn Cluster, w: &mut String, node: &Value, now: Time) {
         let Some(list) = node.pointer(path).and_then(Value::as_object).filter(|m| !m.is_empty()) else { return };
         w.push_str(&format!("{title}:\n"));
         let mut names: Vec<&String> = list.keys().collect();
-        names.sort();
+        crate::sort::sort(&mut names);
         for n in names {
             w.push_str(&format!("  {n}:\t{}\n", super::gojson::scalar_text(&list[n.as_str()])));
         }
@@ -875,14 +875,14 @@ fn generic_fields(w: &mut String, obj: &Value) {
     w.push_str("Metadata:\n");
     let mut keys: Vec<&String> =
         meta.keys().filter(|k| !matches!(k.as_str(), "name" | "namespace" | "labels" | "annotations")).collect();
-    keys.sort();
+    crate::sort::sort(&mut keys);
     for k in keys {
         field(w, 1, k, &meta[k.as_str()]);
     }
     if let Some(m) = obj.as_object() {
         let mut keys: Vec<&String> =
             m.keys().filter(|k| !matches!(k.as_str(), "apiVersion" | "kind" | "metadata")).collect();
-        keys.sort();
+        crate::sort::sort(&mut keys);
         for k in keys {
             field(w, 0, k, &m[k.as_str()]);
         }
@@ -935,7 +935,7 @@ fn field(w: &mut String, level: usize, key: &str, v: &Value) {
         Value::Object(m) => {
             w.push_str(&format!("{indent}{title}:\n"));
             let mut keys: Vec<&String> = m.keys().collect();
-            keys.sort();
+            crate::sort::sort(&mut keys);
             for k in keys {
                 field(w, level + 1, k, &m[k.as_str()]);
             }
@@ -946,7 +946,7 @@ fn field(w: &mut String, level: usize, key: &str, v: &Value) {
                 match item {
                     Value::Object(m) => {
                         let mut keys: Vec<&String> = m.keys().collect();
-                        keys.sort();
+                        crate::sort::sort(&mut keys);
                         for k in keys {
                             field(w, level + 1, k, &m[k.as_str()]);
                         }

@@ -188,7 +188,7 @@ fn list_or_watch(
         }
     };
     let mut types: Vec<String> = p.list("types").iter().flat_map(|t| t.split(',')).map(String::from).collect();
-    types.sort();
+    crate::sort::sort(&mut types);
     types.dedup();
     if types.iter().any(|t| !t.eq_ignore_ascii_case("Normal") && !t.eq_ignore_ascii_case("Warning")) {
         out.fail(CmdError::Plain("valid --types are Normal or Warning".into()));
@@ -259,7 +259,7 @@ fn list_or_watch(
         }
         return None;
     }
-    events.sort_by_key(event_time);
+    crate::sort::sort_by_key(&mut events, event_time);
     out.out(rows.print_all(&events, api.now()));
     None
 }

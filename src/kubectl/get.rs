@@ -192,7 +192,7 @@ fn sort_by(objs: &mut [Value], field: &str) -> Result<(), CmdError> {
     if !keyed.is_empty() && keyed.iter().all(|(k, _)| k.is_none()) {
         return Err(CmdError::Plain(format!("couldn't find any field with path \"{relaxed}\" in the list of objects")));
     }
-    keyed.sort_by(|(a, _), (b, _)| compare_keys(a.as_ref(), b.as_ref()));
+    crate::sort::sort_by(&mut keyed, |(a, _), (b, _)| compare_keys(a.as_ref(), b.as_ref()));
     for (slot, (_, o)) in objs.iter_mut().zip(keyed) {
         *slot = o;
     }
@@ -639,7 +639,7 @@ pub fn resume_watch(api: &mut dyn Cluster, w: &mut WatchState, out: &mut Output)
 /// `kubectl api-resources`.
 pub fn api_resources(p: &Parsed, out: &mut Output) {
     let mut kinds: Vec<&Kind> = KINDS.iter().collect();
-    kinds.sort_by_key(|k| (k.group, k.resource));
+    crate::sort::sort_by_key(&mut kinds, |k| (k.group, k.resource));
     let mut rows =
         vec![vec!["NAME", "SHORTNAMES", "APIVERSION", "NAMESPACED", "KIND"].into_iter().map(String::from).collect()];
     for k in kinds {

@@ -150,7 +150,7 @@ fn write(out: &mut String, v: &Value, indent: Option<&str>, depth: usize) {
                 return;
             }
             let mut keys: Vec<&String> = m.keys().collect();
-            keys.sort();
+            crate::sort::sort(&mut keys);
             out.push('{');
             for (i, k) in keys.iter().enumerate() {
                 if i > 0 {
@@ -221,7 +221,7 @@ pub fn go_v(v: &Value) -> String {
         Value::Array(a) => format!("[{}]", a.iter().map(go_v).collect::<Vec<_>>().join(" ")),
         Value::Object(m) => {
             let mut keys: Vec<&String> = m.keys().collect();
-            keys.sort();
+            crate::sort::sort(&mut keys);
             let parts: Vec<String> = keys.iter().map(|k| format!("{k}:{}", go_v(&m[k.as_str()]))).collect();
             format!("map[{}]", parts.join(" "))
         }
@@ -241,7 +241,7 @@ pub fn go_sharp_v(v: &Value) -> String {
         Value::Array(a) => format!("[]interface {{}}{{{}}}", a.iter().map(go_sharp_v).collect::<Vec<_>>().join(", ")),
         Value::Object(m) => {
             let mut keys: Vec<&String> = m.keys().collect();
-            keys.sort();
+            crate::sort::sort(&mut keys);
             let parts: Vec<String> = keys
                 .iter()
                 .map(|k| format!("{}:{}", go_sharp_v(&Value::String((*k).clone())), go_sharp_v(&m[k.as_str()])))

@@ -306,7 +306,7 @@ pub fn unknown_command(verb: &str) -> String {
         .filter(|n| levenshtein(&verb.to_lowercase(), n) <= 2 || n.starts_with(&verb.to_lowercase()))
         .collect();
     // cobra sorts commands by name.
-    suggestions.sort_unstable();
+    crate::sort::sort(&mut suggestions);
     if !suggestions.is_empty() {
         s.push_str("\n\nDid you mean this?\n");
         for n in suggestions {

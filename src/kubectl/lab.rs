@@ -324,7 +324,7 @@ impl Console {
                     if let Ok(l) = &server {
                         keys.extend(l.items.iter().map(|o| o.key()));
                     }
-                    keys.sort();
+                    crate::sort::sort(&mut keys);
                     keys.dedup();
                     for key in keys {
                         let c = cached.get(&key).map_or("-".to_string(), |o| o.resource_version().to_string());

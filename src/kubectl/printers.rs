@@ -112,7 +112,7 @@ pub fn format_labels(labels: Option<&serde_json::Map<String, Value>>) -> String 
     let mut pairs: Vec<String> = labels
         .map(|m| m.iter().map(|(k, v)| format!("{k}={}", v.as_str().unwrap_or(""))).collect())
         .unwrap_or_default();
-    pairs.sort();
+    crate::sort::sort(&mut pairs);
     if pairs.is_empty() {
         "<none>".into()
     } else {
@@ -137,7 +137,7 @@ pub fn format_label_selector(sel: Option<&Value>) -> String {
                 .and_then(Value::as_array)
                 .map(|a| a.iter().filter_map(Value::as_str).collect())
                 .unwrap_or_default();
-            values.sort_unstable();
+            crate::sort::sort(&mut values);
             let text = match s(e, &["operator"]) {
                 "In" => format!("{key} in ({})", values.join(",")),
                 "NotIn" => format!("{key} notin ({})", values.join(",")),
@@ -148,7 +148,7 @@ pub fn format_label_selector(sel: Option<&Value>) -> String {
             reqs.push((key.to_string(), text));
         }
     }
-    reqs.sort();
+    crate::sort::sort(&mut reqs);
     if reqs.is_empty() {
         "<none>".into()
     } else {
@@ -251,7 +251,7 @@ fn node_roles(node: &Value) -> String {
                 .collect()
         })
         .unwrap_or_default();
-    roles.sort();
+    crate::sort::sort(&mut roles);
     roles.dedup();
     or_none(&roles.join(","))
 }

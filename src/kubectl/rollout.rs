@@ -154,7 +154,7 @@ fn owned_replicasets(api: &dyn Cluster, d: &Value, ns: &str) -> Vec<(i64, Value)
         .filter(|rs| rs.controller_ref().is_some_and(|r| r.uid == d.uid()))
         .map(|rs| (rs.annotation(REVISION).and_then(|r| r.parse().ok()).unwrap_or(0), rs))
         .collect();
-    out.sort_by_key(|(r, _)| *r);
+    crate::sort::sort_by_key(&mut out, |(r, _)| *r);
     out
 }
 

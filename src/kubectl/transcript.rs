@@ -258,7 +258,7 @@ pub fn collect_files(paths: &[std::path::PathBuf]) -> Vec<std::path::PathBuf> {
     fn walk(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
         let Ok(entries) = std::fs::read_dir(dir) else { return };
         let mut entries: Vec<_> = entries.filter_map(Result::ok).map(|e| e.path()).collect();
-        entries.sort();
+        crate::sort::sort(&mut entries);
         for p in entries {
             if p.is_dir() {
                 walk(&p, out);

@@ -137,7 +137,7 @@ impl Progress {
     /// Records a lesson's progress (goals sorted and deduplicated).
     pub fn record(&mut self, slug: &str, goals_met: &[String], current_step: usize) {
         let mut goals: Vec<String> = goals_met.to_vec();
-        goals.sort();
+        crate::sort::sort(&mut goals);
         goals.dedup();
         self.lessons.insert(slug.to_string(), LessonProgress { goals_met: goals, current_step });
     }

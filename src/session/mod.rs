@@ -117,7 +117,7 @@ pub fn touched_panels(r: &StepRecord) -> Vec<PanelId> {
             _ => v.extend([WatchEvents, InformerCaches, WorkQueues, Leases]),
         }
     }
-    v.sort();
+    crate::sort::sort(&mut v);
     v.dedup();
     v
 }

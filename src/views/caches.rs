@@ -118,10 +118,11 @@ pub fn process_caches(world: &World) -> Vec<ProcessCache> {
                     .map(|l| l.items.iter().map(|o| (o.key(), o.resource_version())).collect())
                     .unwrap_or_default()
             });
-            let cached: BTreeMap<String, u64> = store.iter().map(|(k, o)| (k.clone(), o.resource_version())).collect();
+            let cached: BTreeMap<String, u64> =
+                crate::sort::btree_map(store.iter().map(|(k, o)| (k.clone(), o.resource_version())));
             rows.extend(compare(kind_name, &cached, truth));
         }
-        rows.sort_by(|a, b| (a.freshness, &a.kind, &a.key).cmp(&(b.freshness, &b.kind, &b.key)));
+        crate::sort::sort_by(&mut rows, |a, b| (a.freshness, &a.kind, &a.key).cmp(&(b.freshness, &b.kind, &b.key)));
         let out_of_date = rows.iter().filter(|r| r.freshness != Freshness::Current).count();
         out.push(ProcessCache { process: p.name.clone(), out_of_date, rows: Capped::new(rows, ROWS_SHOWN) });
     }

@@ -25,7 +25,7 @@ pub struct CloudBucketView {
 
 /// Every bucket in the cloud now, by name.
 pub fn cloud_buckets(world: &World) -> Vec<CloudBucketView> {
-    let leaked: BTreeSet<String> = world.leaked_buckets().into_iter().map(|b| b.name).collect();
+    let leaked: BTreeSet<String> = crate::sort::btree_set(world.leaked_buckets().into_iter().map(|b| b.name));
     world
         .cloud()
         .buckets(world.now())

@@ -196,7 +196,7 @@ pub fn owner_graph(world: &World, touched: &[(String, String)]) -> OwnerGraph {
             }
         }
     }
-    let live: BTreeSet<String> = objects.iter().map(|o| o.uid().to_string()).collect();
+    let live: BTreeSet<String> = crate::sort::btree_set(objects.iter().map(|o| o.uid().to_string()));
     let mut items: Vec<Item> = objects.iter().map(|o| item_of(o, &live)).collect();
     for b in cloud_buckets(world) {
         let mut marks = vec![NodeMark::External(b.state)];
@@ -218,13 +218,17 @@ pub fn owner_graph(world: &World, touched: &[(String, String)]) -> OwnerGraph {
             external: true,
         });
     }
-    let touched: BTreeSet<(&str, String)> = touched.iter().map(|(k, key)| (k.as_str(), key.clone())).collect();
+    let touched: BTreeSet<(&str, String)> =
+        crate::sort::btree_set(touched.iter().map(|(k, key)| (k.as_str(), key.clone())));
     layout(items, &touched)
 }
 
 fn layout(mut items: Vec<Item>, touched: &BTreeSet<(&str, String)>) -> OwnerGraph {
-    items.sort_by(|a, b| (kind_rank(&a.kind), &a.namespace, &a.name).cmp(&(kind_rank(&b.kind), &b.namespace, &b.name)));
-    let index: BTreeMap<&str, usize> = items.iter().enumerate().map(|(i, it)| (it.id.as_str(), i)).collect();
+    crate::sort::sort_by(&mut items, |a, b| {
+        (kind_rank(&a.kind), &a.namespace, &a.name).cmp(&(kind_rank(&b.kind), &b.namespace, &b.name))
+    });
+    let index: BTreeMap<&str, usize> =
+        crate::sort::btree_map(items.iter().enumerate().map(|(i, it)| (it.id.as_str(), i)));
     // The parent is the controller owner if drawn, else the first drawn owner.
     let parent: Vec<Option<usize>> = items
         .iter()
@@ -264,7 +268,7 @@ fn layout(mut items: Vec<Item>, touched: &BTreeSet<(&str, String)>) -> OwnerGrap
             stack.push((c, depth + 1));
         }
     }
-    let shown: BTreeSet<usize> = order.iter().map(|(i, _)| *i).collect();
+    let shown: BTreeSet<usize> = crate::sort::btree_set(order.iter().map(|(i, _)| *i));
     // Leaves take the next column; owners sit centred over their drawn children (post-order).
     let mut x = vec![0i32; items.len()];
     let mut next_col = 0i32;
@@ -319,7 +323,7 @@ fn layout(mut items: Vec<Item>, touched: &BTreeSet<(&str, String)>) -> OwnerGrap
             accessible_name: words.join(", "),
         });
     }
-    let pos: BTreeMap<&str, (i32, i32)> = nodes.iter().map(|n| (n.id.as_str(), (n.x, n.y))).collect();
+    let pos: BTreeMap<&str, (i32, i32)> = crate::sort::btree_map(nodes.iter().map(|n| (n.id.as_str(), (n.x, n.y))));
     let mut edges = Vec::new();
     for n in &nodes {
         let it = &items[index[n.id.as_str()]];

@@ -48,7 +48,8 @@ pub struct KindGroup {
 
 /// Every object, grouped by kind in the order of the kinds table; empty kinds are left out.
 pub fn object_groups(world: &World, touched: &[(String, String)]) -> Vec<KindGroup> {
-    let touched: BTreeSet<(&str, &str)> = touched.iter().map(|(k, key)| (k.as_str(), key.as_str())).collect();
+    let touched: BTreeSet<(&str, &str)> =
+        crate::sort::btree_set(touched.iter().map(|(k, key)| (k.as_str(), key.as_str())));
     let mut out = Vec::new();
     for kind in KINDS {
         let Ok(list) = world.api().list(kind, None, &Selector::everything()) else { continue };

@@ -118,9 +118,9 @@ fn gc_finalizers(kind: &Kind, obj: &Value, policy: Option<Propagation>) -> Optio
     }
     let mut a = current.clone();
     let mut b = new.clone();
-    a.sort();
+    crate::sort::sort(&mut a);
     a.dedup();
-    b.sort();
+    crate::sort::sort(&mut b);
     b.dedup();
     if a == b {
         None

@@ -323,7 +323,7 @@ fn strategic_merge(target: &mut Value, patch: &Value) -> Result<(), String> {
         let order_ids: Vec<Value> = order.iter().map(|o| element_id(o, key)).collect();
         let (mut listed, server_only): (Vec<Value>, Vec<Value>) =
             std::mem::take(list).into_iter().partition(|x| order_ids.contains(&element_id(x, key)));
-        listed.sort_by_key(|x| order_ids.iter().position(|o| *o == element_id(x, key)));
+        crate::sort::sort_by_key(&mut listed, |x| order_ids.iter().position(|o| *o == element_id(x, key)));
         *list = merge_sorted(server_only, listed, server_order, key);
     }
     if let Some(keep) = retain {
@@ -406,7 +406,7 @@ pub fn go_sprint(v: &Value) -> String {
         Value::Array(a) => format!("[{}]", a.iter().map(go_sprint).collect::<Vec<_>>().join(" ")),
         Value::Object(m) => {
             let mut keys: Vec<&String> = m.keys().collect();
-            keys.sort();
+            crate::sort::sort(&mut keys);
             let parts: Vec<String> = keys.iter().map(|k| format!("{k}:{}", go_sprint(&m[*k]))).collect();
             format!("map[{}]", parts.join(" "))
         }
@@ -418,7 +418,7 @@ fn patched_json(v: &Value) -> String {
     match v {
         Value::Object(m) => {
             let mut keys: Vec<&String> = m.keys().collect();
-            keys.sort();
+            crate::sort::sort(&mut keys);
             let parts: Vec<String> = keys.iter().map(|k| format!("{}:{}", Value::from(k.as_str()), m[*k])).collect();
             format!("{{{}}}", parts.join(","))
         }

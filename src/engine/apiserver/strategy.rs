@@ -249,7 +249,7 @@ fn generation_changes(kind: &Kind, new: &Value, old: &Value) -> bool {
 fn go_string_map(m: Option<&Map<String, Value>>) -> String {
     let Some(m) = m else { return "map[string]string(nil)".to_string() };
     let mut pairs: Vec<(&String, &str)> = m.iter().map(|(k, v)| (k, v.as_str().unwrap_or(""))).collect();
-    pairs.sort();
+    crate::sort::sort(&mut pairs);
     let inner: Vec<String> = pairs.iter().map(|(k, v)| format!("{}:{}", go_quote(k), go_quote(v))).collect();
     format!("map[string]string{{{}}}", inner.join(", "))
 }

@@ -576,7 +576,7 @@ impl Informer {
     /// `Store.Replace` through the `RealFIFO` and `processDeltas`: tombstones for vanished keys
     /// first (in key order), then every listed object in list order.
     fn replace(&mut self, items: Vec<Value>, rv: u64, relist: bool) -> InformerStep {
-        let listed: BTreeMap<String, ()> = items.iter().map(|o| (o.key(), ())).collect();
+        let listed: BTreeMap<String, ()> = crate::sort::btree_map(items.iter().map(|o| (o.key(), ())));
         let vanished: Vec<String> = self.indexer.keys().filter(|k| !listed.contains_key(*k)).cloned().collect();
         for key in &vanished {
             if let Some(last) = self.indexer.delete(key) {

@@ -121,7 +121,7 @@ pub fn equal_ignore_hash(a: &Value, b: &Value) -> bool {
 /// A map with its keys sorted, as Go marshals `map[string]string`.
 fn sorted(m: Map<String, Value>) -> Value {
     let mut v: Vec<(String, Value)> = m.into_iter().collect();
-    v.sort_by(|a, b| a.0.cmp(&b.0));
+    crate::sort::sort_by(&mut v, |a, b| a.0.cmp(&b.0));
     Value::Object(v.into_iter().collect())
 }
 
@@ -392,7 +392,7 @@ impl Sync<'_, '_> {
     /// `getAllReplicaSetsAndSyncRevision`: `(new, old)`.
     fn all_and_sync_revision(&mut self, rs_list: &[Value], create: bool) -> R<(Option<Value>, Vec<Value>)> {
         let mut sorted_list = rs_list.to_vec();
-        sorted_list.sort_by(by_creation);
+        crate::sort::sort_by(&mut sorted_list, by_creation);
         let template = self.d.pointer("/spec/template").cloned().unwrap_or(json!({}));
         let existing = sorted_list
             .iter()
@@ -675,7 +675,7 @@ impl Sync<'_, '_> {
         let replicas = spec_replicas(&self.d);
         // FindActiveOrLatest
         let mut old_sorted = old.to_vec();
-        old_sorted.sort_by(|a, b| by_creation(b, a));
+        crate::sort::sort_by(&mut old_sorted, |a, b| by_creation(b, a));
         let mut all: Vec<Value> = old_sorted.clone();
         all.extend(new.cloned());
         let active: Vec<Value> = all.iter().filter(|rs| rs_replicas(rs) > 0).cloned().collect();
@@ -712,13 +712,13 @@ impl Sync<'_, '_> {
         let to_add = allowed - current;
         match to_add.cmp(&0) {
             // ReplicaSetsBySizeNewer: larger first, then newer first.
-            Ordering::Greater => {
-                active.sort_by(|a, b| rs_replicas(b).cmp(&rs_replicas(a)).then_with(|| by_creation(b, a)))
-            }
+            Ordering::Greater => crate::sort::sort_by(&mut active, |a, b| {
+                rs_replicas(b).cmp(&rs_replicas(a)).then_with(|| by_creation(b, a))
+            }),
             // ReplicaSetsBySizeOlder: larger first, then older first.
-            Ordering::Less => {
-                active.sort_by(|a, b| rs_replicas(b).cmp(&rs_replicas(a)).then_with(|| by_creation(a, b)))
-            }
+            Ordering::Less => crate::sort::sort_by(&mut active, |a, b| {
+                rs_replicas(b).cmp(&rs_replicas(a)).then_with(|| by_creation(a, b))
+            }),
             Ordering::Equal => {}
         }
         let mut added = 0;
@@ -812,7 +812,7 @@ impl Sync<'_, '_> {
             return Ok(false);
         }
         let mut old_sorted: Vec<Value> = old.iter().filter(|rs| rs_replicas(rs) > 0).cloned().collect();
-        old_sorted.sort_by(by_creation);
+        crate::sort::sort_by(&mut old_sorted, by_creation);
         // cleanupUnhealthyReplicas
         let mut cleaned = 0;
         for rs in old_sorted.iter_mut() {
@@ -905,7 +905,7 @@ impl Sync<'_, '_> {
         if diff <= 0 {
             return Ok(());
         }
-        cleanable.sort_by(|a, b| revision(a).cmp(&revision(b)).then_with(|| by_creation(a, b)));
+        crate::sort::sort_by(&mut cleanable, |a, b| revision(a).cmp(&revision(b)).then_with(|| by_creation(a, b)));
         for rs in cleanable.into_iter().take(diff as usize) {
             if status_int(rs, "replicas") != 0
                 || rs_replicas(rs) != 0

@@ -245,7 +245,7 @@ impl Graph {
         fn walk(g: &Graph, uid: &str, prefix: &str, path: &mut Vec<String>, out: &mut String) {
             let Some(n) = g.node(uid) else { return };
             let mut deps: Vec<&String> = n.dependents.iter().collect();
-            deps.sort_by_key(|d| sort_key(g, d));
+            crate::sort::sort_by_key(&mut deps, |d| sort_key(g, d));
             for (i, d) in deps.iter().enumerate() {
                 let last = i + 1 == deps.len();
                 let Some(dn) = g.node(d) else { continue };
@@ -272,7 +272,7 @@ impl Graph {
             .filter(|(_, n)| n.owners.iter().all(|r| !self.nodes.contains_key(&r.uid)))
             .map(|(u, _)| u)
             .collect();
-        roots.sort_by_key(|u| sort_key(self, u));
+        crate::sort::sort_by_key(&mut roots, |u| sort_key(self, u));
         let mut out = String::new();
         for r in roots {
             let Some(n) = self.node(r) else { continue };
@@ -414,7 +414,7 @@ impl GarbageCollector {
                     let node = Node {
                         identity: Identity::of_owner(r, &dep_identity.namespace),
                         owners: Vec::new(),
-                        dependents: BTreeSet::from([uid.to_string()]),
+                        dependents: crate::sort::btree_set([uid.to_string()]),
                         being_deleted: false,
                         deleting_dependents: false,
                         is_virtual: true,
@@ -735,7 +735,7 @@ impl GarbageCollector {
                 return Ok(());
             }
             // Waiting owners must be dropped too, or they would wait for this item forever.
-            let uids: BTreeSet<String> = dangling.iter().chain(&waiting).map(|r| r.uid.clone()).collect();
+            let uids: BTreeSet<String> = crate::sort::btree_set(dangling.iter().chain(&waiting).map(|r| r.uid.clone()));
             return remove_owner_refs(&item.identity, &uids, ctx);
         }
         if !waiting.is_empty() && !item.dependents.is_empty() {
@@ -803,7 +803,7 @@ impl GarbageCollector {
         for d in &owner.dependents {
             let Some(dep) = self.graph.node(d) else { continue };
             let id = dep.identity.clone();
-            match remove_owner_refs(&id, &BTreeSet::from([uid.to_string()]), ctx) {
+            match remove_owner_refs(&id, &crate::sort::btree_set([uid.to_string()]), ctx) {
                 Ok(()) => {}
                 Err(ItemError::Api(e)) if e.code() == 404 => {}
                 Err(e) => errs.push(format!("orphaning {} failed, {}", id, e)),

@@ -462,7 +462,7 @@ mod tests {
         assert!(super::super::util::is_pod_ready(running));
         assert_eq!(running["status"]["conditions"][4]["lastTransitionTime"], Time::START.rfc3339());
         let mut events = api.events();
-        events.sort();
+        crate::sort::sort(&mut events);
         assert_eq!(
             events,
             vec![

@@ -86,7 +86,7 @@ impl ContentTotals {
                 let failure = match t {
                     "NamespaceDeletionContentFailure" if !self.delete_errors.is_empty() => {
                         let mut errs = self.delete_errors.clone();
-                        errs.sort();
+                        crate::sort::sort(&mut errs);
                         Some((
                             "ContentDeletionFailed",
                             format!(
@@ -124,7 +124,7 @@ impl ContentTotals {
 }
 
 fn sorted_join(mut items: Vec<String>) -> String {
-    items.sort();
+    crate::sort::sort(&mut items);
     items.join(", ")
 }
 
@@ -358,7 +358,7 @@ impl Controller for NamespaceController {
                         .collect()
                 })
                 .unwrap_or_default();
-            rest.sort();
+            crate::sort::sort(&mut rest);
             rest.dedup();
             new["spec"]["finalizers"] = json!(rest);
             Some(ctx.api.finalize_namespace(new))

@@ -171,7 +171,7 @@ impl ReplicaSetController {
         } else if diff > 0 {
             let n = diff.min(BURST_REPLICAS) as usize;
             let victims = pods_to_delete(active, n, ctx.now);
-            let del = victims.iter().map(ObjectExt::key).collect();
+            let del = crate::sort::btree_set(victims.iter().map(ObjectExt::key));
             self.expectations.insert(key.to_string(), Expectation { add: 0, del, timestamp: ctx.now });
             let mut first_err = None;
             for pod in victims {
@@ -313,7 +313,7 @@ pub fn pods_to_delete<P: Borrow<Value>>(active: &[P], n: usize, now: Time) -> Ve
     };
     let created = |p: &Value| str_at(p, "/metadata/creationTimestamp").to_string();
     let mut ranked: Vec<&Value> = active.clone();
-    ranked.sort_by(|a, b| {
+    crate::sort::sort_by(&mut ranked, |a, b| {
         let assigned = |p: &Value| !str_at(p, "/spec/nodeName").is_empty();
         assigned(a)
             .cmp(&assigned(b))

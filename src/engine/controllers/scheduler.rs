@@ -99,12 +99,12 @@ impl Controller for Scheduler {
         if !str_at(&pod, "/spec/nodeName").is_empty() || pod.is_deleting() {
             return Outcome::Done;
         }
-        let load: BTreeMap<String, usize> = ctx
-            .cache
-            .all(kind("Node"))
-            .filter(|n| node_ready(n))
-            .map(|n| (n.name().to_string(), self.per_node.get(n.name()).copied().unwrap_or(0)))
-            .collect();
+        let load: BTreeMap<String, usize> = crate::sort::btree_map(
+            ctx.cache
+                .all(kind("Node"))
+                .filter(|n| node_ready(n))
+                .map(|n| (n.name().to_string(), self.per_node.get(n.name()).copied().unwrap_or(0))),
+        );
         let total_nodes = ctx.cache.all(kind("Node")).count();
         let Some(node) = load.iter().min_by_key(|(name, n)| (**n, (*name).clone())).map(|(n, _)| n.clone()) else {
             let msg = format!(

@@ -66,7 +66,7 @@ impl Informer {
 /// notifications handlers get, tombstones first (`RealFIFO` order, §2.3), then adds and updates
 /// in key order; unchanged objects produce nothing.
 pub fn replace(store: &mut BTreeMap<String, Rc<Value>>, items: Vec<Value>) -> Vec<Notification> {
-    let mut fresh: BTreeMap<String, Value> = items.into_iter().map(|o| (o.key(), o)).collect();
+    let mut fresh: BTreeMap<String, Value> = crate::sort::btree_map(items.into_iter().map(|o| (o.key(), o)));
     let mut out = Vec::new();
     let gone: Vec<String> = store.keys().filter(|k| !fresh.contains_key(*k)).cloned().collect();
     for k in gone {

@@ -729,7 +729,7 @@ impl World {
             Act::Reconcile(pi, si, wi) => s.processes[*pi].slots[*si].held.get(*wi).map_or(0, |h| h.0),
             _ => 0,
         };
-        out.sort_by_key(|(t, a)| (*t, if expired(a) { 0 } else { a.class() + 1 }, age(a), *a));
+        crate::sort::sort_by_key(&mut out, |(t, a)| (*t, if expired(a) { 0 } else { a.class() + 1 }, age(a), *a));
         out
     }
 
@@ -1873,7 +1873,7 @@ impl World {
             .state
             .api
             .list(kind, None, &Selector::everything())
-            .map(|l| l.items.iter().map(|b| b.uid().to_string()).collect())
+            .map(|l| crate::sort::btree_set(l.items.iter().map(|b| b.uid().to_string())))
             .unwrap_or_default();
         self.state.cloud.leaked(self.state.now, &live)
     }
