@@ -1,0 +1,206 @@
+// Injection (issue 10): script tags, image error handlers, attribute-breaking strings and
+// `javascript:` URLs typed into every field a learner (or a link) controls: console lines (unknown
+// commands, flags, names echoed by NotFound and validation errors), label and annotation values,
+// container images, manifests in the editor (valid ones, and ones refused or unparseable so that
+// the error echoes them), lesson routes, the URL fragment and query. After each, the DOM holds no
+// injected element, handler or URL, no dialog opened, no Content-Security-Policy violation was
+// reported, and the text is shown literally where the page echoes it.
+
+import { describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { runUntilIdle, useSiteAndBrowser } from "./harness.mjs";
+import { MARK, PAYLOADS, assertNothingInjected, openGuarded, shq } from "./guard-lib.mjs";
+
+const WIDE = { contextOptions: { viewport: { width: 1400, height: 1000 } } };
+
+let server;
+let browser;
+useSiteAndBrowser((s, b) => {
+  server = s;
+  browser = b;
+});
+
+const consoleLog = (page) => page.getByRole("log", { name: "Console output" });
+const blocks = (page) => consoleLog(page).locator(".console__block");
+
+/** Types `line` into "Console input", waits for its block, returns what it printed. */
+async function run(page, line) {
+  const before = await blocks(page).count();
+  const input = page.getByRole("textbox", { name: "Console input" });
+  await input.fill(line);
+  await input.press("Enter");
+  await page.waitForFunction((n) => document.querySelectorAll("[role=log] .console__block").length > n, before);
+  return (await blocks(page).last().locator(".console__output").innerText()).trim();
+}
+
+/** Go's %q of an ASCII string without control characters (what Kubernetes' messages quote with). */
+const goQuote = (s) => JSON.stringify(s);
+
+/** `s` as a literal inside a regular expression. */
+const esc = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+/** A YAML double-quoted scalar holding `s`. */
+const yamlQuote = (s) => JSON.stringify(s);
+
+describe("injection: what a learner types is shown as text, never run", () => {
+  test("console lines: unknown commands, flags, NotFound and validation errors echo the text literally", async () => {
+    const { context, page, problems, dialogs } = await openGuarded(browser, `${server.origin}/#/sandbox`, WIDE);
+    assert.equal(await run(page, "kubectl create configmap cfg"), "configmap/cfg created");
+    for (const p of PAYLOADS) {
+      assert.equal(
+        await run(page, shq(p)),
+        `${p}: command not found (this console runs kubectl and lab commands)`,
+      );
+      assert.equal(await run(page, `kubectl ${shq(p)}`), `error: unknown command "${p}" for "kubectl"`);
+      assert.equal(await run(page, `lab ${shq(p)}`), `error: unknown lab command "${p}"; see "lab help"`);
+      assert.equal(await run(page, `kubectl get pods ${shq(`--${p}`)}`).then((t) => t.split("\n")[1]), "See 'kubectl get --help' for usage.");
+      if (!p.includes("/")) {
+        assert.equal(
+          await run(page, `kubectl get configmap ${shq(p)}`),
+          `Error from server (NotFound): configmaps "${p}" not found`,
+        );
+        assert.match(
+          await run(page, `kubectl create configmap ${shq(p)}`),
+          new RegExp(`^The ConfigMap "${esc(p)}" is invalid: metadata\\.name: Invalid value: ${esc(goQuote(p))}: a lowercase RFC 1123 subdomain`),
+        );
+      }
+      assert.match(
+        await run(page, `kubectl label configmap cfg ${shq(`tier=${p}`)}`),
+        new RegExp(`^The ConfigMap "cfg" is invalid: metadata\\.labels: Invalid value: ${esc(goQuote(p))}: a valid label`),
+      );
+      assert.equal(await run(page, `kubectl annotate --overwrite configmap cfg ${shq(`note=${p}`)}`), "configmap/cfg annotated");
+      assert.equal(await run(page, "kubectl get configmap cfg -o jsonpath={.metadata.annotations.note}"), p);
+      assert.equal(
+        await run(page, `kubectl get deploy -n ${shq(p)}`),
+        `No resources found in ${p} namespace.`,
+      );
+      await assertNothingInjected(page, dialogs, `console, payload ${p}`);
+    }
+    // The annotation is shown literally in the object's YAML in the Objects region too.
+    const objects = page.getByRole("region", { name: /^Objects/ });
+    await objects.getByRole("button", { name: /^ConfigMap default\/cfg/ }).click();
+    const yaml = objects.getByRole("group", { name: "YAML of ConfigMap default/cfg" });
+    assert.ok((await yaml.innerText()).includes(PAYLOADS.at(-1)), await yaml.innerText());
+    await assertNothingInjected(page, dialogs, "the Objects region");
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  test("manifests in the editor: refused names and kinds, data, annotations and images are shown literally", async () => {
+    const { context, page, problems, dialogs } = await openGuarded(browser, `${server.origin}/#/sandbox`, WIDE);
+    const editor = page.getByRole("textbox", { name: "Manifest editor" });
+    const apply = page.getByRole("button", { name: "Apply", exact: true });
+    const applyText = async (text) => {
+      const before = await blocks(page).count();
+      await editor.fill(text);
+      await apply.click();
+      await page.waitForFunction((n) => document.querySelectorAll("[role=log] .console__block").length > n, before);
+      return (await blocks(page).last().locator(".console__output").innerText()).trim();
+    };
+    for (const p of PAYLOADS.filter((p) => !p.includes("/"))) {
+      const refused = await applyText(`apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${yamlQuote(p)}\n`);
+      assert.ok(refused.includes(`The ConfigMap "${p}" is invalid`), refused);
+    }
+    for (const p of PAYLOADS) {
+      const unknownKind = await applyText(`apiVersion: v1\nkind: ${yamlQuote(p)}\nmetadata:\n  name: x\n`);
+      assert.ok(unknownKind.includes(`no matches for kind "${p}" in version "v1"`), unknownKind);
+      // Unparseable: the diagnostic under the editor, at a line and column.
+      await editor.fill(`apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: [${p}\n`);
+      await page.getByText(/^Line \d+, column \d+: /).waitFor();
+      await assertNothingInjected(page, dialogs, `editor, payload ${p}`);
+    }
+    // Accepted: every payload as a data value, an annotation and an image.
+    const data = PAYLOADS.map((p, i) => `  k${i}: ${yamlQuote(p)}`).join("\n");
+    const notes = PAYLOADS.map((p, i) => `    note${i}: ${yamlQuote(p)}`).join("\n");
+    assert.equal(
+      await applyText(`apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: payloads\n  annotations:\n${notes}\ndata:\n${data}\n`),
+      "configmap/payloads created",
+    );
+    const image = PAYLOADS[1];
+    assert.equal(
+      await applyText(
+        [
+          "apiVersion: apps/v1",
+          "kind: Deployment",
+          "metadata:",
+          "  name: img",
+          "spec:",
+          "  replicas: 1",
+          "  selector:",
+          "    matchLabels: {app: img}",
+          "  template:",
+          "    metadata:",
+          "      labels: {app: img}",
+          "    spec:",
+          "      containers:",
+          "      - name: c",
+          `        image: ${yamlQuote(image)}`,
+          "",
+        ].join("\n"),
+      ),
+      "deployment.apps/img created",
+    );
+    await runUntilIdle(page);
+    assert.ok((await run(page, "kubectl get deploy img -o wide")).includes(image));
+    const objects = page.getByRole("region", { name: /^Objects/ });
+    await objects.getByRole("button", { name: /^ConfigMap default\/payloads/ }).click();
+    const yaml = await objects.getByRole("group", { name: "YAML of ConfigMap default/payloads" }).innerText();
+    // The YAML printer quotes some of them; every payload's characters are there as text.
+    for (const p of PAYLOADS) assert.ok(yaml.includes(p) || yaml.includes(p.replaceAll("'", "''")), `${p} in\n${yaml}`);
+    await objects.getByRole("button", { name: /^Deployment default\/img/ }).click();
+    assert.ok((await objects.getByRole("group", { name: "YAML of Deployment default/img" }).innerText()).includes(image));
+    await assertNothingInjected(page, dialogs, "accepted manifests");
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  test("lesson routes, the URL fragment and the query are never markup", async () => {
+    for (const p of PAYLOADS) {
+      for (const [url, heading] of [
+        [`${server.origin}/#/lessons/${p}`, /^No such (lesson|page)$/],
+        [`${server.origin}/#/lessons/${encodeURIComponent(p)}`, /^No such (lesson|page)$/],
+        [`${server.origin}/#/${p}`, /^No such page$/],
+        [`${server.origin}/?${p}#/sandbox`, /^Reconcile Lab$/],
+        [`${server.origin}/?state=${encodeURIComponent(p)}&lesson=${encodeURIComponent(p)}#/`, /^Reconcile Lab$/],
+      ]) {
+        const { context, page, problems, dialogs } = await openGuarded(browser, url);
+        assert.match(await page.getByRole("heading", { level: 1 }).first().innerText(), heading, url);
+        // Every link the page shows still points inside the site.
+        const hrefs = await page.evaluate(() => [...document.querySelectorAll("a[href]")].map((a) => a.getAttribute("href")));
+        for (const h of hrefs) assert.match(h, /^#\//, `${url}: link ${h}`);
+        await assertNothingInjected(page, dialogs, url);
+        assert.deepEqual(problems, [], url);
+        await context.close();
+      }
+    }
+  });
+
+  test("the checks themselves catch an injected element, handler and dialog", async () => {
+    // A page where the markup does get in (through innerHTML, on purpose) must fail every check,
+    // so the tests above cannot pass by looking in the wrong place.
+    const { context, page, dialogs } = await openGuarded(browser, `${server.origin}/#/sandbox`, WIDE);
+    await page.evaluate((p) => {
+      const div = document.createElement("div");
+      div.innerHTML = p;
+      document.body.append(div);
+    }, PAYLOADS[2]);
+    await assert.rejects(assertNothingInjected(page, dialogs, "self-test"), /injected markup in the DOM/);
+    await page.evaluate(() => document.querySelector("body > div:last-child").remove());
+    await page.evaluate((mark) => {
+      const a = document.createElement("a");
+      a.href = `javascript:${mark}`;
+      document.body.append(a);
+    }, MARK);
+    await assert.rejects(assertNothingInjected(page, dialogs, "self-test"), /injected markup in the DOM/);
+    await page.evaluate(() => document.querySelector("body > a:last-child").remove());
+    await page.waitForFunction(() => window.__csp.length > 0, null, { timeout: 5_000 });
+    await assert.rejects(assertNothingInjected(page, dialogs, "self-test"), /Content-Security-Policy violations/);
+    await page.evaluate(() => {
+      window.__csp = [];
+      setTimeout(() => alert("injected"), 0);
+    });
+    await new Promise((ok) => setTimeout(ok, 300));
+    await assert.rejects(assertNothingInjected(page, dialogs, "self-test"), /a dialog opened/);
+    await context.close();
+  });
+});
