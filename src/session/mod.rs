@@ -12,6 +12,8 @@
 pub mod console;
 pub mod editor;
 pub mod lesson;
+pub mod recovery;
+pub mod saved;
 pub mod timeline;
 
 use crate::engine::world::{ActionKind, Actor, Fault, Pending, Settled, StepRecord, World};
