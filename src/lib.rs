@@ -7,6 +7,7 @@
 //! - [`yaml`]: manifests in, `-o yaml` out.
 //! - `web` (wasm32 only): the Leptos page, thin components over the engine.
 
+pub mod embed;
 pub mod engine;
 pub mod kubectl;
 pub mod lessons;

@@ -48,6 +48,8 @@ impl Route {
     /// Reads `location.hash` (`"#/lessons/conflicts"`, `""`, ...).
     pub fn parse(hash: &str) -> Route {
         let path = hash.strip_prefix('#').unwrap_or(hash);
+        // A query after the route (`#/sandbox?state=...`, see `share`) is not part of it.
+        let path = path.split_once('?').map_or(path, |(p, _)| p);
         let path = path.trim_start_matches('/').trim_end_matches('/');
         match path {
             "" => Route::Home,
@@ -364,6 +366,8 @@ impl Session {
                     }
                     let (world, _) = self.parts();
                     let Some(r) = world.step() else { break };
+                    // Replays as a press of Step, which does exactly what this loop does.
+                    self.log.push(super::Op::Step(1));
                     let mut slot = 0;
                     check.observe(&r, &mut counters, &mut slot);
                     self.notice = None;
@@ -430,6 +434,8 @@ impl Session {
         let before = self.changes;
         let mut s = Session::with_engine(Engine::Lesson(fresh));
         s.changes = moved_past(before, s.changes);
+        s.log = std::mem::replace(&mut self.log, super::ShareLog::new(super::share::Start::Sandbox { seed: 0 }));
+        s.log.push(super::Op::Reset { forget: forget_progress });
         s.notice = Some(if forget_progress {
             "The lesson starts over, with no goal met.".into()
         } else {
@@ -443,12 +449,15 @@ impl Session {
     /// (the lesson's goals are left behind; the lesson restarts from saved progress when
     /// reopened).
     pub fn into_sandbox(self) -> Session {
+        let mut log = self.log;
+        log.push(super::Op::ToSandbox);
         let (world, console) = match self.engine {
             Engine::Sandbox { world, console } => (world, console),
             Engine::Lesson(run) => (run.world, run.console),
         };
         let mut s = Session::with_engine(Engine::Sandbox { world, console });
         s.changes = moved_past(self.changes, s.changes);
+        s.log = log;
         s
     }
 }
@@ -473,6 +482,8 @@ mod tests {
         assert_eq!(Route::parse("#/lessons/conflicts"), Route::Lesson("conflicts".into()));
         assert_eq!(Route::parse("#/lessons/"), Route::NotFound("lessons".into()));
         assert_eq!(Route::parse("#/what"), Route::NotFound("what".into()));
+        assert_eq!(Route::parse("#/sandbox?state=1.AAAA"), Route::Sandbox);
+        assert_eq!(Route::parse("#/lessons/conflicts?state=1.AA"), Route::Lesson("conflicts".into()));
         for r in [Route::Home, Route::Sandbox, Route::Lesson("generation".into())] {
             assert_eq!(Route::parse(&r.hash()), r);
         }

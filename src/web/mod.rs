@@ -38,6 +38,7 @@ mod next;
 mod panel;
 mod panic;
 mod regions;
+mod share;
 mod shell;
 pub mod state;
 mod stepping;

@@ -138,6 +138,7 @@ pub fn Shell() -> impl IntoView {
         // always in view: a toolbar stuck to the bottom of the window.
         <div class="stepper-bar">
             <super::stepping::Stepper />
+            <super::share::ShareButton />
         </div>
     }
 }

@@ -150,15 +150,31 @@ fn Home(site: Site) -> impl IntoView {
 /// The sandbox: the session handed over by "Open in sandbox", or a fresh cluster.
 #[component]
 fn SandboxPage(site: Site) -> impl IntoView {
-    let session = site.handoff.try_update_value(Option::take).flatten().unwrap_or_else(Session::sandbox);
+    let (shared, bad) = match super::share::from_link(None) {
+        super::share::FromLink::Session(s) => (Some(*s), None),
+        super::share::FromLink::Bad(e) => (None, Some(e)),
+        super::share::FromLink::Nothing => (None, None),
+    };
+    let session =
+        shared.or_else(|| site.handoff.try_update_value(Option::take).flatten()).unwrap_or_else(Session::sandbox);
     provide(Lab::new(session));
-    view! { <super::shell::Shell /> }
+    view! {
+        {bad.map(|text| view! { <super::share::ShareNotice text=text /> })}
+        <super::shell::Shell />
+    }
 }
 
 /// A lesson: its panel next to the cluster views.
 #[component]
 fn LessonPage(site: Site, slug: String) -> impl IntoView {
-    match start(&slug, &site.progress.get_untracked()) {
+    let (shared, bad) = match super::share::from_link(Some(&slug)) {
+        super::share::FromLink::Session(s) => (Some(Ok(*s)), None),
+        super::share::FromLink::Bad(e) => (None, Some(e)),
+        super::share::FromLink::Nothing => (None, None),
+    };
+    let started = shared.or_else(|| start(&slug, &site.progress.get_untracked()));
+    let notice = bad.map(|text| view! { <super::share::ShareNotice text=text /> });
+    let page = match started {
         None => view! {
             <main class="lessons-home">
                 <h1>"No such lesson"</h1>
@@ -201,6 +217,10 @@ fn LessonPage(site: Site, slug: String) -> impl IntoView {
             }
             .into_any()
         }
+    };
+    view! {
+        {notice}
+        {page}
     }
 }
 
