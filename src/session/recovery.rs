@@ -4,7 +4,7 @@
 //! In the browser a panic aborts (`panic = "abort"`): once the panic hook has run, the instance is
 //! dead and nothing can be asked of the [`Session`] any more. So after every intent the page writes
 //! a [`Checkpoint`] to the tab's session storage: a small head (the route, the share code of this
-//! state once share codes exist, where the learner stands, the last console lines) and the step log
+//! state and the link that opens it, where the learner stands, the last console lines) and the step log
 //! in chunks of [`CHUNK`] steps, of which only the chunks that changed are rewritten (a step
 //! appends to the last chunk; stepping back and acting drops the later ones). The page's crash
 //! panel (`public/boot.js`) reads them back with plain JavaScript to offer **Export state** and
@@ -12,6 +12,7 @@
 //!
 //! Plain Rust, tested below; `src/web/recovery.rs` does the storage calls.
 
+use super::share::state_param;
 use super::Session;
 use crate::engine::world::StepRecord;
 
@@ -76,9 +77,8 @@ impl Recorder {
         Recorder::default()
     }
 
-    /// What changed since the last checkpoint. `route` is the page's route (`#/sandbox`), `share`
-    /// the share code of this state when the page has one.
-    pub fn checkpoint(&mut self, s: &Session, route: &str, share: Option<&str>) -> Checkpoint {
+    /// What changed since the last checkpoint. `route` is the page's location hash (`#/sandbox`).
+    pub fn checkpoint(&mut self, s: &Session, route: &str) -> Checkpoint {
         let records = s.timeline().records();
         // Records only change at the end: a step appends, acting after stepping back starts a
         // branch that replaces the later ones (a new session, after Reset, has fewer branches).
@@ -115,7 +115,7 @@ impl Recorder {
             self.first_chunk = first;
             self.written = chunks;
         }
-        let head = self.head_json(s, route, share);
+        let head = self.head_json(s, route);
         if head != self.head {
             self.head.clone_from(&head);
             out.head = Some(head);
@@ -123,13 +123,17 @@ impl Recorder {
         out
     }
 
-    fn head_json(&self, s: &Session, route: &str, share: Option<&str>) -> String {
+    fn head_json(&self, s: &Session, route: &str) -> String {
         let history = &s.console().history;
+        // The link that rebuilds this state (`#/sandbox?state=CODE`), and its code.
+        let share_hash = s.share_hash();
+        let share = state_param(&share_hash);
         let commands = &history[history.len().saturating_sub(MAX_COMMANDS)..];
         serde_json::json!({
             "version": RECOVERY_VERSION,
             "route": route,
             "share": share,
+            "shareHash": share_hash,
             "seed": s.world().seed(),
             "lesson": s.lesson().map(|l| l.lesson.slug.clone()),
             "step": s.timeline().current(),
@@ -178,17 +182,17 @@ mod tests {
         let mut s = Session::sandbox();
         let mut r = Recorder::new();
         let mut store = Default::default();
-        apply(&mut store, r.checkpoint(&s, "#/sandbox", None));
+        apply(&mut store, r.checkpoint(&s, "#/sandbox"));
         s.console_submit("kubectl create deployment web --image=nginx --replicas=2");
         for _ in 0..(CHUNK + 30) {
             s.step();
-            apply(&mut store, r.checkpoint(&s, "#/sandbox", None));
+            apply(&mut store, r.checkpoint(&s, "#/sandbox"));
         }
         assert_eq!(log(&store), all_lines(&s));
         assert!(all_lines(&s).len() > CHUNK, "the log spans two chunks");
         // A step rewrites only the last chunk.
         s.step();
-        let c = r.checkpoint(&s, "#/sandbox", None);
+        let c = r.checkpoint(&s, "#/sandbox");
         assert_eq!(c.chunks.iter().map(|(i, _)| *i).collect::<Vec<_>>(), vec![all_lines(&s).len().div_ceil(CHUNK) - 1]);
         apply(&mut store, c);
         // Back across the chunk boundary, then act: a new branch; the log is the new branch.
@@ -197,14 +201,18 @@ mod tests {
         }
         s.console_submit("kubectl scale deployment web --replicas=1");
         s.step();
-        apply(&mut store, r.checkpoint(&s, "#/sandbox", None));
+        apply(&mut store, r.checkpoint(&s, "#/sandbox"));
         assert_eq!(log(&store), all_lines(&s));
         let head: Value = serde_json::from_str(&store[HEAD_KEY]).unwrap();
         assert_eq!(head["step"], s.timeline().current());
         assert_eq!(head["commands"][1], "kubectl scale deployment web --replicas=1");
         assert_eq!(head["route"], "#/sandbox");
+        // The share code kept is this state's: it rebuilds the same step and objects.
+        let back = crate::session::share::restore(head["share"].as_str().unwrap()).unwrap();
+        assert_eq!(back.timeline().current(), s.timeline().current());
+        assert_eq!(back.world().api().resource_version(), s.world().api().resource_version());
         // Nothing changed, nothing written.
-        assert!(r.checkpoint(&s, "#/sandbox", None).is_empty());
+        assert!(r.checkpoint(&s, "#/sandbox").is_empty());
     }
 
     #[test]
@@ -216,7 +224,7 @@ mod tests {
         while s.timeline().records().len() < (MAX_CHUNKS + 2) * CHUNK {
             s.console_submit("lab advance 10s");
             s.run_until_idle();
-            apply(&mut store, r.checkpoint(&s, "#/sandbox", Some("code")));
+            apply(&mut store, r.checkpoint(&s, "#/sandbox"));
         }
         let lines = all_lines(&s);
         let kept = log(&store);
@@ -224,6 +232,7 @@ mod tests {
         assert!(lines.ends_with(&kept));
         assert_eq!(store.keys().filter(|k| k.starts_with(CHUNK_PREFIX)).count(), MAX_CHUNKS);
         let head: Value = serde_json::from_str(&store[HEAD_KEY]).unwrap();
-        assert_eq!(head["share"], "code");
+        assert_eq!(head["share"], s.share_code());
+        assert_eq!(head["shareHash"], format!("#/sandbox?state={}", s.share_code()));
     }
 }

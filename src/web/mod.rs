@@ -9,6 +9,7 @@
 //! - [`panic`]: a panic becomes a visible, friendly message in the page's `role="alert"` element.
 //! - [`state`]: the reactive wiring around the [`crate::session::Session`].
 //! - [`storage`]: local storage for saved progress, where every call may throw.
+//! - [`recovery`]: the state kept outside the instance after every intent, for the crash panel.
 //!
 //! ## How panels get their data (read this before writing a panel)
 //! The page talks to exactly one object, [`crate::session::Session`] (plain Rust, tested
@@ -37,6 +38,7 @@ mod lessons;
 mod next;
 mod panel;
 mod panic;
+mod recovery;
 mod regions;
 mod share;
 mod shell;

@@ -156,15 +156,23 @@ describe("injection: what a learner types is shown as text, never run", () => {
 
   test("lesson routes, the URL fragment and the query are never markup", async () => {
     for (const p of PAYLOADS) {
-      for (const [url, heading] of [
+      for (const [url, heading, refusedShare] of [
         [`${server.origin}/#/lessons/${p}`, /^No such (lesson|page)$/],
         [`${server.origin}/#/lessons/${encodeURIComponent(p)}`, /^No such (lesson|page)$/],
         [`${server.origin}/#/${p}`, /^No such page$/],
         [`${server.origin}/?${p}#/sandbox`, /^Reconcile Lab$/],
         [`${server.origin}/?state=${encodeURIComponent(p)}&lesson=${encodeURIComponent(p)}#/`, /^Reconcile Lab$/],
+        // Share links: a refused code is named in a notice, as text.
+        [`${server.origin}/#/sandbox?state=${p}`, /^Reconcile Lab$/, true],
+        [`${server.origin}/#/sandbox?state=1.${encodeURIComponent(p)}`, /^Reconcile Lab$/, true],
+        [`${server.origin}/#/lessons/generation?state=${p}&x=${p}`, /^Generation and observedGeneration$/, true],
       ]) {
         const { context, page, problems, dialogs } = await openGuarded(browser, url);
         assert.match(await page.getByRole("heading", { level: 1 }).first().innerText(), heading, url);
+        if (refusedShare) {
+          const notice = page.getByRole("alert").filter({ hasText: "This share link could not be opened: " });
+          assert.match(await notice.innerText(), /Showing the starting state instead\./, url);
+        }
         // Every link the page shows still points inside the site.
         const hrefs = await page.evaluate(() => [...document.querySelectorAll("a[href]")].map((a) => a.getAttribute("href")));
         for (const h of hrefs) assert.match(h, /^#\//, `${url}: link ${h}`);

@@ -13,7 +13,7 @@ use leptos::prelude::*;
 use super::state::{provide, use_lab, Lab, Part};
 use crate::lessons::{Action, Progress};
 use crate::session::lesson::{inline, paragraphs, start, summaries, Inline, LessonView, Route};
-use crate::session::saved::NOT_SAVED;
+use crate::session::saved::{NOT_SAVED, UNAVAILABLE};
 use crate::session::Session;
 
 /// How long "Show me" waits between two actions, so the learner sees each one land.
@@ -29,9 +29,10 @@ struct Site {
 }
 
 /// Writes progress to local storage. A full or refused storage is not an error: progress then
-/// lasts as long as the page, and the notice says so (once: it stays until dismissed or replaced).
+/// lasts as long as the page, and the notice says so (once, unless it said so already).
 fn save(site: Site, progress: &Progress) {
-    if !super::storage::save_progress(progress) && site.notice.with_untracked(|n| n.as_deref() != Some(NOT_SAVED)) {
+    let told = site.notice.with_untracked(|n| matches!(n.as_deref(), Some(NOT_SAVED | UNAVAILABLE)));
+    if !super::storage::save_progress(progress) && !told {
         site.notice.set(Some(NOT_SAVED.to_string()));
     }
 }

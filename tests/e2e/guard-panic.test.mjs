@@ -1,0 +1,157 @@
+// Panic safety (issue 10): when the engine panics, the instance is dead (panic = "abort"), and the
+// page must still show what happened, export the state (share code plus step log) and reload from
+// the last good step, losing nothing the learner did.
+//
+// The panic is real: the page's module exports `testOnlyPanicOnNextAction` (src/web/panic.rs), a
+// trigger no control or console command reaches, after which the next intent panics inside the
+// session, as an engine bug would.
+
+import { describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { readFile } from "node:fs/promises";
+import { useSiteAndBrowser } from "./harness.mjs";
+import { openGuarded } from "./guard-lib.mjs";
+
+const WIDE = { viewport: { width: 1400, height: 1000 }, acceptDownloads: true };
+const PANIC_TEXT = "a deliberate panic requested by testOnlyPanicOnNextAction";
+
+let server;
+let browser;
+useSiteAndBrowser((s, b) => {
+  server = s;
+  browser = b;
+});
+
+const consoleLog = (page) => page.getByRole("log", { name: "Console output" });
+const timelineSteps = (page) =>
+  page.getByRole("region", { name: /^Timeline/ }).getByRole("list", { name: "Steps" }).getByRole("listitem");
+
+async function run(page, line, expect) {
+  const input = page.getByRole("textbox", { name: "Console input" });
+  await input.fill(line);
+  await input.press("Enter");
+  if (expect) await consoleLog(page).getByText(expect).waitFor();
+}
+
+/** Arms the test-only trigger through the page's own module (the instance boot.js started). */
+async function armPanic(page) {
+  await page.evaluate(async () => {
+    const tag = document.querySelector("script[data-wasm]");
+    const module = await import(new URL(tag.dataset.js, document.baseURI).href);
+    module.testOnlyPanicOnNextAction();
+  });
+}
+
+/** What a panic leaves in the problem log: the panic hook's console message and the trap. */
+function onlyThePanic(problems) {
+  return problems.filter((p) => !p.includes(PANIC_TEXT) && !/RuntimeError: unreachable/.test(p));
+}
+
+const crashPanel = (page) => page.getByRole("alert").filter({ has: page.getByRole("heading", { name: "Reconcile Lab stopped" }) });
+
+describe("when the engine panics", () => {
+  test("the crash panel says what happened; Export state holds the share code and the step log; Reload from last good step restores it", async () => {
+    const { context, page, problems } = await openGuarded(browser, `${server.origin}/#/sandbox`, { contextOptions: WIDE });
+    await run(page, "kubectl create deployment web --image=nginx --replicas=2", "deployment.apps/web created");
+    for (let i = 0; i < 6; i++) await page.getByRole("button", { name: "Step", exact: true }).click();
+    await run(page, "kubectl label deployment web tier=front", "deployment.apps/web labeled");
+    await page.getByRole("button", { name: "Step", exact: true }).click();
+    const steps = await timelineSteps(page).count();
+    assert.ok(steps >= 8, `${steps} steps`);
+
+    await armPanic(page);
+    await page.getByRole("button", { name: "Step", exact: true }).click();
+
+    const panel = crashPanel(page);
+    await panel.waitFor();
+    const text = await panel.innerText();
+    assert.match(text, /Reconcile Lab stopped because of an internal error, not because of anything you did\./);
+    assert.ok(text.includes(PANIC_TEXT), text);
+    assert.match(text, new RegExp(`Nothing you did is lost\\. Reload from last good step rebuilds the page as it was after step ${steps},`));
+    // The dead page behind it is inert: its controls are out of reach.
+    assert.equal(await page.getByRole("button", { name: "Step", exact: true }).count(), 0);
+    assert.equal(await page.evaluate(() => document.activeElement?.textContent), "Export state");
+
+    const [download] = await Promise.all([page.waitForEvent("download"), panel.getByRole("button", { name: "Export state" }).click()]);
+    assert.equal(download.suggestedFilename(), "reconcile-lab-state.txt");
+    const exported = await readFile(await download.path(), "utf8");
+    assert.ok(exported.includes(PANIC_TEXT), exported.slice(0, 400));
+    assert.match(exported, new RegExp(`^At step ${steps} of ${steps}$`, "m"));
+    assert.match(exported, /^Share code: 1\.[A-Za-z0-9_-]+$/m);
+    assert.match(exported, /^Share link: http:\/\/127\.0\.0\.1:\d+\/#\/sandbox\?state=1\.[A-Za-z0-9_-]+$/m);
+    assert.match(exported, /^ {2}kubectl create deployment web --image=nginx --replicas=2$/m);
+    assert.match(exported, /^ {2}kubectl label deployment web tier=front$/m);
+    const logLines = exported.split("\n").filter((l) => /^ *\d+ {2}2026-\d\d-\d\dT/.test(l));
+    assert.equal(logLines.length, steps, exported);
+    assert.match(logLines[0], /^ {4}1 {2}/);
+    // The same text is in the panel, for copying where downloads are blocked.
+    assert.equal(await panel.getByRole("textbox", { name: "Exported state" }).inputValue(), exported);
+
+    await panel.getByRole("button", { name: "Reload from last good step" }).click();
+    await page.getByRole("textbox", { name: "Console input" }).waitFor({ timeout: 30_000 });
+    assert.equal(await crashPanel(page).count(), 0);
+    await page.getByText(`${steps} steps so far.`).waitFor();
+    assert.equal(await timelineSteps(page).count(), steps);
+    assert.match(page.url(), /#\/sandbox$/, "the link was read and forgotten");
+    await run(page, "kubectl get deployment web -o jsonpath={.metadata.labels.tier}", /^\s*front\s*$/);
+    // The restored page works: it steps on from there.
+    await page.getByRole("button", { name: "Step", exact: true }).click();
+    await page.getByRole("status", { name: "Narration" }).getByText(`Step ${steps + 1}`).waitFor();
+    assert.deepEqual(onlyThePanic(problems), []);
+    assert.ok(problems.some((p) => p.includes(PANIC_TEXT)), "the panic was real");
+    await context.close();
+  });
+
+  test("in a lesson: reload keeps the goals met and the lesson's state", async () => {
+    const { context, page, problems } = await openGuarded(browser, `${server.origin}/#/lessons/generation`, { contextOptions: WIDE });
+    await run(page, "kubectl scale deployment web --replicas=3");
+    const met = page.getByRole("listitem").filter({ hasText: "web is at generation 2." });
+    await met.filter({ hasText: "Met:" }).waitFor();
+    await armPanic(page);
+    await page.getByRole("button", { name: "Run until idle" }).click();
+    await crashPanel(page).waitFor();
+    await crashPanel(page).getByRole("button", { name: "Reload from last good step" }).click();
+    await page.getByRole("heading", { level: 1, name: "Generation and observedGeneration" }).waitFor({ timeout: 30_000 });
+    await met.filter({ hasText: "Met:" }).waitFor();
+    await run(page, "kubectl get deploy web -o jsonpath={.spec.replicas}", /^\s*3\s*$/);
+    assert.match(page.url(), /#\/lessons\/generation$/);
+    assert.deepEqual(onlyThePanic(problems), []);
+    await context.close();
+  });
+
+  test("without session storage: the panel still shows and exports what it knows", async () => {
+    const { context, page, problems } = await openGuarded(browser, `${server.origin}/#/sandbox`, {
+      contextOptions: WIDE,
+      init: () => {
+        Object.defineProperty(window, "sessionStorage", {
+          get() {
+            throw new DOMException("Access is denied for this document.", "SecurityError");
+          },
+        });
+      },
+    });
+    await run(page, "kubectl create deployment web --image=nginx", "deployment.apps/web created");
+    await armPanic(page);
+    await page.getByRole("button", { name: "Step", exact: true }).click();
+    const panel = crashPanel(page);
+    await panel.waitFor();
+    assert.match(await panel.innerText(), /This browser kept no copy of the state/);
+    const exported = await panel.getByRole("textbox", { name: "Exported state" }).inputValue();
+    assert.ok(exported.includes(PANIC_TEXT));
+    assert.match(exported, /^Share code: \(none kept\)$/m);
+    await panel.getByRole("button", { name: "Reload from last good step" }).click();
+    await page.getByRole("heading", { level: 1, name: "Reconcile Lab" }).waitFor({ timeout: 30_000 });
+    assert.deepEqual(onlyThePanic(problems), []);
+    await context.close();
+  });
+
+  test("the trigger is not reachable from the console", async () => {
+    const { context, page, problems } = await openGuarded(browser, `${server.origin}/#/sandbox`, { contextOptions: WIDE });
+    await run(page, "testOnlyPanicOnNextAction", "testOnlyPanicOnNextAction: command not found");
+    await run(page, "lab testOnlyPanicOnNextAction", 'error: unknown lab command "testOnlyPanicOnNextAction"; see "lab help"');
+    await page.getByRole("button", { name: "Step", exact: true }).click();
+    assert.equal(await crashPanel(page).count(), 0);
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+});
