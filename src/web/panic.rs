@@ -22,6 +22,7 @@ use wasm_bindgen::JsCast;
 
 thread_local! {
     static PANIC_ON_NEXT_ACTION: Cell<bool> = const { Cell::new(false) };
+    static PANICKED: Cell<bool> = const { Cell::new(false) };
 }
 
 /// For the browser tests only (`tests/e2e/guard-panic.test.mjs`): the next intent the page sends
@@ -46,7 +47,12 @@ const ALERT_ID: &str = "fatal-error";
 pub fn install() {
     std::panic::set_hook(Box::new(|info| {
         console_error_panic_hook::hook(info);
-        show(&message(info));
+        // Only the first panic says what went wrong: calls into the dead instance afterwards
+        // (a timer, an event) panic again on the state the first one left behind, and must not
+        // replace its message, nor the crash panel that boot.js built from it.
+        if !PANICKED.with(|p| p.replace(true)) {
+            show(&message(info));
+        }
     }));
 }
 
