@@ -1,8 +1,8 @@
 // Every page of the built site (dist/*.html: the page, and the embed and demo pages once they
 // exist) carries a strict Content-Security-Policy, and Chromium enforces it: no 'unsafe-inline'
 // or 'unsafe-eval'; script-src only 'self' and 'wasm-unsafe-eval'; an inline script added to the
-// page does not run, eval throws, and each refusal is reported as a violation. The same rules on
-// the sources: tests/guard_csp.rs.
+// page does not run, nor does a string timer (eval), and each refusal is reported as a
+// violation. The same rules on the sources: tests/guard_csp.rs.
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -46,16 +46,13 @@ for (const file of pages) {
       const s = document.createElement("script");
       s.textContent = "window.__inlineRan = true";
       document.body.append(s);
-      let evalRefused = false;
-      try {
-        (0, eval)("1");
-      } catch (e) {
-        evalRefused = e instanceof EvalError;
-      }
-      await new Promise((ok) => setTimeout(ok, 100));
-      return { inlineRan: window.__inlineRan === true, evalRefused, violations: window.__csp.length };
+      // A string timer is eval; (eval itself, called from here, would be the test driver's own
+      // code, which Chromium lets through).
+      setTimeout("window.__evalRan = true", 0);
+      await new Promise((ok) => setTimeout(ok, 200));
+      return { inlineRan: window.__inlineRan === true, evalRan: window.__evalRan === true, violations: window.__csp.length };
     });
-    assert.deepEqual(outcome, { inlineRan: false, evalRefused: true, violations: 2 });
+    assert.deepEqual(outcome, { inlineRan: false, evalRan: false, violations: 2 });
     await context.close();
   });
 }
