@@ -78,11 +78,12 @@ fn from_base64url(text: &str) -> Vec<u8> {
     out
 }
 
-/// The payload of a valid code (without its version prefix and checksum).
+/// The payload of a code (without its version prefix and checksum).
 fn payload(code: &str) -> Vec<u8> {
     let (_, body) = code.split_once('.').expect("a versioned code");
     let mut bytes = from_base64url(body);
-    bytes.truncate(bytes.len() - 4);
+    // A code cut shorter than its checksum has no payload left.
+    bytes.truncate(bytes.len().saturating_sub(4));
     bytes
 }
 

@@ -168,3 +168,45 @@ describe("when the engine panics", () => {
     await context.close();
   });
 });
+
+describe("the cost of keeping the state (a figure, not an assertion)", () => {
+  // A measurement: step latency with the recovery checkpoint after every intent, and without it
+  // (session storage disabled, so the page skips the checkpoint), same build, same steps. Runs
+  // only when asked for (REPORT_PERF=1), with the other figures.
+  test("step latency with and without the checkpoint", { timeout: 600_000, skip: !process.env.REPORT_PERF && "a measurement: set REPORT_PERF=1 to run it" }, async () => {
+    for (const [name, init] of [
+      ["with the checkpoint", null],
+      [
+        "without (no session storage)",
+        () =>
+          Object.defineProperty(window, "sessionStorage", {
+            get() {
+              throw new DOMException("denied", "SecurityError");
+            },
+          }),
+      ],
+    ]) {
+      const { context, page } = await openGuarded(browser, `${server.origin}/#/sandbox`, { contextOptions: WIDE, init });
+      await run(page, "kubectl create deployment big --image=nginx --replicas=100", "deployment.apps/big created");
+      await run(page, "lab step 1500");
+      await page.waitForTimeout(1000);
+      const times = [];
+      for (let i = 0; i < 60; i++) {
+        times.push(
+          await page.evaluate(
+            () =>
+              new Promise((done) => {
+                const button = [...document.querySelectorAll("button")].find((b) => b.textContent === "Step");
+                const t0 = performance.now();
+                button.click();
+                requestAnimationFrame(() => done(performance.now() - t0));
+              }),
+          ),
+        );
+      }
+      times.sort((a, b) => a - b);
+      console.log(`step latency ${name}, 100 pods, after 1,500 steps: median ${times[30].toFixed(2)} ms, p95 ${times[57].toFixed(2)} ms`);
+      await context.close();
+    }
+  });
+});
