@@ -209,7 +209,7 @@ pub fn execute(session: &mut Session, request: &Request, reset: impl FnOnce() ->
             Outcome { ok: taken > 0, output }
         }
         Request::Reset { .. } => {
-            *session = reset();
+            session.replace_with(reset());
             Outcome { ok: true, output: String::new() }
         }
         Request::Load { manifests, .. } => {

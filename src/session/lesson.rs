@@ -367,7 +367,7 @@ impl Session {
                     let (world, _) = self.parts();
                     let Some(r) = world.step() else { break };
                     // Replays as a press of Step, which does exactly what this loop does.
-                    self.log.push(super::Op::Step(1));
+                    self.record(super::Op::Step(1));
                     let mut slot = 0;
                     check.observe(&r, &mut counters, &mut slot);
                     self.notice = None;
@@ -443,6 +443,14 @@ impl Session {
         });
         *self = s;
         Ok(())
+    }
+
+    /// Replaces this session by `fresh` (the embed's reset), moving every change counter on so
+    /// the page re-renders every part.
+    pub fn replace_with(&mut self, fresh: Session) {
+        let before = self.changes;
+        *self = fresh;
+        self.changes = moved_past(before, self.changes);
     }
 
     /// "Open in sandbox": a sandbox session over this lesson's world and console, as they are

@@ -260,6 +260,8 @@ pub struct Session {
     changes: Changes,
     /// Every intent since the session started: what its share code carries (see [`share`]).
     log: ShareLog,
+    /// Editor tabs typed in since their text was last logged, in the order first typed in.
+    dirty: Vec<u32>,
 }
 
 impl Session {
@@ -284,6 +286,7 @@ impl Session {
             settle_total: 0,
             changes: Changes::default(),
             log: ShareLog::new(share::Start::Sandbox { seed: 0 }),
+            dirty: Vec::new(),
         };
         s.log.start = match &s.engine {
             Engine::Sandbox { world, .. } => share::Start::Sandbox { seed: world.seed() },
@@ -393,7 +396,7 @@ impl Session {
 
     /// Step: runs the first pending action. False when nothing can happen now.
     pub fn step(&mut self) -> bool {
-        self.log.push(Op::Step(1));
+        self.record(Op::Step(1));
         let (world, _) = self.parts();
         let stepped = world.step().is_some();
         if stepped {
@@ -424,7 +427,7 @@ impl Session {
 
     /// "Run this next": runs the pending action with this id.
     pub fn run_pending(&mut self, id: u64) -> Result<(), String> {
-        self.log.push(Op::Run(id));
+        self.record(Op::Run(id));
         let (world, _) = self.parts();
         let r = world.run(id);
         self.notice = r.as_ref().err().cloned();
@@ -447,7 +450,7 @@ impl Session {
     /// responsive): takes up to `slice` steps; returns the outcome once idle or once
     /// [`SETTLE_CAP`] steps were taken in all, None while there is more to do.
     pub fn settle_slice(&mut self, slice: u64) -> Option<Settled> {
-        self.log.push(Op::Settle { slice, count: 1 });
+        self.record(Op::Settle { slice, count: 1 });
         let r = self.settle_some(slice.max(1));
         let (steps, idle, explanation) = match r {
             Settled::Idle { steps } => (steps, true, String::new()),
@@ -477,7 +480,7 @@ impl Session {
     /// Stops a sliced run until idle (the learner pressed Pause): the next one counts from 0.
     pub fn settle_cancel(&mut self) {
         if self.settle_total > 0 {
-            self.log.push(Op::SettleCancel);
+            self.record(Op::SettleCancel);
             self.settle_total = 0;
             self.notice = Some("Paused.".into());
             self.changes.notice += 1;
@@ -517,7 +520,7 @@ impl Session {
 
     /// Step back: returns to the state before the current step. False at the start.
     pub fn step_back(&mut self) -> bool {
-        self.log.push(Op::Back(1));
+        self.record(Op::Back(1));
         let (world, _) = self.parts();
         let back = world.step_back();
         self.notice = (!back).then(|| "Already at the beginning.".to_string());
@@ -527,7 +530,7 @@ impl Session {
 
     /// A Timeline jump: the state right after step `n` (0: the start), on the same branch.
     pub fn goto(&mut self, n: usize) {
-        self.log.push(Op::Goto(n as u64));
+        self.record(Op::Goto(n as u64));
         let (world, _) = self.parts();
         world.goto(n);
         self.notice = None;
@@ -536,7 +539,7 @@ impl Session {
 
     /// Applies a fault ("What happens next", or a lab control).
     pub fn fault(&mut self, f: Fault) -> Result<(), String> {
-        self.log.push(Op::Fault(f.clone()));
+        self.record(Op::Fault(f.clone()));
         let (world, _) = self.parts();
         let r = world.fault(f);
         self.notice = r.as_ref().err().cloned();
@@ -558,7 +561,7 @@ impl Session {
             self.changes.transcript += 1;
             return out;
         }
-        self.log.push(Op::Console(line.to_string()));
+        self.record(Op::Console(line.to_string()));
         self.sync_files();
         let (world, console) = self.parts();
         let out = console.execute(world, line);
@@ -594,7 +597,7 @@ impl Session {
 
     /// Ctrl+L: clears the transcript.
     pub fn clear_console(&mut self) {
-        self.log.push(Op::Clear);
+        self.record(Op::Clear);
         self.transcript.clear();
         self.changes.transcript += 1;
     }
@@ -604,7 +607,7 @@ impl Session {
     /// Selects a tab.
     pub fn select_buffer(&mut self, i: usize) {
         if i < self.buffers.len() && i != self.active {
-            self.log.push(Op::Select(i as u32));
+            self.record(Op::Select(i as u32));
             self.active = i;
             self.changes.editor += 1;
         }
@@ -612,7 +615,7 @@ impl Session {
 
     /// Opens a new editor file (or selects it, if one has that name) with `text`.
     pub fn open_file(&mut self, name: &str, text: &str) {
-        self.log.push(Op::Open { name: name.to_string(), text: text.to_string() });
+        self.record(Op::Open { name: name.to_string(), text: text.to_string() });
         self.open_buffer(name, text, Origin::File);
     }
 
@@ -621,7 +624,10 @@ impl Session {
         if let Some(b) = self.buffers.get_mut(i) {
             if b.text != text {
                 b.set_text(text);
-                self.log.push(Op::Text { buffer: i as u32, text: text.to_string() });
+                // Logged when it matters (see `record`), so edits between steps cost one intent.
+                if !self.dirty.contains(&(i as u32)) {
+                    self.dirty.push(i as u32);
+                }
                 self.changes.editor += 1;
             }
         }
@@ -630,7 +636,7 @@ impl Session {
     /// Closes a tab (the last one is replaced by an empty file).
     pub fn close_buffer(&mut self, i: usize) {
         if i < self.buffers.len() {
-            self.log.push(Op::Close(i as u32));
+            self.record(Op::Close(i as u32));
             self.buffers.remove(i);
             if self.buffers.is_empty() {
                 self.add_buffer("manifest.yaml", "", Origin::File);
@@ -647,7 +653,7 @@ impl Session {
         let out = match &b.origin {
             Origin::File => return self.console_submit(&format!("kubectl apply -f {}", b.name)),
             Origin::Edit(session) => {
-                self.log.push(Op::Apply(i as u32));
+                self.record(Op::Apply(i as u32));
                 let (world, console) = self.parts();
                 console.open_edit = Some(session.clone());
                 let out = console.save_edit(world, &b.text);
@@ -671,7 +677,7 @@ impl Session {
     /// Reload: replaces an edit buffer's text with the object as it is now (its current
     /// resourceVersion), discarding the learner's changes.
     pub fn editor_reload(&mut self, i: usize) {
-        self.log.push(Op::Reload(i as u32));
+        self.record(Op::Reload(i as u32));
         self.refresh_edit(i, true);
         self.changes.editor += 1;
     }
@@ -686,7 +692,7 @@ impl Session {
     /// The first half of "Reload and re-apply": the edit tab keeps its text with the object's
     /// current resourceVersion.
     fn editor_refresh(&mut self, i: usize) {
-        self.log.push(Op::Refresh(i as u32));
+        self.record(Op::Refresh(i as u32));
         self.refresh_edit(i, false);
     }
 
@@ -776,7 +782,7 @@ impl Session {
     pub fn select_object(&mut self, kind: &str, key: &str) {
         let sel = Some((kind.to_string(), key.to_string()));
         if self.selected != sel {
-            self.log.push(Op::SelectObject { kind: kind.to_string(), key: key.to_string() });
+            self.record(Op::SelectObject { kind: kind.to_string(), key: key.to_string() });
             self.selected = sel;
             self.changes.selection += 1;
         }

@@ -50,7 +50,8 @@ pub const MAX_CODE_LEN: usize = 64 * 1024;
 /// The most intents (after run-length encoding) a code may carry.
 pub const MAX_OPS: usize = 20_000;
 
-/// The most world steps replaying a code may take (Steps and runs until idle together).
+/// The most world steps replaying a code may take (Steps, runs until idle and console lines
+/// together), and the most repetitions its run-length encoded intents may ask for.
 pub const MAX_REPLAY_STEPS: u64 = 200_000;
 
 /// Where a session started.
@@ -135,6 +136,18 @@ pub enum Op {
     },
     /// "Open in sandbox".
     ToSandbox,
+}
+
+impl Op {
+    /// A run-length encoded intent as one intent and a repeat count.
+    pub fn repeats(&self) -> (Op, u64) {
+        match self {
+            Op::Step(n) => (Op::Step(1), u64::from(*n)),
+            Op::Back(n) => (Op::Back(1), u64::from(*n)),
+            Op::Settle { slice, count } => (Op::Settle { slice: *slice, count: 1 }, u64::from(*count)),
+            other => (other.clone(), 1),
+        }
+    }
 }
 
 /// Everything a session has done since it started: what a share code carries.
@@ -285,7 +298,7 @@ impl std::error::Error for ShareError {}
 
 /// The share code of a session as it is now.
 pub fn encode(s: &Session) -> String {
-    encode_shared(&Shared { log: s.log.clone(), check: Check::of(s) })
+    encode_shared(&Shared { log: s.share_log(), check: Check::of(s) })
 }
 
 /// The share code of a decoded (or hand-made) [`Shared`]: `decode(&encode_shared(x)) == Ok(x)`.
@@ -376,11 +389,14 @@ fn read_shared(r: &mut Reader) -> Result<Shared, ShareError> {
     let mut steps: u64 = 0;
     for _ in 0..n {
         let op = read_op(r)?;
-        steps = steps.saturating_add(match &op {
-            Op::Step(n) => u64::from(*n),
-            Op::Settle { slice, count } => slice.saturating_mul(u64::from(*count)),
-            _ => 0,
-        });
+        if let Op::Settle { slice, .. } = op {
+            // The page's slices are small and Run until idle's are SETTLE_CAP: a larger one could
+            // run a hot loop for ever.
+            if slice > crate::session::SETTLE_CAP {
+                return Err(ShareError::Corrupt("a run until idle larger than the page takes"));
+            }
+        }
+        steps = steps.saturating_add(op.repeats().1);
         if steps > MAX_REPLAY_STEPS {
             return Err(ShareError::TooMuchWork);
         }
@@ -392,6 +408,11 @@ fn read_shared(r: &mut Reader) -> Result<Shared, ShareError> {
 /// Rebuilds the session a share code describes: starts it, replays its intents, and checks the
 /// result. Any error means the page should show its default state and the error's text.
 pub fn restore(code: &str) -> Result<Session, ShareError> {
+    restore_within(code, MAX_REPLAY_STEPS)
+}
+
+/// [`restore`], refusing a code whose replay takes more than `max_steps` world steps.
+pub fn restore_within(code: &str, max_steps: u64) -> Result<Session, ShareError> {
     let shared = decode(code)?;
     let mut s = match &shared.log.start {
         Start::Sandbox { seed } => {
@@ -410,10 +431,14 @@ pub fn restore(code: &str) -> Result<Session, ShareError> {
     };
     let base = s.world().position() as u64;
     for op in &shared.log.ops {
-        s.replay(op);
-        // A console line can step too (`lab settle`): bound the whole replay, not only Steps.
-        if (s.world().position() as u64).saturating_sub(base) > MAX_REPLAY_STEPS {
-            return Err(ShareError::TooMuchWork);
+        let (one, times) = op.repeats();
+        for _ in 0..times {
+            s.replay(&one);
+            // A console line (`lab settle`) or a slice of Run until idle steps too: bound the
+            // whole replay by the steps it really takes.
+            if (s.world().position() as u64).saturating_sub(base) > max_steps {
+                return Err(ShareError::TooMuchWork);
+            }
         }
     }
     if Check::of(&s) != shared.check {
@@ -431,6 +456,50 @@ pub fn state_param(hash: &str) -> Option<&str> {
 }
 
 impl Session {
+    /// Logs an intent. Before one that reads or changes the editor's tabs (a console line reads
+    /// them as files), the texts typed since they were last logged are logged first; intents
+    /// that only move the world do not need them, so typing between steps costs one intent.
+    pub(super) fn record(&mut self, op: Op) {
+        let world_only = matches!(
+            op,
+            Op::Step(_)
+                | Op::Run(_)
+                | Op::Settle { .. }
+                | Op::SettleCancel
+                | Op::Back(_)
+                | Op::Goto(_)
+                | Op::Fault(_)
+                | Op::SelectObject { .. }
+                | Op::Clear
+        );
+        if !world_only {
+            let texts = self.pending_texts();
+            self.dirty.clear();
+            for t in texts {
+                self.log.push(t);
+            }
+        }
+        self.log.push(op);
+    }
+
+    /// The texts typed since they were last logged, as intents.
+    fn pending_texts(&self) -> Vec<Op> {
+        self.dirty
+            .iter()
+            .filter_map(|&i| self.buffers.get(i as usize).map(|b| Op::Text { buffer: i, text: b.text.clone() }))
+            .collect()
+    }
+
+    /// Every intent so far, with the texts typed since they were last logged (what
+    /// [`Session::share_code`] encodes).
+    pub fn share_log(&self) -> ShareLog {
+        let mut log = self.log.clone();
+        for t in self.pending_texts() {
+            log.push(t);
+        }
+        log
+    }
+
     /// The location hash that opens this session as it is now: `#/lessons/<slug>?state=CODE`
     /// for a lesson, `#/sandbox?state=CODE` otherwise.
     pub fn share_hash(&self) -> String {
@@ -444,11 +513,6 @@ impl Session {
     /// The share code of this session as it is now (see [`encode`]).
     pub fn share_code(&self) -> String {
         encode(self)
-    }
-
-    /// The intents logged so far.
-    pub fn share_log(&self) -> &ShareLog {
-        &self.log
     }
 
     /// Plays one logged intent through the same method that logged it (which logs it again).

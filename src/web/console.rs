@@ -11,6 +11,7 @@ use crate::session::{stream_name, Block, BlockKind};
 #[component]
 pub fn ConsoleView() -> impl IntoView {
     let lab = use_lab();
+    let read_only = super::embed::read_only();
     let input = RwSignal::new(String::new());
     let candidates = RwSignal::new(Vec::<String>::new());
     let screen = NodeRef::<html::Div>::new();
@@ -118,7 +119,8 @@ pub fn ConsoleView() -> impl IntoView {
                 autocomplete="off"
                 autocapitalize="off"
                 spellcheck="false"
-                placeholder="kubectl get pods"
+                placeholder=if read_only { "Read-only" } else { "kubectl get pods" }
+                disabled=read_only
                 prop:value=move || input.get()
                 on:input=move |ev| input.set(event_target_value(&ev))
                 on:keydown=on_keydown

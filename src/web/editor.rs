@@ -24,6 +24,7 @@ fn token_class(t: Token) -> &'static str {
 #[component]
 pub fn EditorView() -> impl IntoView {
     let lab = use_lab();
+    let read_only = super::embed::read_only();
     let buffers = Memo::new(move |_| lab.read(Part::Editor, |s| (s.buffers().to_vec(), s.active_buffer())));
     let active = Memo::new(move |_| buffers.with(|(b, i)| b.get(*i).cloned()));
     let text = Memo::new(move |_| active.with(|b| b.as_ref().map(|b| b.text.clone()).unwrap_or_default()));
@@ -150,6 +151,7 @@ pub fn EditorView() -> impl IntoView {
                 <textarea
                     class="editor__textarea"
                     aria-label="Manifest editor"
+                    readonly=read_only
                     spellcheck="false"
                     autocapitalize="off"
                     autocomplete="off"
@@ -175,7 +177,7 @@ pub fn EditorView() -> impl IntoView {
             })}
         </p>
         <div class="editor__actions">
-            <button type="button" class="editor__apply" on:click=apply>"Apply"</button>
+            <button type="button" class="editor__apply" on:click=apply disabled=read_only>"Apply"</button>
             {move || active.with(|b| b.as_ref().is_some_and(|b| b.conflict)).then(|| view! {
                 <button type="button" class="editor__reapply" on:click=move |_| {
                     let i = index();

@@ -33,6 +33,7 @@
 
 mod console;
 mod editor;
+pub mod embed;
 mod layout;
 mod lessons;
 mod next;
@@ -51,5 +52,9 @@ pub mod views;
 /// Mounts the page: installs the panic hooks first, so that even a panic while mounting is shown.
 pub fn start() {
     panic::install();
-    leptos::mount::mount_to_body(lessons::App);
+    if embed::is_embed() {
+        leptos::mount::mount_to_body(embed::Embed);
+    } else {
+        leptos::mount::mount_to_body(lessons::App);
+    }
 }

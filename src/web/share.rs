@@ -5,7 +5,7 @@
 use leptos::prelude::*;
 
 use super::state::use_lab;
-use crate::session::share::{restore, state_param};
+use crate::session::share::{restore, state_param, MAX_CODE_LEN};
 use crate::session::Session;
 
 /// What the location's `?state=` gave.
@@ -69,7 +69,7 @@ pub fn ShareNotice(
     let shown = RwSignal::new(true);
     view! {
         <Show when=move || shown.get()>
-            <div class="site-notice" role="alert">
+            <div class="site-notice" role="status">
                 <p>{text.clone()}</p>
                 <button type="button" on:click=move |_| shown.set(false)>
                     "Dismiss"
@@ -86,7 +86,17 @@ pub fn ShareButton() -> impl IntoView {
     let link = RwSignal::new(None::<String>);
     let status = RwSignal::new(String::new());
     let share = move |_| {
-        let url = full_page_url(&lab.read_untracked(|s| s.share_hash()));
+        let hash = lab.read_untracked(|s| s.share_hash());
+        let code_len = state_param(&hash).map_or(0, str::len);
+        if code_len > MAX_CODE_LEN {
+            link.set(None);
+            status.set(format!(
+                "This session is too long to share as a link ({code_len} characters of state; a link holds at most \
+                 {MAX_CODE_LEN}). Reset, or start from a shorter session, to share it."
+            ));
+            return;
+        }
+        let url = full_page_url(&hash);
         link.set(Some(url.clone()));
         status.set("Copying the link…".into());
         let clipboard = window().navigator().clipboard();

@@ -28,9 +28,13 @@ fn typing_in(ev: &web_sys::KeyboardEvent) -> bool {
 
 /// The toolbar with every stepping control and the narration line under it.
 #[component]
-pub fn Stepper() -> impl IntoView {
+pub fn Stepper(
+    /// Start playing at once (the embed's `autoplay=1`).
+    #[prop(optional)]
+    autoplay: bool,
+) -> impl IntoView {
     let lab = use_lab();
-    let playing = RwSignal::new(false);
+    let playing = RwSignal::new(autoplay);
     let speed = RwSignal::new(2usize);
     let settling = RwSignal::new(false);
     let timer: StoredValue<Option<Interval>, LocalStorage> = StoredValue::new_local(None);

@@ -109,6 +109,14 @@ fn editor_typing_apply_edit_and_a_409_round_trip() {
     let out = s.editor_apply(0);
     assert_eq!(out.exit_code, 0, "{}", out.terminal());
     assert_eq!(s.share_log().ops.iter().filter(|o| matches!(o, Op::Text { .. })).count(), 1);
+    // Typing between steps: one intent per tab until something reads the tabs.
+    for k in 0..20 {
+        s.editor_set_text(0, &format!("{manifest}# edit {k}\n"));
+        s.step();
+    }
+    let texts = |s: &Session| s.share_log().ops.iter().filter(|o| matches!(o, Op::Text { .. })).count();
+    assert_eq!(texts(&s), 2, "{:?}", s.share_log().ops);
+    round_trip(&s);
     s.edit_object("configmap", Some("default"), "settings");
     let edit = s.active_buffer();
     s.console_submit("kubectl label configmap settings team=a");
@@ -255,8 +263,27 @@ fn too_much_work_is_refused_before_replay() {
     let many = vec![Op::Clear; MAX_OPS + 1];
     let code = hand_made(Start::Sandbox { seed: 1 }, many, NO_CHECK);
     assert_eq!(decode(&code), Err(ShareError::TooMuchWork));
-    let slices = vec![Op::Settle { slice: u64::MAX, count: 2 }];
+    let slices = vec![Op::Settle { slice: 40, count: u32::MAX }];
     assert_eq!(decode(&hand_made(Start::Sandbox { seed: 1 }, slices, NO_CHECK)), Err(ShareError::TooMuchWork));
+    let backs = vec![Op::Back(u32::MAX)];
+    assert_eq!(decode(&hand_made(Start::Sandbox { seed: 1 }, backs, NO_CHECK)), Err(ShareError::TooMuchWork));
+    // One slice may not run longer than Run until idle does (a hot loop would never end).
+    let huge = vec![Op::Settle { slice: u64::MAX, count: 1 }];
+    assert!(matches!(decode(&hand_made(Start::Sandbox { seed: 1 }, huge, NO_CHECK)), Err(ShareError::Corrupt(_))));
+    // Runs until idle pressed many times count one each, not their cap: a long session shares.
+    let settles = vec![Op::Settle { slice: crate::session::SETTLE_CAP, count: 1000 }];
+    assert!(decode(&hand_made(Start::Sandbox { seed: 1 }, settles, NO_CHECK)).is_ok());
+}
+
+#[test]
+fn console_lines_that_step_are_bounded_by_the_steps_they_take() {
+    // Three runs of `lab step 500`: refused during replay once over the limit (the same check
+    // as restore's 200,000, at a size a test runs quickly).
+    let ops = vec![Op::Console("lab step 500".into()); 3];
+    let code = hand_made(Start::Sandbox { seed: 1 }, ops, NO_CHECK);
+    assert!(decode(&code).is_ok(), "the code itself is well-formed");
+    assert!(matches!(restore_within(&code, 1200), Err(ShareError::TooMuchWork)));
+    assert!(matches!(restore_within(&code, 1600), Err(ShareError::Diverged)), "under the limit it replays");
 }
 
 #[test]
@@ -300,4 +327,54 @@ fn the_share_hash_names_the_route_and_carries_the_code() {
     assert_eq!(state_param("#/sandbox?x=1&state=1.AB"), Some("1.AB"));
     assert_eq!(state_param("#/sandbox"), None);
     assert!(Session::sandbox().share_hash().starts_with("#/sandbox?state=1."));
+}
+
+mod fuzz {
+    use super::super::{base64url, decode, fnv1a};
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 500, ..ProptestConfig::default() })]
+
+        /// Any text at all: decoded or refused, never a panic.
+        #[test]
+        fn any_text_is_decoded_or_refused(text in ".{0,200}") {
+            let _ = decode(&text);
+        }
+
+        /// Any payload with a valid checksum (so the parser itself is exercised, not only the
+        /// checksum): decoded or refused, never a panic, and never an absurd allocation.
+        #[test]
+        fn any_checksummed_payload_is_decoded_or_refused(mut bytes in proptest::collection::vec(any::<u8>(), 0..300)) {
+            let sum = fnv1a(&bytes);
+            bytes.extend_from_slice(&sum.to_le_bytes());
+            let _ = decode(&format!("1.{}", base64url(&bytes)));
+        }
+    }
+}
+
+/// Every lesson played through "Show me", step after step: its share code rebuilds it, and stays
+/// well within a URL (the figures are printed: `cargo test share_codes_of_whole_lessons -- --nocapture`).
+#[test]
+fn share_codes_of_whole_lessons() {
+    for (slug, _) in crate::lessons::LESSON_FILES {
+        let mut s = lesson(slug);
+        let steps = s.lesson_view().expect("a lesson").steps.len();
+        for i in 0..steps {
+            let actions = s.begin_show_me(i).expect("show me starts");
+            for a in &actions {
+                s.play_action(a).unwrap_or_else(|e| panic!("{slug} step {i}: {e}"));
+            }
+        }
+        let code = s.share_code();
+        println!(
+            "{slug:<20} {:>5} steps, {:>3} intents, share code {:>5} characters",
+            s.world().position(),
+            s.share_log().ops.len(),
+            code.len()
+        );
+        assert!(code.len() < 8 * 1024, "{slug}: {} characters", code.len());
+        let back = restore(&code).unwrap_or_else(|e| panic!("{slug}: {e}"));
+        assert_eq!(picture(&back), picture(&s), "{slug}");
+    }
 }
