@@ -111,6 +111,18 @@ function showCrash(detail) {
     setTimeout(() => URL.revokeObjectURL(url), 10_000);
   });
   const reloadButton = button("Reload from last good step", () => {
+    const share = saved?.head.share;
+    if (/\/embed\.html$/.test(location.pathname)) {
+      // The embed reads its state from the query (`embed.html?state=CODE&panels=...`): keep
+      // the author's other parameters, replace where it starts from.
+      const params = new URLSearchParams(location.search);
+      params.delete("lesson");
+      params.delete("step");
+      if (typeof share === "string") params.set("state", share);
+      history.replaceState(null, "", `?${params}`);
+      location.reload();
+      return;
+    }
     // The share link of the last good state (`#/sandbox?state=CODE`): the page rebuilds it on
     // start (src/web/share.rs). Without one, the route the learner was on.
     const link = [saved?.head.shareHash, saved?.head.route].find((h) => typeof h === "string" && h.startsWith("#/"));

@@ -158,6 +158,24 @@ describe("when the engine panics", () => {
     await context.close();
   });
 
+  test("in the embed: reload keeps the author's parameters and restores the state", async () => {
+    const { context, page, problems } = await openGuarded(browser, `${server.origin}/embed.html?panels=console,timeline&theme=dark`, {
+      contextOptions: WIDE,
+      waitForApp: false,
+    });
+    await page.getByRole("textbox", { name: "Console input" }).waitFor();
+    await run(page, "kubectl create deployment web --image=nginx", "deployment.apps/web created");
+    await armPanic(page);
+    await run(page, "kubectl get pods");
+    await crashPanel(page).waitFor();
+    await crashPanel(page).getByRole("button", { name: "Reload from last good step" }).click();
+    await page.waitForURL(/embed\.html\?panels=console%2Ctimeline&theme=dark&state=1\./);
+    await page.getByRole("textbox", { name: "Console input" }).waitFor({ timeout: 30_000 });
+    await run(page, "kubectl get deploy -o name", /^\s*deployment\.apps\/web\s*$/);
+    assert.deepEqual(onlyThePanic(problems), []);
+    await context.close();
+  });
+
   test("the trigger is not reachable from the console", async () => {
     const { context, page, problems } = await openGuarded(browser, `${server.origin}/#/sandbox`, { contextOptions: WIDE });
     await run(page, "testOnlyPanicOnNextAction", "testOnlyPanicOnNextAction: command not found");
