@@ -6,6 +6,7 @@
 // injected element, handler or URL, no dialog opened, no Content-Security-Policy violation was
 // reported, and the text is shown literally where the page echoes it.
 
+import { createServer } from "node:http";
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { runUntilIdle, useSiteAndBrowser } from "./harness.mjs";
@@ -210,5 +211,68 @@ describe("injection: what a learner types is shown as text, never run", () => {
     await new Promise((ok) => setTimeout(ok, 300));
     await assert.rejects(assertNothingInjected(page, dialogs, "self-test"), /a dialog opened/);
     await context.close();
+  });
+});
+
+describe("injection through the embed: its query and a host's messages", () => {
+  // A host page on another origin (a second local server) frames embed.html.
+  const HOST_HTML = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Host</title></head>
+<body><h1>Host</h1><iframe id="lab" name="lab" title="Reconcile Lab playground" style="width:900px;height:900px"></iframe>
+<script>
+window.received = [];
+const lab = document.getElementById("lab");
+addEventListener("message", (e) => { if (e.source === lab.contentWindow) received.push(e.data); });
+lab.src = new URLSearchParams(location.search).get("embed");
+window.ask = (msg) => new Promise((done) => {
+  const t = setInterval(() => {
+    const r = received.find((m) => m && m.type === "result" && m.id === msg.id);
+    if (r) { clearInterval(t); done(r); }
+  }, 10);
+  lab.contentWindow.postMessage(msg, new URL(lab.src).origin);
+});
+</script></body></html>`;
+
+  test("query parameters and run, load and step messages carrying payloads stay text", async () => {
+    const query = new URLSearchParams({
+      panels: `console,objects,${PAYLOADS[1]}`,
+      lesson: PAYLOADS[0],
+      theme: PAYLOADS[2],
+      readonly: PAYLOADS[3],
+      [PAYLOADS[4]]: "1",
+    });
+    const embed = `${server.origin}/embed.html?${query}`;
+    const hostServer = createServer((req, res) => res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(HOST_HTML));
+    await new Promise((ok) => hostServer.listen(0, "127.0.0.1", ok));
+    const host = `http://127.0.0.1:${hostServer.address().port}`;
+    const { context, page, dialogs } = await openGuarded(browser, `${host}/host.html?embed=${encodeURIComponent(embed)}`, { waitForApp: false });
+    await page.waitForFunction(() => window.received.some((m) => m && m.type === "ready"), null, { timeout: 20_000 });
+    const frame = page.frame({ name: "lab" });
+    // Each ignored parameter is named in a notice, as text.
+    const notices = await frame.evaluate(() => document.body.innerText);
+    for (const p of [PAYLOADS[1], PAYLOADS[2], PAYLOADS[3]]) {
+      const shown = p.length > 40 ? p.slice(0, 40) : p;
+      assert.ok(notices.includes(JSON.stringify(shown).slice(1, -1).slice(0, 30)) || notices.includes(shown.slice(0, 30)), `${p} in\n${notices.slice(0, 600)}`);
+    }
+    const ask = (msg) => page.evaluate((m) => window.ask(m), { source: "reconcile-lab", ...msg });
+    for (const [i, p] of PAYLOADS.entries()) {
+      const r = await ask({ type: "run", id: `run${i}`, command: `kubectl get configmap ${shq(p)}` });
+      assert.equal(r.ok, false);
+      const manifests = `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c${i}\n  annotations:\n    note: ${JSON.stringify(p)}\ndata:\n  k: ${JSON.stringify(p)}\n`;
+      const a = await ask({ type: "load", id: `load${i}`, manifests });
+      assert.equal(a.ok, true, a.output);
+      const back = await ask({ type: "run", id: `back${i}`, command: `kubectl get configmap c${i} -o jsonpath={.data.k}` });
+      assert.equal(back.output, p);
+      const refused = await ask({ type: p, id: `type${i}` });
+      assert.equal(refused.ok, false);
+      const step = await ask({ type: "step", id: `step${i}`, count: p });
+      assert.match(step.output, /^error: count must be a whole number/);
+    }
+    // The console in the frame shows every payload literally.
+    const log = await frame.getByRole("log", { name: "Console output" }).innerText();
+    for (const p of PAYLOADS) assert.ok(log.includes(p), p);
+    await assertNothingInjected(frame, dialogs, "the embed");
+    await context.close();
+    hostServer.closeAllConnections();
+    await new Promise((ok) => hostServer.close(ok));
   });
 });
