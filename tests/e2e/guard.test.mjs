@@ -171,7 +171,7 @@ describe("injection: what a learner types is shown as text, never run", () => {
         const { context, page, problems, dialogs } = await openGuarded(browser, url);
         assert.match(await page.getByRole("heading", { level: 1 }).first().innerText(), heading, url);
         if (refusedShare) {
-          const notice = page.getByRole("alert").filter({ hasText: "This share link could not be opened: " });
+          const notice = page.getByRole("status").filter({ hasText: "This share link could not be opened: " });
           assert.match(await notice.innerText(), /Showing the starting state instead\./, url);
         }
         // Every link the page shows still points inside the site.
