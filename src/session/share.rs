@@ -136,6 +136,9 @@ pub enum Op {
     },
     /// "Open in sandbox".
     ToSandbox,
+    /// Goals marked met from outside the session: the saved progress of the learner who opened
+    /// a shared lesson (so opening a link never loses what they had met).
+    Goals(Vec<String>),
 }
 
 impl Op {
@@ -500,6 +503,23 @@ impl Session {
         log
     }
 
+    /// Marks these lesson goals met (ids of other lessons, unknown or already met ones are
+    /// ignored), as saved progress does. Logged, so a share code made later rebuilds it.
+    pub fn restore_goals(&mut self, ids: &[String]) {
+        let Engine::Lesson(run) = &self.engine else { return };
+        let known: Vec<String> = run.lesson.steps.iter().flat_map(|s| s.goals.iter().map(|g| g.id.clone())).collect();
+        let new: Vec<String> = ids.iter().filter(|id| known.contains(id) && !run.checker.is_met(id)).cloned().collect();
+        if new.is_empty() {
+            return;
+        }
+        self.record(Op::Goals(new.clone()));
+        if let Engine::Lesson(run) = &mut self.engine {
+            run.checker.restore(new.iter().map(String::as_str));
+        }
+        // Later steps may be open now: check them as after any intent.
+        self.after_world(false);
+    }
+
     /// The location hash that opens this session as it is now: `#/lessons/<slug>?state=CODE`
     /// for a lesson, `#/sandbox?state=CODE` otherwise.
     pub fn share_hash(&self) -> String {
@@ -562,6 +582,7 @@ impl Session {
                 let taken = std::mem::replace(self, Session::sandbox());
                 *self = taken.into_sandbox();
             }
+            Op::Goals(ids) => self.restore_goals(ids),
         }
     }
 }
@@ -641,6 +662,13 @@ fn write_op(w: &mut Writer, op: &Op) {
             w.byte(u8::from(*forget));
         }
         Op::ToSandbox => w.byte(18),
+        Op::Goals(ids) => {
+            w.byte(19);
+            w.varint(ids.len() as u64);
+            for id in ids {
+                w.str(id);
+            }
+        }
     }
 }
 
@@ -671,6 +699,14 @@ fn read_op(r: &mut Reader) -> Result<Op, ShareError> {
             },
         },
         18 => Op::ToSandbox,
+        19 => {
+            let n = r.count()?;
+            let mut ids = Vec::new();
+            for _ in 0..n {
+                ids.push(r.str()?);
+            }
+            Op::Goals(ids)
+        }
         _ => return Err(ShareError::Corrupt("an unknown action")),
     })
 }

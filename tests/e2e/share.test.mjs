@@ -133,3 +133,25 @@ test("the Share button is reachable by keyboard and its link opens at the same s
   await other.context.close();
   await context.close();
 });
+
+test("opening a shared lesson link keeps the goals this browser had already met", async () => {
+  // Someone shares the lesson untouched.
+  const sharer = await openPage(browser, `${server.origin}/#/lessons/reconcile-loop`, WIDE);
+  const url = await share(sharer.page);
+  await sharer.context.close();
+  // This learner had finished step 1 before.
+  const { context, page, problems } = await openPage(browser, `${server.origin}/#/lessons/reconcile-loop`, WIDE);
+  const name = (await run(page, "kubectl get pods -o name")).split("\n")[0].replace("pod/", "");
+  await run(page, `kubectl delete pod ${name}`);
+  await run(page, "lab settle");
+  assert.match(await progress(page), /\(done\)/);
+  await page.goto("about:blank");
+  await page.goto(url);
+  await page.getByRole("button", { name: "Step", exact: true }).waitFor();
+  assert.match(await progress(page), /Delete a Pod and watch it come back \(done\)/, "kept after opening the link");
+  await page.reload();
+  await page.getByRole("button", { name: "Step", exact: true }).waitFor();
+  assert.match(await progress(page), /Delete a Pod and watch it come back \(done\)/, "and still saved");
+  assert.deepEqual(problems, []);
+  await context.close();
+});

@@ -163,6 +163,26 @@ fn goals_met_before_the_session_started_travel_with_the_code() {
 }
 
 #[test]
+fn goals_restored_after_opening_a_link_are_kept_and_shared_again() {
+    let s = lesson("reconcile-loop");
+    let mut opened = restore(&s.share_code()).expect("restores");
+    // The opener had met the first goal before: their saved progress is kept.
+    opened.restore_goals(&["pod-deleted".to_string(), "no-such-goal".to_string()]);
+    assert!(opened.lesson().is_some_and(|r| r.checker.is_met("pod-deleted")));
+    assert_eq!(opened.share_log().ops, vec![Op::Goals(vec!["pod-deleted".into()])]);
+    // Already met: nothing more is logged.
+    opened.restore_goals(&["pod-deleted".to_string()]);
+    assert_eq!(opened.share_log().ops.len(), 1);
+    opened.console_submit("kubectl get pods");
+    let again = round_trip(&opened);
+    assert!(again.lesson().is_some_and(|r| r.checker.is_met("pod-deleted")));
+    // In the sandbox there are no goals to restore.
+    let mut sandbox = Session::sandbox();
+    sandbox.restore_goals(&["pod-deleted".to_string()]);
+    assert!(sandbox.share_log().ops.is_empty());
+}
+
+#[test]
 fn a_lesson_reset_and_open_in_sandbox_round_trip() {
     let mut s = lesson("conflicts");
     s.console_submit("kubectl get deploy");
@@ -249,6 +269,7 @@ fn hand_made_codes_round_trip_through_bytes() {
         Op::SelectObject { kind: "Pod".into(), key: "default/a".into() },
         Op::Reset { forget: true },
         Op::ToSandbox,
+        Op::Goals(vec!["pod-deleted".into(), String::new()]),
     ];
     let start = Start::Lesson { slug: "conflicts".into(), goals: vec!["a".into(), "b".into()] };
     let check = Check { position: 7, resource_version: u64::MAX, goals_met: 2 };

@@ -169,7 +169,13 @@ fn SandboxPage(site: Site) -> impl IntoView {
 #[component]
 fn LessonPage(site: Site, slug: String) -> impl IntoView {
     let (shared, bad) = match super::share::from_link(Some(&slug)) {
-        super::share::FromLink::Session(s) => (Some(Ok(*s)), None),
+        super::share::FromLink::Session(mut s) => {
+            // The goals this learner had met stay met (saved progress is never lost to a link).
+            if let Some(saved) = site.progress.get_untracked().lesson(&slug) {
+                s.restore_goals(&saved.goals_met);
+            }
+            (Some(Ok(*s)), None)
+        }
         super::share::FromLink::Bad(e) => (None, Some(e)),
         super::share::FromLink::Nothing => (None, None),
     };
