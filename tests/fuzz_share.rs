@@ -247,6 +247,7 @@ fn op() -> impl Strategy<Value = Op> {
         ("[A-Za-z]{1,10}", "[a-z/-]{1,20}").prop_map(|(kind, key)| Op::SelectObject { kind, key }),
         any::<bool>().prop_map(|forget| Op::Reset { forget }),
         Just(Op::ToSandbox),
+        prop::collection::vec("[a-z-]{1,12}", 0..3).prop_map(Op::Goals),
         "[a-z-]{1,30}".prop_map(|p| Op::Fault(Fault::RestartProcess(p))),
         Just(Op::Fault(Fault::RestartProcess("kube-controller-manager-a".into()))),
     ]
@@ -339,7 +340,8 @@ fn drive(s: &mut Session, op: &Op) {
         Op::Fault(f) => {
             let _ = s.fault(f.clone());
         }
-        Op::Reset { .. } | Op::ToSandbox => {}
+        // A lesson's intents; the sandbox has none of them.
+        Op::Reset { .. } | Op::ToSandbox | Op::Goals(_) => {}
     }
 }
 
