@@ -134,6 +134,36 @@ impl Progress {
         Ok(())
     }
 
+    /// What can still be used of a record that [`Progress::decode`] refused: the lessons whose
+    /// entries are well-formed and in bounds, and how many were dropped. `None` when the record
+    /// is not of this version at all (too large, not JSON, not an object, another version, or no
+    /// `lessons` object): there is nothing to keep then.
+    pub fn salvage(text: &str) -> Option<(Progress, usize)> {
+        if text.len() > MAX_PROGRESS_BYTES {
+            return None;
+        }
+        let value: Value = serde_json::from_str(text).ok()?;
+        let obj = value.as_object()?;
+        if obj.get("version").and_then(Value::as_u64) != Some(u64::from(PROGRESS_VERSION)) {
+            return None;
+        }
+        let lessons = obj.get("lessons")?.as_object()?;
+        let mut kept = Progress::new();
+        let mut dropped = 0;
+        for (slug, entry) in lessons {
+            let one = serde_json::from_value::<LessonProgress>(entry.clone()).ok().and_then(|l| {
+                let mut p = Progress::new();
+                p.lessons.insert(slug.clone(), l);
+                p.validate().ok().map(|()| p)
+            });
+            match one {
+                Some(p) if kept.lessons.len() < MAX_LESSONS => kept.lessons.extend(p.lessons),
+                _ => dropped += 1,
+            }
+        }
+        Some((kept, dropped))
+    }
+
     /// Records a lesson's progress (goals sorted and deduplicated).
     pub fn record(&mut self, slug: &str, goals_met: &[String], current_step: usize) {
         let mut goals: Vec<String> = goals_met.to_vec();

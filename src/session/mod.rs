@@ -12,6 +12,8 @@
 pub mod console;
 pub mod editor;
 pub mod lesson;
+pub mod recovery;
+pub mod saved;
 pub mod share;
 pub mod timeline;
 

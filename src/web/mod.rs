@@ -8,6 +8,8 @@
 //! - [`panel`]: one labelled region (`role="region"` plus its accessible name).
 //! - [`panic`]: a panic becomes a visible, friendly message in the page's `role="alert"` element.
 //! - [`state`]: the reactive wiring around the [`crate::session::Session`].
+//! - [`storage`]: local storage for saved progress, where every call may throw.
+//! - [`recovery`]: the state kept outside the instance after every intent, for the crash panel.
 //!
 //! ## How panels get their data (read this before writing a panel)
 //! The page talks to exactly one object, [`crate::session::Session`] (plain Rust, tested
@@ -37,11 +39,13 @@ mod lessons;
 mod next;
 mod panel;
 mod panic;
+mod recovery;
 mod regions;
 mod share;
 mod shell;
 pub mod state;
 mod stepping;
+mod storage;
 mod timeline;
 pub mod views;
 

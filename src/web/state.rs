@@ -50,6 +50,7 @@ pub struct Lab {
 impl Lab {
     /// Wraps a session (call once, in the root component, then [`provide`]).
     pub fn new(session: Session) -> Lab {
+        super::recovery::checkpoint(&session);
         let c = session.changes();
         Lab {
             session: StoredValue::new_local(session),
@@ -82,8 +83,14 @@ impl Lab {
             .session
             .try_update_value(|s| {
                 before = s.changes();
+                super::panic::test_trigger();
                 let r = f(s);
                 after = s.changes();
+                // The state after every intent that changed it is kept outside the instance,
+                // so that a panic in the next one loses nothing (src/web/recovery.rs).
+                if after != before {
+                    super::recovery::checkpoint(s);
+                }
                 r
             })
             .expect("the session lives as long as the page");

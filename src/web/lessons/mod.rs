@@ -12,9 +12,8 @@ use leptos::prelude::*;
 
 use super::state::{provide, use_lab, Lab, Part};
 use crate::lessons::{Action, Progress};
-use crate::session::lesson::{
-    inline, load_progress, paragraphs, start, summaries, Inline, LessonView, Route, PROGRESS_KEY,
-};
+use crate::session::lesson::{inline, paragraphs, start, summaries, Inline, LessonView, Route};
+use crate::session::saved::{NOT_SAVED, UNAVAILABLE};
 use crate::session::Session;
 
 /// How long "Show me" waits between two actions, so the learner sees each one land.
@@ -25,19 +24,16 @@ const SHOW_ME_PAUSE: Duration = Duration::from_millis(300);
 #[derive(Clone, Copy)]
 struct Site {
     progress: RwSignal<Progress>,
-    notice: RwSignal<Option<&'static str>>,
+    notice: RwSignal<Option<String>>,
     handoff: StoredValue<Option<Session>, LocalStorage>,
 }
 
-fn storage() -> Option<web_sys::Storage> {
-    window().local_storage().ok().flatten()
-}
-
-/// Writes progress to local storage (a full or refused storage is not an error: progress then
-/// lasts as long as the page).
-fn save(progress: &Progress) {
-    if let Some(s) = storage() {
-        let _ = s.set_item(PROGRESS_KEY, &progress.encode());
+/// Writes progress to local storage. A full or refused storage is not an error: progress then
+/// lasts as long as the page, and the notice says so (once, unless it said so already).
+fn save(site: Site, progress: &Progress) {
+    let told = site.notice.with_untracked(|n| matches!(n.as_deref(), Some(NOT_SAVED | UNAVAILABLE)));
+    if !super::storage::save_progress(progress) && !told {
+        site.notice.set(Some(NOT_SAVED.to_string()));
     }
 }
 
@@ -52,11 +48,10 @@ fn go(route: &Route) {
 /// The page: the site navigation, then the route's content.
 #[component]
 pub fn App() -> impl IntoView {
-    let saved = storage().and_then(|s| s.get_item(PROGRESS_KEY).ok().flatten());
-    let (progress, notice) = load_progress(saved.as_deref());
+    let loaded = super::storage::load_progress();
     let site = Site {
-        progress: RwSignal::new(progress),
-        notice: RwSignal::new(notice),
+        progress: RwSignal::new(loaded.progress),
+        notice: RwSignal::new(loaded.notice),
         handoff: StoredValue::new_local(None),
     };
     let route = RwSignal::new(current_route());
@@ -215,7 +210,7 @@ fn LessonPage(site: Site, slug: String) -> impl IntoView {
                 let mut p = site.progress.get_untracked();
                 lab.read(Part::Notice, |s| s.save_lesson(&mut p));
                 if p != site.progress.get_untracked() {
-                    save(&p);
+                    save(site, &p);
                     site.progress.set(p);
                 }
             });

@@ -1,0 +1,59 @@
+//! Keeps the learner's state outside the WebAssembly instance after every successful intent, so
+//! that a panic loses nothing (issue 10): [`checkpoint`] writes what
+//! [`crate::session::recovery::Recorder`] says changed to the tab's session storage, where the
+//! crash panel of `public/boot.js` reads it with plain JavaScript once the instance is dead.
+//!
+//! Storage that throws (disabled, full) only means there is less to recover: the page goes on.
+
+use std::cell::RefCell;
+
+use leptos::prelude::window;
+
+use crate::session::recovery::{Checkpoint, Recorder, HEAD_KEY};
+use crate::session::Session;
+
+thread_local! {
+    /// `None` until the first checkpoint of this page load, which also clears what an earlier
+    /// page in this tab left.
+    static RECORDER: RefCell<Option<Recorder>> = const { RefCell::new(None) };
+}
+
+fn session_storage() -> Option<web_sys::Storage> {
+    window().session_storage().ok().flatten()
+}
+
+/// Removes every key an earlier page load in this tab wrote.
+fn clear(store: &web_sys::Storage) {
+    let n = store.length().unwrap_or(0);
+    let ours: Vec<String> =
+        (0..n).filter_map(|i| store.key(i).ok().flatten()).filter(|k| k.starts_with(HEAD_KEY)).collect();
+    for k in ours {
+        let _ = store.remove_item(&k);
+    }
+}
+
+/// Writes what changed since the last checkpoint. Called by [`super::state::Lab`] when a session
+/// is created and after every intent that changed something.
+pub fn checkpoint(s: &Session) {
+    let Some(store) = session_storage() else { return };
+    RECORDER.with(|cell| {
+        // A checkpoint from inside a checkpoint cannot happen; if it did, skipping it is safe.
+        let Ok(mut slot) = cell.try_borrow_mut() else { return };
+        let recorder = slot.get_or_insert_with(|| {
+            clear(&store);
+            Recorder::new()
+        });
+        let route = window().location().hash().unwrap_or_default();
+        let c = recorder.checkpoint(s, &route);
+        // Chunks first, then the head that names them.
+        for (i, text) in c.chunks {
+            let _ = match text {
+                Some(t) => store.set_item(&Checkpoint::key(i), &t),
+                None => store.remove_item(&Checkpoint::key(i)),
+            };
+        }
+        if let Some(head) = c.head {
+            let _ = store.set_item(HEAD_KEY, &head);
+        }
+    });
+}
