@@ -5,11 +5,10 @@
 use std::collections::BTreeMap;
 
 use crate::engine::kinds::Kind;
-use crate::engine::labels::Selector;
 use crate::engine::object::ObjectExt;
 use crate::engine::world::World;
 
-use super::Capped;
+use super::{object_key, Capped};
 
 /// Rows shown per process; stale rows come first, so the cut only drops current ones.
 pub const ROWS_SHOWN: usize = 60;
@@ -114,8 +113,13 @@ pub fn process_caches(world: &World) -> Vec<ProcessCache> {
         for (kind_name, store) in &p.caches.stores {
             let truth = server.entry(kind_name).or_insert_with(|| {
                 Kind::by_kind(kind_name)
-                    .and_then(|k| world.api().list(k, None, &Selector::everything()).ok())
-                    .map(|l| l.items.iter().map(|o| (o.key(), o.resource_version())).collect())
+                    .map(|k| {
+                        world
+                            .api()
+                            .list_metadata(k, None)
+                            .map(|(ns, name, m)| (object_key(ns, name), m.resource_version))
+                            .collect()
+                    })
                     .unwrap_or_default()
             });
             let cached: BTreeMap<String, u64> = store.iter().map(|(k, o)| (k.clone(), o.resource_version())).collect();

@@ -11,11 +11,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use serde_json::Value;
-
+use crate::engine::apiserver::ObjectMetadata;
 use crate::engine::kinds::Kind;
-use crate::engine::labels::Selector;
-use crate::engine::object::ObjectExt;
 use crate::engine::world::World;
 
 use super::cloud::cloud_buckets;
@@ -145,21 +142,24 @@ fn kind_rank(kind: &str) -> usize {
     KINDS.iter().position(|k| *k == kind).unwrap_or(KINDS.len())
 }
 
-fn item_of(obj: &Value, live: &BTreeSet<String>) -> Item {
+/// One object of a metadata listing: kind, namespace ("" if cluster-scoped), name, metadata.
+type Listed<'a> = (&'static str, &'a str, &'a str, &'a ObjectMetadata);
+
+fn item_of((kind, namespace, name, meta): Listed<'_>, live: &BTreeSet<&str>) -> Item {
     let mut marks = Vec::new();
-    if obj.is_deleting() {
+    if meta.deleting {
         marks.push(NodeMark::Terminating);
     }
-    for f in obj.finalizers() {
-        marks.push(match f {
+    for f in &meta.finalizers {
+        marks.push(match f.as_str() {
             "foregroundDeletion" => NodeMark::ForegroundDeletion,
             "orphan" => NodeMark::Orphan,
             other => NodeMark::Finalizer(other.to_string()),
         });
     }
-    let owners: Vec<(String, bool, bool, String)> = obj
-        .owner_references()
-        .into_iter()
+    let owners: Vec<(String, bool, bool, String)> = meta
+        .owner_references
+        .iter()
         .map(|r| {
             (
                 r.uid.clone(),
@@ -170,15 +170,15 @@ fn item_of(obj: &Value, live: &BTreeSet<String>) -> Item {
         })
         .collect();
     for (uid, _, _, what) in &owners {
-        if !live.contains(uid) {
+        if !live.contains(uid.as_str()) {
             marks.push(NodeMark::DanglingOwner(what.clone()));
         }
     }
     Item {
-        id: obj.uid().to_string(),
-        kind: obj.kind().to_string(),
-        namespace: obj.namespace().unwrap_or("").to_string(),
-        name: obj.name().to_string(),
+        id: meta.uid.clone(),
+        kind: kind.to_string(),
+        namespace: namespace.to_string(),
+        name: name.to_string(),
         owners,
         marks,
         external: false,
@@ -186,24 +186,23 @@ fn item_of(obj: &Value, live: &BTreeSet<String>) -> Item {
 }
 
 /// The owner graph of the world now. `touched` holds the `(kind, namespace/name)` pairs the
-/// latest step touched (see [`super::touched_by_last_step`]).
+/// latest step touched (see [`super::touched_by_last_step`]). Reads the API server's metadata
+/// listing only (no object is decoded).
 pub fn owner_graph(world: &World, touched: &[(String, String)]) -> OwnerGraph {
-    let mut objects = Vec::new();
-    for k in KINDS {
-        if let Some(kind) = Kind::by_kind(k) {
-            if let Ok(l) = world.api().list(kind, None, &Selector::everything()) {
-                objects.extend(l.items);
-            }
-        }
-    }
-    let live: BTreeSet<String> = objects.iter().map(|o| o.uid().to_string()).collect();
-    let mut items: Vec<Item> = objects.iter().map(|o| item_of(o, &live)).collect();
+    let api = world.api();
+    let objects: Vec<Listed<'_>> = KINDS
+        .iter()
+        .filter_map(|k| Kind::by_kind(k))
+        .flat_map(|kind| api.list_metadata(kind, None).map(move |(ns, name, m)| (kind.kind, ns, name, m)))
+        .collect();
+    let live: BTreeSet<&str> = objects.iter().map(|o| o.3.uid.as_str()).collect();
+    let mut items: Vec<Item> = objects.iter().map(|o| item_of(*o, &live)).collect();
     for b in cloud_buckets(world) {
         let mut marks = vec![NodeMark::External(b.state)];
         if b.leaked {
             marks.push(NodeMark::Leaked);
         }
-        let owners = if live.contains(&b.owner_uid) {
+        let owners = if live.contains(b.owner_uid.as_str()) {
             vec![(b.owner_uid.clone(), false, false, String::new())]
         } else {
             Vec::new()

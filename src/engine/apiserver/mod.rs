@@ -18,7 +18,7 @@
 //!
 //! The API in one place (all on [`ApiServer`]):
 //! - reads: `get`, `get_shared`, `list`, `list_shared`, `list_filtered` (+ field selector),
-//!   `all_objects`, `count`, `stored_bytes`, `resource_version`;
+//!   `list_metadata` (metadata only, nothing decoded), `all_objects`, `count`, `stored_bytes`, `resource_version`;
 //! - writes: `create` / `create_validated`, `update` / `update_validated`, `update_status`,
 //!   `finalize_namespace`, `bind` (pods/binding), `patch` / `patch_with` (fieldValidation),
 //!   `delete` (→ [`Deleted`], whose `response()` is the HTTP body);
@@ -72,6 +72,7 @@ pub use fields::FieldSelector;
 pub use patch::{FieldValidation, Patch, Subresource};
 pub use watch::{EventType, WatchEvent, WatchFrom, WatchId, DEFAULT_HISTORY_LIMIT};
 
+pub use store::ObjectMetadata;
 use store::{kind_index, Key, Store};
 use watch::{Change, Watches};
 
@@ -197,6 +198,18 @@ impl ApiServer {
         let ns = if kind.namespaced { ns } else { None };
         let items = self.store.range(kind_index(kind), ns, sel).filter(|o| fields.matches(kind, o)).collect();
         Ok(ObjectList { items, resource_version: self.store.revision() })
+    }
+
+    /// A metadata-only LIST (`PartialObjectMetadataList`): every object of a kind in one
+    /// namespace (`Some`) or all (`None`), as `(namespace, name, metadata)` in key order
+    /// (namespace "" for cluster-scoped kinds), without decoding any object.
+    pub fn list_metadata<'a>(
+        &'a self,
+        kind: &Kind,
+        ns: Option<&'a str>,
+    ) -> impl Iterator<Item = (&'a str, &'a str, &'a ObjectMetadata)> + 'a {
+        let ns = if kind.namespaced { ns } else { None };
+        self.store.range_metadata(kind_index(kind), ns)
     }
 
     /// Every object of every kind, in storage order (for the page's views and for tests).
