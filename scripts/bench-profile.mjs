@@ -92,6 +92,12 @@ try {
   for (const e of events) {
     if (e.ph === "M" && e.name === "thread_name") names.set(`${e.pid}:${e.tid}`, e.args.name);
   }
+  // How much each layout had to do (Chromium records dirty and total layout objects).
+  const layouts = events.filter((e) => e.name === "Layout" && e.ph === "X" && e.args?.beginData);
+  if (layouts.length) {
+    const l = layouts[Math.floor(layouts.length / 2)];
+    console.log(`a typical layout: ${l.args.beginData.dirtyObjects} dirty of ${l.args.beginData.totalObjects} objects, ${(l.dur / 1000).toFixed(1)} ms (${layouts.length} layouts)`);
+  }
   const totals = new Map();
   for (const e of events) {
     if (e.ph !== "X" || names.get(`${e.pid}:${e.tid}`) !== "CrRendererMain") continue;
