@@ -2,6 +2,7 @@
 //! (kubernetes-semantics.md §2: a cache lags the server by the events still in flight; a lister
 //! read from it may be stale, which is why writes carry a resourceVersion).
 
+use std::cmp::Ordering;
 use std::collections::BTreeMap;
 use std::rc::Rc;
 
@@ -104,62 +105,59 @@ pub fn compare(kind: &str, cached: &BTreeMap<String, u64>, server: &BTreeMap<Str
     rows
 }
 
-/// The server's objects of one kind as `(key, resourceVersion)`, sorted by key the way the
-/// caches sort theirs (as strings: `a-b/x` sorts before `a/x`, unlike the server's
-/// namespace-then-name order).
-fn server_keys(world: &World, kind_name: &str) -> Vec<(String, u64)> {
+/// One object on the server: namespace ("" if cluster-scoped), name, resourceVersion.
+type ServerEntry<'a> = (&'a str, &'a str, u64);
+
+/// The bytes of the cache key `namespace/name` (or `name`), without building the string.
+fn key_bytes<'a>(ns: &'a str, name: &'a str) -> impl Iterator<Item = u8> + 'a {
+    let sep: &[u8] = if ns.is_empty() { b"" } else { b"/" };
+    ns.bytes().chain(sep.iter().copied()).chain(name.bytes())
+}
+
+/// The server's objects of one kind, sorted the way the caches sort their keys (as the strings
+/// `namespace/name`: `a-b/x` sorts before `a/x`, unlike the server's namespace-then-name order).
+/// Read from the metadata listing; nothing is decoded or copied.
+fn server_entries<'a>(world: &'a World, kind_name: &str) -> Vec<ServerEntry<'a>> {
     let Some(kind) = Kind::by_kind(kind_name) else { return Vec::new() };
-    let mut keys: Vec<(String, u64)> =
-        world.api().list_metadata(kind, None).map(|(ns, name, m)| (object_key(ns, name), m.resource_version)).collect();
-    keys.sort_unstable();
-    keys
+    let mut entries: Vec<ServerEntry<'a>> =
+        world.api().list_metadata(kind, None).map(|(ns, name, m)| (ns, name, m.resource_version)).collect();
+    entries.sort_unstable_by(|a, b| key_bytes(a.0, a.1).cmp(key_bytes(b.0, b.1)));
+    entries
 }
 
 /// One process's comparison, building rows only for what is shown: every out-of-date entry is
 /// counted, and rows are made for them and for the first [`ROWS_SHOWN`] current ones. The same
 /// rows as [`compare`] over every kind, sorted by freshness, kind and key, then cut.
 fn process_rows<'a>(
-    stores: impl Iterator<Item = (&'a str, &'a BTreeMap<String, Rc<Value>>, &'a [(String, u64)])>,
+    stores: impl Iterator<Item = (&'a str, &'a BTreeMap<String, Rc<Value>>, &'a [ServerEntry<'a>])>,
 ) -> (usize, Capped<CacheRow>) {
     let mut out_of_date = Vec::new();
     let mut current = Vec::new();
     let mut total = 0;
     for (kind, cached, server) in stores {
-        let row = |key: &str, cached_rv, server_rv, freshness| CacheRow {
-            kind: kind.to_string(),
-            key: key.to_string(),
-            cached_rv,
-            server_rv,
-            freshness,
-        };
-        // Both sides are sorted by key: one merge pass.
         let mut c = cached.iter().peekable();
         let mut s = server.iter().peekable();
         loop {
-            let (key, c_rv, s_rv) = match (c.peek(), s.peek()) {
+            // Both sides are sorted by key: one merge pass. `from_cache` is the entry's key when
+            // the cache holds it (else it is built from the server's namespace and name).
+            let order = match (c.peek(), s.peek()) {
                 (None, None) => break,
-                (Some((ck, cv)), Some((sk, sv))) if ck.as_str() == sk.as_str() => {
-                    let r = (ck.as_str(), Some(cv.resource_version()), Some(*sv));
-                    c.next();
-                    s.next();
-                    r
-                }
-                (Some((ck, cv)), Some((sk, _))) if ck.as_str() < sk.as_str() => {
-                    let r = (ck.as_str(), Some(cv.resource_version()), None);
-                    c.next();
-                    r
-                }
-                (Some((ck, cv)), None) => {
-                    let r = (ck.as_str(), Some(cv.resource_version()), None);
-                    c.next();
-                    r
-                }
-                (_, Some((sk, sv))) => {
-                    let r = (sk.as_str(), None, Some(*sv));
-                    s.next();
-                    r
-                }
+                (Some(_), None) => Ordering::Less,
+                (None, Some(_)) => Ordering::Greater,
+                (Some((ck, _)), Some((ns, name, _))) => ck.bytes().cmp(key_bytes(ns, name)),
             };
+            let (from_cache, c_rv, s_entry) = match order {
+                Ordering::Equal => {
+                    let (ck, cv) = c.next().expect("peeked");
+                    (Some(ck), Some(cv.resource_version()), s.next())
+                }
+                Ordering::Less => {
+                    let (ck, cv) = c.next().expect("peeked");
+                    (Some(ck), Some(cv.resource_version()), None)
+                }
+                Ordering::Greater => (None, None, s.next()),
+            };
+            let s_rv = s_entry.map(|e| e.2);
             total += 1;
             let freshness = match (c_rv, s_rv) {
                 (Some(c), Some(s)) if c < s => Freshness::Stale,
@@ -167,10 +165,20 @@ fn process_rows<'a>(
                 (None, _) => Freshness::NotYetSeen,
                 (Some(_), None) => Freshness::Deleted,
             };
-            if freshness != Freshness::Current {
-                out_of_date.push(row(key, c_rv, s_rv, freshness));
-            } else if current.len() < ROWS_SHOWN {
-                current.push(row(key, c_rv, s_rv, freshness));
+            let shown = freshness != Freshness::Current || current.len() < ROWS_SHOWN;
+            if !shown {
+                continue;
+            }
+            let key = match (from_cache, s_entry) {
+                (Some(k), _) => k.clone(),
+                (None, Some((ns, name, _))) => object_key(ns, name),
+                (None, None) => continue,
+            };
+            let row = CacheRow { kind: kind.to_string(), key, cached_rv: c_rv, server_rv: s_rv, freshness };
+            if freshness == Freshness::Current {
+                current.push(row);
+            } else {
+                out_of_date.push(row);
             }
         }
     }
@@ -187,10 +195,10 @@ fn process_rows<'a>(
 /// Cost: one metadata listing per kind (nothing decoded), then one merge pass per process and
 /// kind; rows are built only for the entries shown.
 pub fn process_caches(world: &World) -> Vec<ProcessCache> {
-    let mut server: BTreeMap<&'static str, Vec<(String, u64)>> = BTreeMap::new();
+    let mut server: BTreeMap<&'static str, Vec<ServerEntry<'_>>> = BTreeMap::new();
     for p in world.processes() {
         for kind_name in p.caches.stores.keys() {
-            server.entry(kind_name).or_insert_with(|| server_keys(world, kind_name));
+            server.entry(kind_name).or_insert_with(|| server_entries(world, kind_name));
         }
     }
     world
@@ -238,7 +246,8 @@ mod tests {
         for p in world.processes().iter().filter(|p| !p.caches.stores.is_empty()) {
             let mut rows = Vec::new();
             for (kind, store) in &p.caches.stores {
-                let server: BTreeMap<String, u64> = server_keys(world, kind).into_iter().collect();
+                let server: BTreeMap<String, u64> =
+                    server_entries(world, kind).into_iter().map(|(ns, n, rv)| (object_key(ns, n), rv)).collect();
                 let cached: BTreeMap<String, u64> =
                     store.iter().map(|(k, o)| (k.clone(), o.resource_version())).collect();
                 rows.extend(compare(kind, &cached, &server));

@@ -128,9 +128,9 @@ pub struct OwnerGraph {
     pub height: i32,
 }
 
-/// One owner of an item: uid, controller, blockOwnerDeletion, and `Kind name` of the owner
-/// (empty for a Bucket's link to its external bucket).
-type Owner<'a> = (Cow<'a, str>, bool, bool, Cow<'a, str>);
+/// One owner of an item: uid, controller, blockOwnerDeletion, and the owner's kind and name
+/// (both empty for a Bucket's link to its external bucket).
+type Owner<'a> = (Cow<'a, str>, bool, bool, (&'a str, &'a str));
 
 /// An object or external bucket before layout. Borrows from the API server's metadata listing,
 /// so that the objects not drawn (all but [`NODES_SHOWN`]) cost no copies.
@@ -167,15 +167,14 @@ fn item_of<'a>((kind, namespace, name, meta): Listed<'a>, live: &BTreeSet<&str>)
         .owner_references
         .iter()
         .map(|r| {
-            let what = format!("{} {}", r.kind, r.name);
             if !live.contains(r.uid.as_str()) {
-                marks.push(NodeMark::DanglingOwner(what.clone()));
+                marks.push(NodeMark::DanglingOwner(format!("{} {}", r.kind, r.name)));
             }
             (
                 Cow::Borrowed(r.uid.as_str()),
                 r.controller == Some(true),
                 r.block_owner_deletion == Some(true),
-                what.into(),
+                (r.kind.as_str(), r.name.as_str()),
             )
         })
         .collect();
@@ -208,7 +207,7 @@ pub fn owner_graph(world: &World, touched: &[(String, String)]) -> OwnerGraph {
             marks.push(NodeMark::Leaked);
         }
         let owners = if live.contains(b.owner_uid.as_str()) {
-            vec![(Cow::Owned(b.owner_uid.clone()), false, false, Cow::Borrowed(""))]
+            vec![(Cow::Owned(b.owner_uid.clone()), false, false, ("", ""))]
         } else {
             Vec::new()
         };
@@ -301,8 +300,8 @@ fn layout(mut items: Vec<Item<'_>>, touched: &BTreeSet<(&str, String)>) -> Owner
                     w.push_str(" (blockOwnerDeletion)");
                 }
                 words.push(w);
-            } else if !what.is_empty() {
-                words.push(format!("owner {what} is gone"));
+            } else if !what.0.is_empty() {
+                words.push(format!("owner {} {} is gone", what.0, what.1));
             }
         }
         words.extend(it.marks.iter().filter(|m| !matches!(m, NodeMark::DanglingOwner(_))).map(NodeMark::label));
@@ -425,7 +424,7 @@ mod tests {
                 kind: "Pod".into(),
                 namespace: "d".into(),
                 name: format!("p{i:03}").into(),
-                owners: vec![("root".into(), true, true, "ReplicaSet r".into())],
+                owners: vec![("root".into(), true, true, ("ReplicaSet", "r"))],
                 marks: Vec::new(),
                 external: false,
             })
