@@ -2,8 +2,9 @@
 // in headless Chromium by visible labels, like the browser tests. It prints figures; it does not
 // judge (scripts/bench.mjs puts them next to the budgets).
 //
-// Usage: node scripts/bench-page.mjs [--json FILE] [--quick]
-//   --quick  fewer loads and samples, no 10,000-pod memory run (for trying the script out)
+// Usage: node scripts/bench-page.mjs [--json FILE] [--quick | --memory-only]
+//   --quick        fewer loads and samples, no 10,000-pod memory run (for trying the script out)
+//   --memory-only  only the 10,000-pod memory run
 //
 // What is measured, and how:
 // - start-up: navigation to the first interactive control (the first link, button or text field
@@ -29,6 +30,7 @@ import { launchBrowser, serveDist, typeInConsole } from "../tests/e2e/harness.mj
 
 const args = process.argv.slice(2);
 const quick = args.includes("--quick");
+const memoryOnly = args.includes("--memory-only");
 const jsonOut = args.includes("--json") ? args[args.indexOf("--json") + 1] : null;
 
 const WIDE = { viewport: { width: 1400, height: 900 } };
@@ -238,7 +240,7 @@ async function main() {
   const browser = await launchBrowser();
   const out = { chromium: browser.version(), startup: [], steps: [], play: null, memory: null };
   try {
-    for (const route of ["", "#/sandbox"]) {
+    for (const route of memoryOnly ? [] : ["", "#/sandbox"]) {
       const s = await startup(browser, server.origin, route);
       log(`start-up ${route || "home"}: median ${s.median.toFixed(0)} ms (${s.what})`);
       out.startup.push(s);
@@ -246,7 +248,7 @@ async function main() {
 
     const { context, page, problems } = await openSandbox(browser, server.origin);
     let created = false;
-    for (const pods of POD_COUNTS) {
+    for (const pods of memoryOnly ? [] : POD_COUNTS) {
       await bringTo(page, pods, created);
       created = true;
       const s = await stepLatency(page, pods);

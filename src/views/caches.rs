@@ -4,7 +4,7 @@
 
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
-use std::rc::Rc;
+use std::sync::Arc;
 
 use serde_json::Value;
 
@@ -129,7 +129,7 @@ fn server_entries<'a>(world: &'a World, kind_name: &str) -> Vec<ServerEntry<'a>>
 /// counted, and rows are made for them and for the first [`ROWS_SHOWN`] current ones. The same
 /// rows as [`compare`] over every kind, sorted by freshness, kind and key, then cut.
 fn process_rows<'a>(
-    stores: impl Iterator<Item = (&'a str, &'a BTreeMap<String, Rc<Value>>, &'a [ServerEntry<'a>])>,
+    stores: impl Iterator<Item = (&'a str, &'a BTreeMap<String, Arc<Value>>, &'a [ServerEntry<'a>])>,
 ) -> (usize, Capped<CacheRow>) {
     let mut out_of_date = Vec::new();
     let mut current = Vec::new();

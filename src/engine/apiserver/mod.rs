@@ -70,7 +70,7 @@ use crate::engine::time::Time;
 pub use delete::{DeleteOptions, Deleted, Propagation};
 pub use fields::FieldSelector;
 pub use patch::{FieldValidation, Patch, Subresource};
-pub use watch::{EventType, WatchEvent, WatchFrom, WatchId, DEFAULT_HISTORY_LIMIT};
+pub use watch::{EventType, PendingEvent, WatchEvent, WatchFrom, WatchId, DEFAULT_HISTORY_LIMIT};
 
 pub use store::ObjectMetadata;
 use store::{kind_index, Key, Store};
@@ -264,13 +264,19 @@ impl ApiServer {
     }
 
     /// The events queued on a watch and not yet delivered, oldest first.
-    pub fn pending_events(&self, id: WatchId) -> &[WatchEvent] {
+    pub fn pending_events(&self, id: WatchId) -> &[PendingEvent] {
         self.watches.pending(id)
     }
 
     /// Delivers (pops) the oldest queued event of a watch.
     pub fn next_event(&mut self, id: WatchId) -> Option<WatchEvent> {
         self.watches.next(id)
+    }
+
+    /// Delivers (pops) the oldest queued event of a watch with its object shared, not copied (an
+    /// informer keeps it in its cache: every cache of the same object then holds one copy).
+    pub fn next_shared_event(&mut self, id: WatchId) -> Option<PendingEvent> {
+        self.watches.next_shared(id)
     }
 
     /// Whether a watch is still open (not stopped, not ended by an ERROR).
