@@ -1,7 +1,8 @@
 # Reconcile Lab. The two set-up commands (README.md):
 #   make serve   build the site and serve it on http://127.0.0.1:8080 (installs missing build tools)
 #   make test    every check and test (installs missing build and test tools)
-# Also: make dist (deployable dist/), make size (dist/ then a size report).
+# Also: make dist (deployable dist/), make size (dist/ then a size report), make bench (every
+# measurement of issue 9 in one table; BENCHMARKS.md).
 
 SHELL := /bin/bash
 .SHELLFLAGS := -euo pipefail -c
@@ -14,7 +15,7 @@ export PATH := $(CURDIR)/node_modules/.bin:$(or $(CARGO_INSTALL_ROOT),$(CARGO_HO
 # `make serve RELEASE=1` serves the optimised build instead of the quicker debug one.
 TRUNK_PROFILE := $(if $(RELEASE),--release,)
 
-.PHONY: help setup setup-test fetch serve dist size size-detail lint native-test e2e test
+.PHONY: help setup setup-test fetch serve dist size size-detail lint native-test e2e test bench
 
 help:
 	@echo "make serve   build and serve the site on http://127.0.0.1:8080 (RELEASE=1 for the optimised build)"
@@ -22,6 +23,7 @@ help:
 	@echo "make dist    build the deployable site into dist/"
 	@echo "make size    build dist/ and print the raw and gzip size of each file"
 	@echo "make size-detail  build dist/ and print the wasm's bytes per crate and module (needs twiggy)"
+	@echo "make bench   build dist/ and run every measurement (size, start-up, step latency, Play, memory, engine) into one table"
 
 setup:
 	scripts/setup-build.sh
@@ -65,3 +67,9 @@ e2e:
 test: lint native-test dist
 	node scripts/size-report.mjs dist
 	node --test tests/e2e/
+
+# Every measurement of issue 9 in one table (scripts/bench.mjs; about 15 minutes): the release
+# build, its size, the page in headless Chromium, the engine's cargo benches. BENCH_FLAGS=--quick
+# for a shorter run; the table is also written to BENCHMARKS.md.
+bench: setup-test dist
+	node scripts/bench.mjs --write BENCHMARKS.md $(BENCH_FLAGS)

@@ -2,14 +2,17 @@
 //! (kubernetes-semantics.md §2: a cache lags the server by the events still in flight; a lister
 //! read from it may be stale, which is why writes carry a resourceVersion).
 
+use std::cmp::Ordering;
 use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use serde_json::Value;
 
 use crate::engine::kinds::Kind;
-use crate::engine::labels::Selector;
 use crate::engine::object::ObjectExt;
 use crate::engine::world::World;
 
-use super::Capped;
+use super::{object_key, Capped};
 
 /// Rows shown per process; stale rows come first, so the cut only drops current ones.
 pub const ROWS_SHOWN: usize = 60;
@@ -102,31 +105,116 @@ pub fn compare(kind: &str, cached: &BTreeMap<String, u64>, server: &BTreeMap<Str
     rows
 }
 
-/// The caches of every process that holds any, with the server's view of the same kinds.
-pub fn process_caches(world: &World) -> Vec<ProcessCache> {
-    let mut server: BTreeMap<&'static str, BTreeMap<String, u64>> = BTreeMap::new();
-    let mut out = Vec::new();
-    for p in world.processes() {
-        if p.caches.stores.is_empty() {
-            continue;
+/// One object on the server: namespace ("" if cluster-scoped), name, resourceVersion.
+type ServerEntry<'a> = (&'a str, &'a str, u64);
+
+/// The bytes of the cache key `namespace/name` (or `name`), without building the string.
+fn key_bytes<'a>(ns: &'a str, name: &'a str) -> impl Iterator<Item = u8> + 'a {
+    let sep: &[u8] = if ns.is_empty() { b"" } else { b"/" };
+    ns.bytes().chain(sep.iter().copied()).chain(name.bytes())
+}
+
+/// The server's objects of one kind, sorted the way the caches sort their keys (as the strings
+/// `namespace/name`: `a-b/x` sorts before `a/x`, unlike the server's namespace-then-name order).
+/// Read from the metadata listing; nothing is decoded or copied.
+fn server_entries<'a>(world: &'a World, kind_name: &str) -> Vec<ServerEntry<'a>> {
+    let Some(kind) = Kind::by_kind(kind_name) else { return Vec::new() };
+    let mut entries: Vec<ServerEntry<'a>> =
+        world.api().list_metadata(kind, None).map(|(ns, name, m)| (ns, name, m.resource_version)).collect();
+    crate::sort::sort_by(&mut entries, |a, b| key_bytes(a.0, a.1).cmp(key_bytes(b.0, b.1)));
+    entries
+}
+
+/// One process's comparison, building rows only for what is shown: every out-of-date entry is
+/// counted, and rows are made for them and for the first [`ROWS_SHOWN`] current ones. The same
+/// rows as [`compare`] over every kind, sorted by freshness, kind and key, then cut.
+fn process_rows<'a>(
+    stores: impl Iterator<Item = (&'a str, &'a BTreeMap<String, Arc<Value>>, &'a [ServerEntry<'a>])>,
+) -> (usize, Capped<CacheRow>) {
+    let mut out_of_date = Vec::new();
+    let mut current = Vec::new();
+    let mut total = 0;
+    for (kind, cached, server) in stores {
+        let mut c = cached.iter().peekable();
+        let mut s = server.iter().peekable();
+        loop {
+            // Both sides are sorted by key: one merge pass. `from_cache` is the entry's key when
+            // the cache holds it (else it is built from the server's namespace and name).
+            let order = match (c.peek(), s.peek()) {
+                (None, None) => break,
+                (Some(_), None) => Ordering::Less,
+                (None, Some(_)) => Ordering::Greater,
+                (Some((ck, _)), Some((ns, name, _))) => ck.bytes().cmp(key_bytes(ns, name)),
+            };
+            let (from_cache, c_rv, s_entry) = match order {
+                Ordering::Equal => {
+                    let (ck, cv) = c.next().expect("peeked");
+                    (Some(ck), Some(cv.resource_version()), s.next())
+                }
+                Ordering::Less => {
+                    let (ck, cv) = c.next().expect("peeked");
+                    (Some(ck), Some(cv.resource_version()), None)
+                }
+                Ordering::Greater => (None, None, s.next()),
+            };
+            let s_rv = s_entry.map(|e| e.2);
+            total += 1;
+            let freshness = match (c_rv, s_rv) {
+                (Some(c), Some(s)) if c < s => Freshness::Stale,
+                (Some(_), Some(_)) => Freshness::Current,
+                (None, _) => Freshness::NotYetSeen,
+                (Some(_), None) => Freshness::Deleted,
+            };
+            let shown = freshness != Freshness::Current || current.len() < ROWS_SHOWN;
+            if !shown {
+                continue;
+            }
+            let key = match (from_cache, s_entry) {
+                (Some(k), _) => k.clone(),
+                (None, Some((ns, name, _))) => object_key(ns, name),
+                (None, None) => continue,
+            };
+            let row = CacheRow { kind: kind.to_string(), key, cached_rv: c_rv, server_rv: s_rv, freshness };
+            if freshness == Freshness::Current {
+                current.push(row);
+            } else {
+                out_of_date.push(row);
+            }
         }
-        let mut rows = Vec::new();
-        for (kind_name, store) in &p.caches.stores {
-            let truth = server.entry(kind_name).or_insert_with(|| {
-                Kind::by_kind(kind_name)
-                    .and_then(|k| world.api().list(k, None, &Selector::everything()).ok())
-                    .map(|l| l.items.iter().map(|o| (o.key(), o.resource_version())).collect())
-                    .unwrap_or_default()
-            });
-            let cached: BTreeMap<String, u64> =
-                crate::sort::btree_map(store.iter().map(|(k, o)| (k.clone(), o.resource_version())));
-            rows.extend(compare(kind_name, &cached, truth));
-        }
-        crate::sort::sort_by(&mut rows, |a, b| (a.freshness, &a.kind, &a.key).cmp(&(b.freshness, &b.kind, &b.key)));
-        let out_of_date = rows.iter().filter(|r| r.freshness != Freshness::Current).count();
-        out.push(ProcessCache { process: p.name.clone(), out_of_date, rows: Capped::new(rows, ROWS_SHOWN) });
     }
-    out
+    let count = out_of_date.len();
+    crate::sort::sort_by(&mut out_of_date, |a, b| (a.freshness, &a.kind, &a.key).cmp(&(b.freshness, &b.kind, &b.key)));
+    out_of_date.truncate(ROWS_SHOWN);
+    let room = ROWS_SHOWN - out_of_date.len();
+    out_of_date.extend(current.into_iter().take(room));
+    (count, Capped { items: out_of_date, total })
+}
+
+/// The caches of every process that holds any, with the server's view of the same kinds.
+///
+/// Cost: one metadata listing per kind (nothing decoded), then one merge pass per process and
+/// kind; rows are built only for the entries shown.
+pub fn process_caches(world: &World) -> Vec<ProcessCache> {
+    let mut server: BTreeMap<&'static str, Vec<ServerEntry<'_>>> = BTreeMap::new();
+    for p in world.processes() {
+        for kind_name in p.caches.stores.keys() {
+            server.entry(kind_name).or_insert_with(|| server_entries(world, kind_name));
+        }
+    }
+    world
+        .processes()
+        .iter()
+        .filter(|p| !p.caches.stores.is_empty())
+        .map(|p| {
+            let stores = p
+                .caches
+                .stores
+                .iter()
+                .map(|(kind, store)| (*kind, store, server.get(kind).map(Vec::as_slice).unwrap_or_default()));
+            let (out_of_date, rows) = process_rows(stores);
+            ProcessCache { process: p.name.clone(), out_of_date, rows }
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -150,6 +238,48 @@ mod tests {
                 ("d/gone", Freshness::Deleted, Some(2), None),
             ]
         );
+    }
+
+    /// What `process_caches` computes, the plain way: every row through [`compare`], sorted, cut.
+    fn naive(world: &World) -> Vec<ProcessCache> {
+        let mut out = Vec::new();
+        for p in world.processes().iter().filter(|p| !p.caches.stores.is_empty()) {
+            let mut rows = Vec::new();
+            for (kind, store) in &p.caches.stores {
+                let server: BTreeMap<String, u64> =
+                    server_entries(world, kind).into_iter().map(|(ns, n, rv)| (object_key(ns, n), rv)).collect();
+                let cached: BTreeMap<String, u64> =
+                    store.iter().map(|(k, o)| (k.clone(), o.resource_version())).collect();
+                rows.extend(compare(kind, &cached, &server));
+            }
+            crate::sort::sort_by(&mut rows, |a, b| (a.freshness, &a.kind, &a.key).cmp(&(b.freshness, &b.kind, &b.key)));
+            let out_of_date = rows.iter().filter(|r| r.freshness != Freshness::Current).count();
+            out.push(ProcessCache { process: p.name.clone(), out_of_date, rows: Capped::new(rows, ROWS_SHOWN) });
+        }
+        out
+    }
+
+    #[test]
+    fn the_merge_gives_the_rows_of_compare_at_every_step() {
+        let mut w = crate::engine::world::World::new(3);
+        w.run_until_idle(2000);
+        // Two namespaces whose keys sort differently as strings and as (namespace, name).
+        w.create(serde_json::json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "default-b"}}))
+            .unwrap();
+        let mut d = super::super::watch::tests::deployment("web", 40);
+        w.create(d.clone()).unwrap();
+        d["metadata"]["namespace"] = "default-b".into();
+        w.create(d).unwrap();
+        let mut checked = 0;
+        for _ in 0..1500 {
+            if w.step().is_none() {
+                break;
+            }
+            assert_eq!(process_caches(&w), naive(&w), "at step {}", w.history().len());
+            checked += 1;
+        }
+        assert!(checked > 500, "{checked}");
+        assert!(process_caches(&w).iter().any(|c| c.rows.total > ROWS_SHOWN), "the cut was exercised");
     }
 
     #[test]

@@ -9,17 +9,15 @@
 //! children. An object with several owners is placed under the first live one; its other owner
 //! references are still drawn.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 
-use serde_json::Value;
-
+use crate::engine::apiserver::ObjectMetadata;
 use crate::engine::kinds::Kind;
-use crate::engine::labels::Selector;
-use crate::engine::object::ObjectExt;
 use crate::engine::world::World;
 
 use super::cloud::cloud_buckets;
-use super::Capped;
+use super::{object_key, Capped};
 
 /// Nodes drawn at most (in tree order); the rest are counted in the note.
 pub const NODES_SHOWN: usize = 150;
@@ -130,13 +128,18 @@ pub struct OwnerGraph {
     pub height: i32,
 }
 
-/// An object or external bucket before layout.
-struct Item {
-    id: String,
-    kind: String,
-    namespace: String,
-    name: String,
-    owners: Vec<(String, bool, bool, String)>,
+/// One owner of an item: uid, controller, blockOwnerDeletion, and the owner's kind and name
+/// (both empty for a Bucket's link to its external bucket).
+type Owner<'a> = (Cow<'a, str>, bool, bool, (&'a str, &'a str));
+
+/// An object or external bucket before layout. Borrows from the API server's metadata listing,
+/// so that the objects not drawn (all but [`NODES_SHOWN`]) cost no copies.
+struct Item<'a> {
+    id: Cow<'a, str>,
+    kind: Cow<'a, str>,
+    namespace: Cow<'a, str>,
+    name: Cow<'a, str>,
+    owners: Vec<Owner<'a>>,
     marks: Vec<NodeMark>,
     external: bool,
 }
@@ -145,40 +148,41 @@ fn kind_rank(kind: &str) -> usize {
     KINDS.iter().position(|k| *k == kind).unwrap_or(KINDS.len())
 }
 
-fn item_of(obj: &Value, live: &BTreeSet<String>) -> Item {
+/// One object of a metadata listing: kind, namespace ("" if cluster-scoped), name, metadata.
+type Listed<'a> = (&'static str, &'a str, &'a str, &'a ObjectMetadata);
+
+fn item_of<'a>((kind, namespace, name, meta): Listed<'a>, live: &BTreeSet<&str>) -> Item<'a> {
     let mut marks = Vec::new();
-    if obj.is_deleting() {
+    if meta.deleting {
         marks.push(NodeMark::Terminating);
     }
-    for f in obj.finalizers() {
-        marks.push(match f {
+    for f in &meta.finalizers {
+        marks.push(match f.as_str() {
             "foregroundDeletion" => NodeMark::ForegroundDeletion,
             "orphan" => NodeMark::Orphan,
             other => NodeMark::Finalizer(other.to_string()),
         });
     }
-    let owners: Vec<(String, bool, bool, String)> = obj
-        .owner_references()
-        .into_iter()
+    let owners: Vec<Owner<'a>> = meta
+        .owner_references
+        .iter()
         .map(|r| {
+            if !live.contains(r.uid.as_str()) {
+                marks.push(NodeMark::DanglingOwner(format!("{} {}", r.kind, r.name)));
+            }
             (
-                r.uid.clone(),
+                Cow::Borrowed(r.uid.as_str()),
                 r.controller == Some(true),
                 r.block_owner_deletion == Some(true),
-                format!("{} {}", r.kind, r.name),
+                (r.kind.as_str(), r.name.as_str()),
             )
         })
         .collect();
-    for (uid, _, _, what) in &owners {
-        if !live.contains(uid) {
-            marks.push(NodeMark::DanglingOwner(what.clone()));
-        }
-    }
     Item {
-        id: obj.uid().to_string(),
-        kind: obj.kind().to_string(),
-        namespace: obj.namespace().unwrap_or("").to_string(),
-        name: obj.name().to_string(),
+        id: Cow::Borrowed(&meta.uid),
+        kind: Cow::Borrowed(kind),
+        namespace: Cow::Borrowed(namespace),
+        name: Cow::Borrowed(name),
         owners,
         marks,
         external: false,
@@ -186,33 +190,32 @@ fn item_of(obj: &Value, live: &BTreeSet<String>) -> Item {
 }
 
 /// The owner graph of the world now. `touched` holds the `(kind, namespace/name)` pairs the
-/// latest step touched (see [`super::touched_by_last_step`]).
+/// latest step touched (see [`super::touched_by_last_step`]). Reads the API server's metadata
+/// listing only (no object is decoded).
 pub fn owner_graph(world: &World, touched: &[(String, String)]) -> OwnerGraph {
-    let mut objects = Vec::new();
-    for k in KINDS {
-        if let Some(kind) = Kind::by_kind(k) {
-            if let Ok(l) = world.api().list(kind, None, &Selector::everything()) {
-                objects.extend(l.items);
-            }
-        }
-    }
-    let live: BTreeSet<String> = crate::sort::btree_set(objects.iter().map(|o| o.uid().to_string()));
-    let mut items: Vec<Item> = objects.iter().map(|o| item_of(o, &live)).collect();
+    let api = world.api();
+    let objects: Vec<Listed<'_>> = KINDS
+        .iter()
+        .filter_map(|k| Kind::by_kind(k))
+        .flat_map(|kind| api.list_metadata(kind, None).map(move |(ns, name, m)| (kind.kind, ns, name, m)))
+        .collect();
+    let live: BTreeSet<&str> = objects.iter().map(|o| o.3.uid.as_str()).collect();
+    let mut items: Vec<Item> = objects.iter().map(|o| item_of(*o, &live)).collect();
     for b in cloud_buckets(world) {
         let mut marks = vec![NodeMark::External(b.state)];
         if b.leaked {
             marks.push(NodeMark::Leaked);
         }
-        let owners = if live.contains(&b.owner_uid) {
-            vec![(b.owner_uid.clone(), false, false, String::new())]
+        let owners = if live.contains(b.owner_uid.as_str()) {
+            vec![(Cow::Owned(b.owner_uid.clone()), false, false, ("", ""))]
         } else {
             Vec::new()
         };
         items.push(Item {
-            id: format!("cloud:{}", b.name),
+            id: format!("cloud:{}", b.name).into(),
             kind: "Cloud bucket".into(),
-            namespace: String::new(),
-            name: b.name,
+            namespace: "".into(),
+            name: b.name.into(),
             owners,
             marks,
             external: true,
@@ -223,23 +226,17 @@ pub fn owner_graph(world: &World, touched: &[(String, String)]) -> OwnerGraph {
     layout(items, &touched)
 }
 
-fn layout(mut items: Vec<Item>, touched: &BTreeSet<(&str, String)>) -> OwnerGraph {
+fn layout(mut items: Vec<Item<'_>>, touched: &BTreeSet<(&str, String)>) -> OwnerGraph {
     crate::sort::sort_by(&mut items, |a, b| {
         (kind_rank(&a.kind), &a.namespace, &a.name).cmp(&(kind_rank(&b.kind), &b.namespace, &b.name))
     });
-    let index: BTreeMap<&str, usize> =
-        crate::sort::btree_map(items.iter().enumerate().map(|(i, it)| (it.id.as_str(), i)));
+    let index: BTreeMap<&str, usize> = items.iter().enumerate().map(|(i, it)| (&*it.id, i)).collect();
     // The parent is the controller owner if drawn, else the first drawn owner.
     let parent: Vec<Option<usize>> = items
         .iter()
         .map(|it| {
-            let drawn = |(uid, ..): &&(String, bool, bool, String)| index.contains_key(uid.as_str());
-            it.owners
-                .iter()
-                .filter(drawn)
-                .find(|o| o.1)
-                .or_else(|| it.owners.iter().find(drawn))
-                .map(|o| index[o.0.as_str()])
+            let drawn = |(uid, ..): &&Owner<'_>| index.contains_key(&**uid);
+            it.owners.iter().filter(drawn).find(|o| o.1).or_else(|| it.owners.iter().find(drawn)).map(|o| index[&*o.0])
         })
         .collect();
     let mut children: Vec<Vec<usize>> = vec![Vec::new(); items.len()];
@@ -290,13 +287,13 @@ fn layout(mut items: Vec<Item>, touched: &BTreeSet<(&str, String)>) -> OwnerGrap
     for &(i, depth) in &order {
         let it = &items[i];
         max_depth = max_depth.max(depth);
-        let key = if it.namespace.is_empty() { it.name.clone() } else { format!("{}/{}", it.namespace, it.name) };
+        let key = object_key(&it.namespace, &it.name);
         let mut words = vec![name_of(i)];
         if !it.namespace.is_empty() {
             words[0].push_str(&format!(" in namespace {}", it.namespace));
         }
         for (uid, controller, block, what) in &it.owners {
-            if let Some(&o) = index.get(uid.as_str()) {
+            if let Some(&o) = index.get(&**uid) {
                 let mut w =
                     if it.external { format!("created by {}", name_of(o)) } else { format!("owned by {}", name_of(o)) };
                 if *controller {
@@ -306,20 +303,20 @@ fn layout(mut items: Vec<Item>, touched: &BTreeSet<(&str, String)>) -> OwnerGrap
                     w.push_str(" (blockOwnerDeletion)");
                 }
                 words.push(w);
-            } else if !what.is_empty() {
-                words.push(format!("owner {what} is gone"));
+            } else if !what.0.is_empty() {
+                words.push(format!("owner {} {} is gone", what.0, what.1));
             }
         }
         words.extend(it.marks.iter().filter(|m| !matches!(m, NodeMark::DanglingOwner(_))).map(NodeMark::label));
         nodes.push(GraphNode {
-            id: it.id.clone(),
-            kind: it.kind.clone(),
-            name: it.name.clone(),
+            id: it.id.to_string(),
+            kind: it.kind.to_string(),
+            name: it.name.to_string(),
             depth,
             x: x[i],
             y: MARGIN + depth as i32 * LAYER,
             marks: it.marks.clone(),
-            touched: !it.external && touched.contains(&(it.kind.as_str(), key)),
+            touched: !it.external && touched.contains(&(&*it.kind, key)),
             accessible_name: words.join(", "),
         });
     }
@@ -328,9 +325,9 @@ fn layout(mut items: Vec<Item>, touched: &BTreeSet<(&str, String)>) -> OwnerGrap
     for n in &nodes {
         let it = &items[index[n.id.as_str()]];
         for (uid, controller, block, _) in &it.owners {
-            if let Some(&(ox, oy)) = pos.get(uid.as_str()) {
+            if let Some(&(ox, oy)) = pos.get(&**uid) {
                 edges.push(GraphEdge {
-                    from: uid.clone(),
+                    from: uid.to_string(),
                     to: n.id.clone(),
                     controller: *controller,
                     block_owner_deletion: *block,
@@ -426,11 +423,11 @@ mod tests {
         let w = settled_web(3);
         let items: Vec<Item> = (0..400)
             .map(|i| Item {
-                id: format!("u{i}"),
+                id: format!("u{i}").into(),
                 kind: "Pod".into(),
                 namespace: "d".into(),
-                name: format!("p{i:03}"),
-                owners: vec![("root".into(), true, true, "ReplicaSet r".into())],
+                name: format!("p{i:03}").into(),
+                owners: vec![("root".into(), true, true, ("ReplicaSet", "r"))],
                 marks: Vec::new(),
                 external: false,
             })

@@ -9,11 +9,9 @@ use std::collections::BTreeSet;
 use serde_json::Value;
 
 use crate::engine::kinds::{Kind, KINDS};
-use crate::engine::labels::Selector;
-use crate::engine::object::ObjectExt;
 use crate::engine::world::World;
 
-use super::Capped;
+use super::{object_key, Capped};
 
 /// Rows shown per kind.
 pub const ROWS_PER_KIND: usize = 100;
@@ -52,23 +50,22 @@ pub fn object_groups(world: &World, touched: &[(String, String)]) -> Vec<KindGro
         crate::sort::btree_set(touched.iter().map(|(k, key)| (k.as_str(), key.as_str())));
     let mut out = Vec::new();
     for kind in KINDS {
-        let Ok(list) = world.api().list(kind, None, &Selector::everything()) else { continue };
-        if list.items.is_empty() {
+        let total = world.api().count(kind);
+        if total == 0 {
             continue;
         }
-        let total = list.items.len();
-        let rows = list
-            .items
-            .iter()
+        let rows = world
+            .api()
+            .list_metadata(kind, None)
             .take(ROWS_PER_KIND)
-            .map(|o| {
-                let key = o.key();
+            .map(|(ns, name, m)| {
+                let key = object_key(ns, name);
                 ObjectRow {
                     touched: touched.contains(&(kind.kind, key.as_str())),
                     kind: kind.kind.to_string(),
                     key,
-                    resource_version: o.resource_version(),
-                    terminating: o.is_deleting(),
+                    resource_version: m.resource_version,
+                    terminating: m.deleting,
                 }
             })
             .collect();

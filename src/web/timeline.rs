@@ -74,15 +74,20 @@ pub fn Timeline() -> impl IntoView {
                 .collect::<Vec<Row>>()
         })
     });
-    // Follow the newest step while the learner stands at the end.
+    // Follow the newest step while the learner stands at the end. In the next animation frame,
+    // not here: reading the scroller's height now would force a layout of the whole page in the
+    // middle of the step's DOM updates, and the frame would lay it out again (it was the largest
+    // item of a step's profile).
     Effect::new(move |_| {
         let (len, current, _) = meta.get();
         if current == len {
-            if let Some(el) = scroller.get() {
-                let bottom = (len as f64 * ROW - el.client_height() as f64).max(0.0);
-                el.set_scroll_top(bottom as i32);
-                scroll_top.set(bottom);
-            }
+            request_animation_frame(move || {
+                if let Some(el) = scroller.get_untracked() {
+                    let bottom = (len as f64 * ROW - el.client_height() as f64).max(0.0);
+                    el.set_scroll_top(bottom as i32);
+                    scroll_top.set(bottom);
+                }
+            });
         }
     });
     let on_scroll = move |_| {

@@ -18,7 +18,7 @@
 //!
 //! The API in one place (all on [`ApiServer`]):
 //! - reads: `get`, `get_shared`, `list`, `list_shared`, `list_filtered` (+ field selector),
-//!   `all_objects`, `count`, `stored_bytes`, `resource_version`;
+//!   `list_metadata` (metadata only, nothing decoded), `all_objects`, `count`, `stored_bytes`, `resource_version`;
 //! - writes: `create` / `create_validated`, `update` / `update_validated`, `update_status`,
 //!   `finalize_namespace`, `bind` (pods/binding), `patch` / `patch_with` (fieldValidation),
 //!   `delete` (→ [`Deleted`], whose `response()` is the HTTP body);
@@ -70,8 +70,9 @@ use crate::engine::time::Time;
 pub use delete::{DeleteOptions, Deleted, Propagation};
 pub use fields::FieldSelector;
 pub use patch::{FieldValidation, Patch, Subresource};
-pub use watch::{EventType, WatchEvent, WatchFrom, WatchId, DEFAULT_HISTORY_LIMIT};
+pub use watch::{EventType, PendingEvent, WatchEvent, WatchFrom, WatchId, DEFAULT_HISTORY_LIMIT};
 
+pub use store::ObjectMetadata;
 use store::{kind_index, Key, Store};
 use watch::{Change, Watches};
 
@@ -199,6 +200,18 @@ impl ApiServer {
         Ok(ObjectList { items, resource_version: self.store.revision() })
     }
 
+    /// A metadata-only LIST (`PartialObjectMetadataList`): every object of a kind in one
+    /// namespace (`Some`) or all (`None`), as `(namespace, name, metadata)` in key order
+    /// (namespace "" for cluster-scoped kinds), without decoding any object.
+    pub fn list_metadata<'a>(
+        &'a self,
+        kind: &Kind,
+        ns: Option<&'a str>,
+    ) -> impl Iterator<Item = (&'a str, &'a str, &'a ObjectMetadata)> + 'a {
+        let ns = if kind.namespaced { ns } else { None };
+        self.store.range_metadata(kind_index(kind), ns)
+    }
+
     /// Every object of every kind, in storage order (for the page's views and for tests).
     pub fn all_objects(&self) -> impl Iterator<Item = Value> + '_ {
         self.store.all()
@@ -251,13 +264,19 @@ impl ApiServer {
     }
 
     /// The events queued on a watch and not yet delivered, oldest first.
-    pub fn pending_events(&self, id: WatchId) -> &[WatchEvent] {
+    pub fn pending_events(&self, id: WatchId) -> &[PendingEvent] {
         self.watches.pending(id)
     }
 
     /// Delivers (pops) the oldest queued event of a watch.
     pub fn next_event(&mut self, id: WatchId) -> Option<WatchEvent> {
         self.watches.next(id)
+    }
+
+    /// Delivers (pops) the oldest queued event of a watch with its object shared, not copied (an
+    /// informer keeps it in its cache: every cache of the same object then holds one copy).
+    pub fn next_shared_event(&mut self, id: WatchId) -> Option<PendingEvent> {
+        self.watches.next_shared(id)
     }
 
     /// Whether a watch is still open (not stopped, not ended by an ERROR).

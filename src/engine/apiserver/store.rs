@@ -10,6 +10,14 @@
 //! so 20,000 pods fit in tens of megabytes, and cloning the server (the world's "step back"
 //! snapshots) copies pointers. Reads decode; a write whose encoding is byte-identical to the
 //! stored one is a no-op, exactly etcd3 store's "short-circuiting a write" (§3.1).
+//!
+//! Beside each encoding the store keeps the object's [`ObjectMetadata`] decoded (uid,
+//! resourceVersion, deletion state, finalizers, owner references: a few hundred bytes), so that a
+//! metadata-only LIST ([`Store::range_metadata`]) decodes nothing. Kubernetes serves the same
+//! thing as `PartialObjectMetadataList` (`Accept: application/json;as=PartialObjectMetadataList;
+//! g=meta.k8s.io;v=v1`), which the garbage collector's metadata informers use; here the page's
+//! views read it (the owner graph, the caches' truth, the object list), at about a microsecond
+//! an object instead of tens for a decode.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -18,7 +26,7 @@ use serde_json::{Map, Value};
 
 use crate::engine::kinds::{Kind, KINDS};
 use crate::engine::labels::Selector;
-use crate::engine::object::ObjectExt;
+use crate::engine::object::{ObjectExt, OwnerReference};
 
 /// Where an object lives: its kind's index in [`KINDS`], its namespace ("" for cluster-scoped
 /// kinds) and its name.
@@ -30,17 +38,51 @@ pub fn kind_index(kind: &Kind) -> usize {
     KINDS.iter().position(|k| k.kind == kind.kind && k.group == kind.group).unwrap_or(0)
 }
 
-/// One stored object: its encoding, and its labels kept decoded so that a LIST with a label
-/// selector decodes only the objects it returns.
+/// The metadata of a stored object that the page's views need, decoded once per write (the
+/// fields of `PartialObjectMetadata` they read; see the module documentation).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ObjectMetadata {
+    /// `metadata.uid`.
+    pub uid: String,
+    /// `metadata.resourceVersion`.
+    pub resource_version: u64,
+    /// Whether `metadata.deletionTimestamp` is set.
+    pub deleting: bool,
+    /// `metadata.finalizers`, in order.
+    pub finalizers: Vec<String>,
+    /// `metadata.ownerReferences`, in order.
+    pub owner_references: Vec<OwnerReference>,
+}
+
+impl ObjectMetadata {
+    /// Reads the fields from an object.
+    pub fn of(obj: &Value) -> ObjectMetadata {
+        ObjectMetadata {
+            uid: obj.uid().to_string(),
+            resource_version: obj.resource_version(),
+            deleting: obj.is_deleting(),
+            finalizers: obj.finalizers().into_iter().map(str::to_string).collect(),
+            owner_references: obj.owner_references(),
+        }
+    }
+}
+
+/// One stored object: its encoding, its labels kept decoded so that a LIST with a label
+/// selector decodes only the objects it returns, and its [`ObjectMetadata`].
 #[derive(Clone, Debug)]
 struct Entry {
     text: Arc<str>,
     labels: Option<Arc<Map<String, Value>>>,
+    meta: Arc<ObjectMetadata>,
 }
 
 impl Entry {
     fn new(obj: &Value) -> Entry {
-        Entry { text: encode(obj), labels: obj.labels().filter(|l| !l.is_empty()).map(|l| Arc::new(l.clone())) }
+        Entry {
+            text: encode(obj),
+            labels: obj.labels().filter(|l| !l.is_empty()).map(|l| Arc::new(l.clone())),
+            meta: Arc::new(ObjectMetadata::of(obj)),
+        }
     }
 }
 
@@ -131,6 +173,20 @@ impl Store {
             .map(|(_, e)| decode(&e.text))
     }
 
+    /// Like [`Store::range`] without a selector, but yielding each object's namespace, name and
+    /// [`ObjectMetadata`] in key order, decoding nothing.
+    pub fn range_metadata<'a>(
+        &'a self,
+        kind_idx: usize,
+        ns: Option<&'a str>,
+    ) -> impl Iterator<Item = (&'a str, &'a str, &'a ObjectMetadata)> + 'a {
+        let start: Key = (kind_idx, ns.unwrap_or("").to_string(), String::new());
+        self.objects
+            .range(start..)
+            .take_while(move |((k, n, _), _)| *k == kind_idx && ns.is_none_or(|ns| n == ns))
+            .map(|((_, n, name), e)| (n.as_str(), name.as_str(), &*e.meta))
+    }
+
     /// The total length of the stored encodings.
     pub fn bytes(&self) -> usize {
         self.objects.values().map(|e| e.text.len()).sum()
@@ -151,4 +207,49 @@ pub fn encode(obj: &Value) -> Arc<str> {
 /// were it ever to, the result is `null` rather than a panic.
 pub fn decode(text: &str) -> Value {
     serde_json::from_str(text).unwrap_or(Value::Null)
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn the_metadata_listing_follows_every_write() {
+        let mut s = Store::new();
+        let pod = |name: &str, rv: &str, extra: Value| {
+            let mut p = json!({"kind": "Pod", "metadata": {"name": name, "namespace": "d", "uid": format!("u-{name}"),
+                "resourceVersion": rv}});
+            if let (Some(m), Some(e)) = (p["metadata"].as_object_mut(), extra.as_object()) {
+                m.extend(e.clone());
+            }
+            p
+        };
+        let k = kind_index(crate::engine::kinds::Kind::by_kind("Pod").unwrap());
+        let key = |n: &str| (k, "d".to_string(), n.to_string());
+        s.put(key("a"), &pod("a", "3", json!({})));
+        s.put(key("b"), &pod("b", "4", json!({})));
+        let owner =
+            json!([{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "rs", "uid": "u-rs", "controller": true}]);
+        s.put(
+            key("a"),
+            &pod(
+                "a",
+                "5",
+                json!({"deletionTimestamp": "2026-01-01T00:00:00Z", "finalizers": ["x/y"], "ownerReferences": owner}),
+            ),
+        );
+        s.remove(&key("b"));
+        let listed: Vec<(&str, &str, ObjectMetadata)> =
+            s.range_metadata(k, None).map(|(ns, n, m)| (ns, n, m.clone())).collect();
+        assert_eq!(listed.len(), 1);
+        let (ns, name, m) = &listed[0];
+        assert_eq!((*ns, *name), ("d", "a"));
+        assert_eq!(*m, ObjectMetadata::of(&s.get_value(&key("a")).unwrap()));
+        assert_eq!((m.uid.as_str(), m.resource_version, m.deleting), ("u-a", 5, true));
+        assert_eq!(m.finalizers, vec!["x/y".to_string()]);
+        assert_eq!(m.owner_references[0].uid, "u-rs");
+        assert_eq!(s.range_metadata(k, Some("other")).count(), 0);
+    }
 }

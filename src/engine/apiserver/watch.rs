@@ -72,6 +72,24 @@ pub struct WatchEvent {
     pub object: Value,
 }
 
+/// An event waiting on a watch, not yet delivered: a [`WatchEvent`] whose object is shared with
+/// the history window, the other watches and the world's snapshots. Every watch of a kind used to
+/// hold its own copy of every object in flight, and each snapshot of the world copied them all
+/// again: converging 10,000 pods took gigabytes. [`Watches::next`] hands out an owned copy.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PendingEvent {
+    /// The type.
+    pub event_type: EventType,
+    /// The object (for ERROR, a Status as JSON).
+    pub object: Arc<Value>,
+}
+
+impl PendingEvent {
+    fn new(event_type: EventType, object: Value) -> PendingEvent {
+        PendingEvent { event_type, object: Arc::new(object) }
+    }
+}
+
 /// Where a watch starts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum WatchFrom {
@@ -103,37 +121,37 @@ struct Watch {
     fields: FieldSelector,
     /// Invariant: `queue[head..]` are the undelivered events, oldest first; `queue[..head]`
     /// were delivered (emptied) and are dropped when they outnumber the rest.
-    queue: Vec<WatchEvent>,
+    queue: Vec<PendingEvent>,
     head: usize,
     /// Closed after an ERROR: nothing more is queued.
     closed: bool,
 }
 
 impl Watch {
-    fn push(&mut self, ev: WatchEvent) {
+    fn push(&mut self, ev: PendingEvent) {
         if !self.closed {
             self.queue.push(ev);
         }
     }
 
     /// The event this watch should see for a change, if any (cache_watcher.go rules).
-    fn convert(&self, change: &Change) -> Option<WatchEvent> {
+    fn convert(&self, change: &Change) -> Option<PendingEvent> {
         let ns_ok = |o: &Value| self.namespace.as_deref().is_none_or(|ns| o.namespace() == Some(ns));
         let kind = &KINDS[self.kind_idx];
         let passes = |o: &Value| ns_ok(o) && self.selector.matches(o.labels()) && self.fields.matches(kind, o);
         let cur = change.event_type != EventType::Deleted && passes(&change.object);
         let old = change.prev.as_deref().is_some_and(passes);
-        let ev = |t: EventType, o: Value| Some(WatchEvent { event_type: t, object: o });
+        let ev = |t: EventType, o: &Arc<Value>| Some(PendingEvent { event_type: t, object: Arc::clone(o) });
         match (change.event_type, cur, old) {
-            (EventType::Added, true, _) => ev(EventType::Added, (*change.object).clone()),
-            (EventType::Modified, true, true) => ev(EventType::Modified, (*change.object).clone()),
-            (EventType::Modified, true, false) => ev(EventType::Added, (*change.object).clone()),
+            (EventType::Added, true, _) => ev(EventType::Added, &change.object),
+            (EventType::Modified, true, true) => ev(EventType::Modified, &change.object),
+            (EventType::Modified, true, false) => ev(EventType::Added, &change.object),
             (EventType::Modified, false, true) => {
                 let mut o = change.prev.as_deref().cloned().unwrap_or(Value::Null);
                 super::set_resource_version(&mut o, change.rv);
-                ev(EventType::Deleted, o)
+                Some(PendingEvent::new(EventType::Deleted, o))
             }
-            (EventType::Deleted, _, true) => ev(EventType::Deleted, (*change.object).clone()),
+            (EventType::Deleted, _, true) => ev(EventType::Deleted, &change.object),
             _ => None,
         }
     }
@@ -230,14 +248,14 @@ impl Watches {
             WatchFrom::Now | WatchFrom::Any => {
                 for o in initial {
                     if w.selector.matches(o.labels()) && w.fields.matches(kind, &o) {
-                        w.push(WatchEvent { event_type: EventType::Added, object: (*o).clone() });
+                        w.push(PendingEvent { event_type: EventType::Added, object: o });
                     }
                 }
             }
             WatchFrom::Exact(rv) => {
                 let floor = self.floor[kind_idx];
                 if rv < floor {
-                    w.push(WatchEvent { event_type: EventType::Error, object: Status::expired(rv, floor).to_json() });
+                    w.push(PendingEvent::new(EventType::Error, Status::expired(rv, floor).to_json()));
                     w.closed = true;
                 } else {
                     for c in self.history[kind_idx].iter().filter(|c| c.rv > rv) {
@@ -255,19 +273,20 @@ impl Watches {
         id
     }
 
-    pub fn pending(&self, id: WatchId) -> &[WatchEvent] {
+    pub fn pending(&self, id: WatchId) -> &[PendingEvent] {
         self.watches.get(&id).map_or(&[], |w| &w.queue[w.head..])
     }
 
     pub fn next(&mut self, id: WatchId) -> Option<WatchEvent> {
+        self.next_shared(id).map(|ev| WatchEvent { event_type: ev.event_type, object: Arc::unwrap_or_clone(ev.object) })
+    }
+
+    pub fn next_shared(&mut self, id: WatchId) -> Option<PendingEvent> {
         let w = self.watches.get_mut(&id)?;
         if w.head >= w.queue.len() {
             return None;
         }
-        let ev = std::mem::replace(
-            &mut w.queue[w.head],
-            WatchEvent { event_type: EventType::Bookmark, object: Value::Null },
-        );
+        let ev = std::mem::replace(&mut w.queue[w.head], PendingEvent::new(EventType::Bookmark, Value::Null));
         w.head += 1;
         if w.head * 2 >= w.queue.len() && w.head >= 32 {
             w.queue.drain(..w.head);
@@ -295,7 +314,7 @@ impl Watches {
             if initial_events_end {
                 object["metadata"]["annotations"] = serde_json::json!({"k8s.io/initial-events-end": "true"});
             }
-            w.push(WatchEvent { event_type: EventType::Bookmark, object });
+            w.push(PendingEvent::new(EventType::Bookmark, object));
         }
     }
 
@@ -303,7 +322,7 @@ impl Watches {
     pub fn close_with(&mut self, id: WatchId, status: Option<&Status>) {
         if let Some(w) = self.watches.get_mut(&id) {
             if let Some(s) = status {
-                w.push(WatchEvent { event_type: EventType::Error, object: s.to_json() });
+                w.push(PendingEvent::new(EventType::Error, s.to_json()));
             }
             w.closed = true;
             let k = w.kind_idx;

@@ -47,7 +47,7 @@ pub mod scheduler;
 pub mod util;
 
 use std::collections::BTreeMap;
-use std::rc::Rc;
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{json, Value};
@@ -119,11 +119,12 @@ pub enum Outcome {
 
 /// A process's informer caches: kind name (`Pod`) → key (`namespace/name`) → object.
 /// Invariant: every object is stored under its own `ObjectExt::key()`.
-/// Objects are shared (`Rc`), so the world's snapshots copy pointers, not objects.
+/// Objects are shared (`Arc`), so the world's snapshots copy pointers, not objects, and every
+/// process's cache holds the same object a watch event delivered (one copy, not one per process).
 #[derive(Clone, Debug, Default)]
 pub struct Caches {
     /// The stores, by `Kind::kind`.
-    pub stores: BTreeMap<&'static str, BTreeMap<String, Rc<Value>>>,
+    pub stores: BTreeMap<&'static str, BTreeMap<String, Arc<Value>>>,
 }
 
 impl Caches {
@@ -136,7 +137,7 @@ impl Caches {
     pub fn insert(&mut self, obj: Value) {
         let kind = Kind::for_object(obj.api_version(), obj.kind()).or_else(|| Kind::by_kind(obj.kind()));
         if let Some(k) = kind {
-            self.stores.entry(k.kind).or_default().insert(obj.key(), Rc::new(obj));
+            self.stores.entry(k.kind).or_default().insert(obj.key(), Arc::new(obj));
         }
     }
 

@@ -6,7 +6,7 @@
 //! `DeletedFinalStateUnknown` for vanished ones, nothing for unchanged ones).
 
 use std::collections::BTreeMap;
-use std::rc::Rc;
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::Value;
@@ -65,20 +65,20 @@ impl Informer {
 /// `Replace` (a list's result) against the store: updates the store and returns the
 /// notifications handlers get, tombstones first (`RealFIFO` order, §2.3), then adds and updates
 /// in key order; unchanged objects produce nothing.
-pub fn replace(store: &mut BTreeMap<String, Rc<Value>>, items: Vec<Value>) -> Vec<Notification> {
+pub fn replace(store: &mut BTreeMap<String, Arc<Value>>, items: Vec<Value>) -> Vec<Notification> {
     let mut fresh: BTreeMap<String, Value> = crate::sort::btree_map(items.into_iter().map(|o| (o.key(), o)));
     let mut out = Vec::new();
     let gone: Vec<String> = store.keys().filter(|k| !fresh.contains_key(*k)).cloned().collect();
     for k in gone {
         if let Some(obj) = store.remove(&k) {
-            out.push(Notification::Delete { obj: Rc::unwrap_or_clone(obj), final_state_unknown: true });
+            out.push(Notification::Delete { obj: Arc::unwrap_or_clone(obj), final_state_unknown: true });
         }
     }
     for (k, obj) in std::mem::take(&mut fresh) {
-        match store.insert(k, Rc::new(obj.clone())) {
+        match store.insert(k, Arc::new(obj.clone())) {
             None => out.push(Notification::Add(obj)),
             Some(old) if old.resource_version() != obj.resource_version() => {
-                out.push(Notification::Update(Rc::unwrap_or_clone(old), obj))
+                out.push(Notification::Update(Arc::unwrap_or_clone(old), obj))
             }
             Some(_) => {}
         }

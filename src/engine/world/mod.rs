@@ -81,6 +81,7 @@ pub mod record;
 
 use std::collections::{BTreeMap, VecDeque};
 use std::rc::Rc;
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{json, Value};
@@ -1110,12 +1111,12 @@ impl World {
                     if !quiet {
                         break;
                     }
-                    let Some(ev) = api.next_event(id) else { break };
-                    let obj = ev.object;
-                    inf.last_sync_rv = obj.resource_version();
+                    let Some(ev) = api.next_shared_event(id) else { break };
+                    let shared = ev.object;
+                    inf.last_sync_rv = shared.resource_version();
                     let store = caches.stores.entry(inf.kind.kind).or_default();
-                    let Some(old) = store.insert(obj.key(), Rc::new(obj.clone())) else { continue };
-                    let n = Notification::Update(Rc::unwrap_or_clone(old), obj);
+                    let Some(old) = store.insert(shared.key(), Arc::clone(&shared)) else { continue };
+                    let n = Notification::Update(Arc::unwrap_or_clone(old), Arc::unwrap_or_clone(shared));
                     for slot in slots.iter_mut() {
                         if !slot.controller.watches().iter().any(|k| std::ptr::eq(*k, inf.kind)) {
                             continue;
@@ -1262,19 +1263,20 @@ impl World {
         let ReflectorState::Watching(id) = p.informers[ii].state else {
             return self.record(actor, ActionKind::DeliverEvent, Vec::new(), Vec::new(), String::new());
         };
-        let Some(ev) = api.next_event(id) else {
+        let Some(ev) = api.next_shared_event(id) else {
             return self.record(actor, ActionKind::DeliverEvent, Vec::new(), Vec::new(), String::new());
         };
-        let obj = ev.object;
+        let shared = ev.object;
+        let obj: &Value = &shared;
         let key = obj.key();
         let rv = obj.resource_version();
         let store = p.caches.stores.entry(kind.kind).or_default();
         let note = match ev.event_type {
             EventType::Added | EventType::Modified => {
                 p.informers[ii].last_sync_rv = rv;
-                match store.insert(key.clone(), Rc::new(obj.clone())) {
+                match store.insert(key.clone(), Arc::clone(&shared)) {
                     None => Some(Notification::Add(obj.clone())),
-                    Some(old) => Some(Notification::Update(Rc::unwrap_or_clone(old), obj.clone())),
+                    Some(old) => Some(Notification::Update(Arc::unwrap_or_clone(old), obj.clone())),
                 }
             }
             EventType::Deleted => {

@@ -1,6 +1,8 @@
 //! The "Owner graph" region: an SVG drawn from `views::graph::OwnerGraph`, every node focusable
 //! with its accessible name, and the same content as text for those who do not use the drawing.
 
+use std::collections::HashMap;
+
 use leptos::prelude::*;
 
 use super::WorldSource;
@@ -17,6 +19,18 @@ pub fn OwnerGraph(
     source: WorldSource,
 ) -> impl IntoView {
     let graph = source.memo(|w| owner_graph(w, &touched_by_last_step(w.history())));
+    // Nodes and edges are keyed by what they show, not by where they sit: when a new pod shifts
+    // the columns, the existing elements move (one attribute each) instead of being rebuilt,
+    // which kept a step with 1,000 pods from fitting a frame (about a thousand layout objects
+    // recreated per step). Positions come from this map, recomputed once per graph.
+    let places = Memo::new(move |_| {
+        graph.with(|g| {
+            let nodes: HashMap<String, (i32, i32)> = g.nodes.items.iter().map(|n| (n.id.clone(), (n.x, n.y))).collect();
+            let edges: HashMap<(String, String), [i32; 4]> =
+                g.edges.iter().map(|e| ((e.from.clone(), e.to.clone()), [e.x1, e.y1, e.x2, e.y2])).collect();
+            (nodes, edges)
+        })
+    });
     let view_box = move || graph.with(|g| format!("0 0 {} {}", g.width, g.height));
     view! {
         <Show
@@ -39,11 +53,19 @@ pub fn OwnerGraph(
                     width=move || graph.with(|g| g.width.to_string())
                     height=move || graph.with(|g| g.height.to_string())
                 >
-                    <For each=move || graph.get().edges key=|e| e.clone() let:edge>
-                        <Edge edge />
+                    <For
+                        each=move || graph.get().edges
+                        key=|e| (e.from.clone(), e.to.clone(), e.controller, e.block_owner_deletion, e.external)
+                        let:edge
+                    >
+                        <Edge edge places />
                     </For>
-                    <For each=move || graph.get().nodes.items key=|n| n.clone() let:node>
-                        <Node node />
+                    <For
+                        each=move || graph.get().nodes.items
+                        key=|n| (n.id.clone(), n.name.clone(), n.marks.clone(), n.touched, n.accessible_name.clone())
+                        let:node
+                    >
+                        <Node node places />
                     </For>
                 </svg>
             </div>
@@ -62,12 +84,26 @@ pub fn OwnerGraph(
     }
 }
 
+/// Where nodes (by id) and edges (by owner and dependent id) sit in the current graph.
+type Places = Memo<(HashMap<String, (i32, i32)>, HashMap<(String, String), [i32; 4]>)>;
+
 #[component]
-fn Edge(edge: GraphEdge) -> impl IntoView {
+fn Edge(edge: GraphEdge, places: Places) -> impl IntoView {
     let class = if edge.controller && !edge.external { "graph__edge" } else { "graph__edge graph__edge--dashed" };
+    let key = (edge.from.clone(), edge.to.clone());
+    let fallback = [edge.x1, edge.y1, edge.x2, edge.y2];
+    let at = Memo::new(move |_| places.with(|(_, edges)| edges.get(&key).copied().unwrap_or(fallback)));
     view! {
-        <line class=class x1=edge.x1 y1=edge.y1 x2=edge.x2 y2=edge.y2 />
-        {edge.block_owner_deletion.then(|| view! { <circle class="graph__block" cx=edge.x2 cy=edge.y2 + 1 r="4" /> })}
+        <line
+            class=class
+            x1=move || at.get()[0]
+            y1=move || at.get()[1]
+            x2=move || at.get()[2]
+            y2=move || at.get()[3]
+        />
+        {edge.block_owner_deletion.then(|| view! {
+            <circle class="graph__block" cx=move || at.get()[2] cy=move || at.get()[3] + 1 r="4" />
+        })}
     }
 }
 
@@ -81,7 +117,7 @@ fn short(name: &str) -> String {
 }
 
 #[component]
-fn Node(node: GraphNode) -> impl IntoView {
+fn Node(node: GraphNode, places: Places) -> impl IntoView {
     let mut class = String::from("graph__node");
     for (cond, modifier) in [
         (node.marks.contains(&NodeMark::Terminating), " graph__node--terminating"),
@@ -104,13 +140,24 @@ fn Node(node: GraphNode) -> impl IntoView {
         })
         .collect::<Vec<_>>()
         .join(" · ");
-    let (x, y) = (node.x, node.y);
+    let id = node.id.clone();
+    let fallback = (node.x, node.y);
+    let at = Memo::new(move |_| places.with(|(nodes, _)| nodes.get(&id).copied().unwrap_or(fallback)));
     view! {
-        <g class=class tabindex="0" role="img" aria-label=node.accessible_name>
-            <rect class="graph__box" x=x y=y width=NODE_WIDTH height=NODE_HEIGHT rx="4" />
-            <text class="graph__kind" x=x + 6 y=y + 13>{node.kind}{node.touched.then_some(" ✱")}</text>
-            <text class="graph__name" x=x + 6 y=y + 28>{short(&node.name)}</text>
-            <text class="graph__marks" x=x + 6 y=y + 42>{short(&marks)}</text>
+        <g
+            class=class
+            tabindex="0"
+            role="img"
+            aria-label=node.accessible_name
+            transform=move || {
+                let (x, y) = at.get();
+                format!("translate({x} {y})")
+            }
+        >
+            <rect class="graph__box" x="0" y="0" width=NODE_WIDTH height=NODE_HEIGHT rx="4" />
+            <text class="graph__kind" x="6" y="13">{node.kind}{node.touched.then_some(" ✱")}</text>
+            <text class="graph__name" x="6" y="28">{short(&node.name)}</text>
+            <text class="graph__marks" x="6" y="42">{short(&marks)}</text>
         </g>
     }
 }

@@ -1,0 +1,290 @@
+// The page's measurements (issue 9), on the release build in dist/ served from 127.0.0.1 and driven
+// in headless Chromium by visible labels, like the browser tests. It prints figures; it does not
+// judge (scripts/bench.mjs puts them next to the budgets).
+//
+// Usage: node scripts/bench-page.mjs [--json FILE] [--quick | --memory-only]
+//   --quick        fewer loads and samples, no 10,000-pod memory run (for trying the script out)
+//   --memory-only  only the 10,000-pod memory run
+//
+// What is measured, and how:
+// - start-up: navigation to the first interactive control (the first link, button or text field
+//   the app renders, with its handlers attached), median of 10 fresh loads of the home page and
+//   of the sandbox (time origin = navigation start, so fetching, compiling the wasm and mounting
+//   are all inside);
+// - step latency with 100, 1,000 and 5,000 pods: the cluster is brought to N pods the way a
+//   learner would (`kubectl create deployment web --image=nginx --replicas=N`, then `lab settle`
+//   until it reports "Settled"), then scaled by 20 so that steps do real work, and "Step" is
+//   pressed repeatedly. One sample: from just before the click to the narration showing the new
+//   step number, after every task the click queued has run and the layout is computed (paint
+//   itself is not included: headless Chromium paints on its own schedule). Beside these wall
+//   times, the main thread's CPU time per step (top-level tasks' thread time in a trace, paint
+//   included), which a machine busy with other work does not inflate;
+// - Play at full speed (the Speed slider at its maximum) with 1,000 pods and work queued: keys are
+//   pressed in the console input every 50 ms; one sample is the time from the key event's
+//   timestamp to the next animation frame after its handler ran (what a learner waits for);
+// - memory after converging 10,000 pods: the wasm linear memory's size (it never shrinks, so it
+//   is the peak) and the JS heap after a garbage collection (DevTools protocol).
+
+import { writeFileSync } from "node:fs";
+import { launchBrowser, serveDist, typeInConsole } from "../tests/e2e/harness.mjs";
+
+const args = process.argv.slice(2);
+const quick = args.includes("--quick");
+const memoryOnly = args.includes("--memory-only");
+const jsonOut = args.includes("--json") ? args[args.indexOf("--json") + 1] : null;
+
+const WIDE = { viewport: { width: 1400, height: 900 } };
+const LOADS = quick ? 3 : 10;
+const STEP_SAMPLES = quick ? 10 : 40;
+const PLAY_KEYS = quick ? 30 : 100;
+const POD_COUNTS = quick ? [100, 1000] : [100, 1000, 5000];
+const MEMORY_PODS = 10_000;
+
+const log = (...a) => console.error("bench-page:", ...a);
+
+/** Median and 95th percentile (nearest rank) of a list of numbers. */
+export function summary(xs) {
+  const s = [...xs].sort((a, b) => a - b);
+  const rank = (p) => s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))];
+  return { n: s.length, median: rank(50), p95: rank(95), max: s[s.length - 1] };
+}
+
+// Records, from navigation start, when the app first shows an interactive control. The body of
+// index.html has none (only the hidden alert and <noscript>), so the first one is the app's.
+const FIRST_CONTROL = () => {
+  const seek = () => {
+    const el = document.querySelector("a[href], button, input, textarea, select");
+    if (el && window.__firstControl === undefined) {
+      window.__firstControl = { at: performance.now(), what: `${el.tagName.toLowerCase()} "${(el.textContent || el.getAttribute("aria-label") || "").trim().slice(0, 40)}"` };
+      return true;
+    }
+    return false;
+  };
+  new MutationObserver((_, obs) => seek() && obs.disconnect()).observe(document, { childList: true, subtree: true });
+};
+
+// Keeps a handle on the app's wasm memory (wasm-bindgen instantiates the module through one of
+// these; nothing in the page changes).
+const CAPTURE_MEMORY = () => {
+  const keep = (result) => {
+    const instance = result.instance ?? result;
+    const memory = Object.values(instance.exports ?? {}).find((e) => e instanceof WebAssembly.Memory);
+    if (memory) window.__wasmMemory = memory;
+    return result;
+  };
+  for (const name of ["instantiateStreaming", "instantiate"]) {
+    const original = WebAssembly[name];
+    WebAssembly[name] = (...a) => original.apply(WebAssembly, a).then(keep);
+  }
+};
+
+async function startup(browser, origin, route) {
+  const times = [];
+  let what = "";
+  for (let i = 0; i < LOADS; i++) {
+    const context = await browser.newContext(WIDE);
+    const page = await context.newPage();
+    await page.addInitScript(FIRST_CONTROL);
+    await page.goto(`${origin}/${route}`, { waitUntil: "load" });
+    await page.waitForFunction(() => window.__firstControl !== undefined, null, { timeout: 30_000 });
+    const first = await page.evaluate(() => window.__firstControl);
+    times.push(first.at);
+    what = first.what;
+    await context.close();
+  }
+  return { route, what, ...summary(times) };
+}
+
+async function openSandbox(browser, origin) {
+  const context = await browser.newContext(WIDE);
+  const page = await context.newPage();
+  await page.addInitScript(CAPTURE_MEMORY);
+  const problems = [];
+  page.on("pageerror", (err) => problems.push(err.message));
+  page.on("console", (msg) => msg.type() === "error" && problems.push(msg.text()));
+  await page.goto(`${origin}/#/sandbox`, { waitUntil: "load" });
+  await page.getByRole("button", { name: "Step", exact: true }).waitFor({ timeout: 30_000 });
+  return { context, page, problems };
+}
+
+/** How often the console transcript says `text`. */
+async function countInConsole(page, text) {
+  const all = await page.getByRole("region", { name: /^Console/ }).innerText();
+  return all.split(text).length - 1;
+}
+
+/** `lab settle` until the console reports "Settled after" (each call stops after 5,000 steps). */
+async function settle(page) {
+  const before = await countInConsole(page, "Settled after");
+  for (let i = 0; i < 400; i++) {
+    await typeInConsole(page, "lab settle");
+    if ((await countInConsole(page, "Settled after")) > before) return i + 1;
+  }
+  throw new Error("the cluster did not settle after 400 × lab settle");
+}
+
+/** Creates the Deployment (or scales it) to `pods` replicas and settles; returns the wall time. */
+async function bringTo(page, pods, created) {
+  const t0 = Date.now();
+  await typeInConsole(
+    page,
+    created ? `kubectl scale deployment web --replicas=${pods}` : `kubectl create deployment web --image=nginx --replicas=${pods}`,
+  );
+  const calls = await settle(page);
+  const out = await page.getByRole("region", { name: /^Console/ }).innerText();
+  const last = out.slice(out.lastIndexOf("Settled after")).split("\n")[0];
+  log(`${pods} pods: ${last} (${calls} × lab settle, ${((Date.now() - t0) / 1000).toFixed(1)} s wall)`);
+  return (Date.now() - t0) / 1000;
+}
+
+/** Milliseconds of thread time of the top-level tasks on the renderer's main thread in a trace. */
+function mainThreadCpu(trace) {
+  const events = trace.traceEvents ?? trace;
+  const main = new Set(
+    events.filter((e) => e.ph === "M" && e.name === "thread_name" && e.args?.name === "CrRendererMain").map((e) => `${e.pid}:${e.tid}`),
+  );
+  return events
+    .filter((e) => e.ph === "X" && /RunTask$/.test(e.name) && main.has(`${e.pid}:${e.tid}`))
+    .reduce((t, e) => t + (e.tdur ?? e.dur ?? 0) / 1000, 0);
+}
+
+/** One press of "Step", timed in the page (see the header). Resolves to milliseconds. */
+function timeOneStep(page) {
+  return page.evaluate(async () => {
+    const step = [...document.querySelectorAll("button")].find((b) => b.textContent.trim() === "Step");
+    const narration = document.querySelector('[role="status"][aria-label="Narration"]');
+    const number = (t) => Number((/Step (\d+)/.exec(t) ?? [0, 0])[1]);
+    const before = number(narration.textContent);
+    const macrotask = () => new Promise((ok) => { const c = new MessageChannel(); c.port1.onmessage = ok; c.port2.postMessage(0); });
+    const t0 = performance.now();
+    step.click();
+    // Leptos runs its effects as microtasks after the click handler; a macrotask comes after all of them.
+    await macrotask();
+    void document.body.offsetHeight; // style and layout of what changed
+    const t1 = performance.now();
+    const after = number(narration.textContent);
+    // Let the frame paint before the next sample.
+    await new Promise((ok) => requestAnimationFrame(() => setTimeout(ok, 0)));
+    return { ms: t1 - t0, advanced: after > before };
+  });
+}
+
+async function stepLatency(page, pods) {
+  await typeInConsole(page, `kubectl scale deployment web --replicas=${pods + 20}`);
+  const samples = [];
+  let idle = 0;
+  // A trace of the renderer's top-level tasks meanwhile: their thread time (CPU, not wall) per
+  // step, which other work on a shared machine does not inflate.
+  const browser = page.context().browser();
+  await browser.startTracing(page, { categories: ["toplevel"] });
+  for (let i = 0; i < STEP_SAMPLES; i++) {
+    const { ms, advanced } = await timeOneStep(page);
+    if (!advanced) idle++;
+    samples.push(ms);
+  }
+  const cpuMs = mainThreadCpu(JSON.parse((await browser.stopTracing()).toString())) / STEP_SAMPLES;
+  if (idle > 0) log(`${pods} pods: ${idle} of ${STEP_SAMPLES} presses of Step did not take a step`);
+  await settle(page);
+  return { pods, cpuMs, ...summary(samples) };
+}
+
+async function playResponsiveness(page, pods) {
+  await typeInConsole(page, `kubectl scale deployment web --replicas=${pods + 200}`);
+  const speed = page.getByRole("slider", { name: "Speed" });
+  await speed.focus();
+  await speed.press("End");
+  const input = page.getByRole("textbox", { name: "Console input" });
+  await page.evaluate(() => {
+    window.__keyLatency = [];
+    window.__keyDelay = [];
+    document.addEventListener(
+      "keydown",
+      (e) => {
+        const start = performance.now();
+        window.__keyDelay.push(start - e.timeStamp);
+        requestAnimationFrame(() => window.__keyLatency.push(performance.now() - e.timeStamp));
+      },
+      { capture: true },
+    );
+  });
+  await page.getByRole("button", { name: "Play", exact: true }).click();
+  const stepsBefore = await page.evaluate(() => document.querySelector('[aria-label="Narration"]').textContent);
+  for (let i = 0; i < PLAY_KEYS; i++) {
+    await input.press("x", { delay: 0 });
+    await page.waitForTimeout(50);
+  }
+  const still = await page.getByRole("button", { name: "Pause", exact: true }).isVisible();
+  if (still) await page.getByRole("button", { name: "Pause", exact: true }).click();
+  const stepsAfter = await page.evaluate(() => document.querySelector('[aria-label="Narration"]').textContent);
+  const { latency, delay } = await page.evaluate(() => ({ latency: window.__keyLatency, delay: window.__keyDelay }));
+  const stepped = (t) => Number((/Step (\d+)/.exec(t) ?? [0, 0])[1]);
+  await input.fill("");
+  return {
+    pods,
+    playing: still,
+    steps: stepped(stepsAfter) - stepped(stepsBefore),
+    toFrame: summary(latency),
+    toHandler: summary(delay),
+  };
+}
+
+async function memory(page, cdp) {
+  await cdp.send("HeapProfiler.collectGarbage");
+  const heap = await cdp.send("Runtime.getHeapUsage");
+  const wasm = await page.evaluate(() => window.__wasmMemory?.buffer.byteLength ?? null);
+  return { wasmBytes: wasm, jsHeapBytes: heap.usedSize };
+}
+
+async function main() {
+  const server = await serveDist();
+  const browser = await launchBrowser();
+  const out = { chromium: browser.version(), startup: [], steps: [], play: null, memory: null };
+  try {
+    for (const route of memoryOnly ? [] : ["", "#/sandbox"]) {
+      const s = await startup(browser, server.origin, route);
+      log(`start-up ${route || "home"}: median ${s.median.toFixed(0)} ms (${s.what})`);
+      out.startup.push(s);
+    }
+
+    const { context, page, problems } = await openSandbox(browser, server.origin);
+    let created = false;
+    for (const pods of memoryOnly ? [] : POD_COUNTS) {
+      await bringTo(page, pods, created);
+      created = true;
+      const s = await stepLatency(page, pods);
+      log(`step with ${pods} pods: median ${s.median.toFixed(1)} ms, p95 ${s.p95.toFixed(1)} ms, main-thread CPU ${s.cpuMs.toFixed(1)} ms a step`);
+      out.steps.push(s);
+      if (pods === 1000) {
+        out.play = await playResponsiveness(page, pods);
+        log(`play with ${pods} pods: ${out.play.steps} steps; key to frame median ${out.play.toFrame.median.toFixed(1)} ms, p95 ${out.play.toFrame.p95.toFixed(1)} ms`);
+        // Back to 1,000 + 20 for the next size's scale.
+        await settle(page);
+      }
+    }
+    await context.close();
+
+    if (!quick) {
+      const m = await openSandbox(browser, server.origin);
+      const cdp = await m.context.newCDPSession(m.page);
+      const wall = await bringTo(m.page, MEMORY_PODS, false);
+      out.memory = { pods: MEMORY_PODS, convergeWallSeconds: wall, ...(await memory(m.page, cdp)) };
+      log(`memory at ${MEMORY_PODS} pods: wasm ${(out.memory.wasmBytes / 2 ** 20).toFixed(0)} MiB, JS heap ${(out.memory.jsHeapBytes / 2 ** 20).toFixed(1)} MiB`);
+      problems.push(...m.problems);
+      await m.context.close();
+    }
+    if (problems.length) {
+      out.problems = problems;
+      log(`the page reported problems:\n${problems.join("\n")}`);
+    }
+  } finally {
+    await browser.close();
+    await server.close();
+  }
+  const text = JSON.stringify(out, null, 2);
+  if (jsonOut) writeFileSync(jsonOut, text);
+  console.log(text);
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  await main();
+}
