@@ -11,27 +11,19 @@
 //! Budget: `FUZZ_CASES` cases per target (default 64); failures are saved under
 //! `tests/regressions/` by proptest and replayed first on the next run.
 
+mod fuzzing;
+
 use std::time::{Duration, Instant};
 
 use proptest::prelude::*;
-use proptest::test_runner::FileFailurePersistence;
 use reconcile_lab::engine::kinds::KINDS;
 use reconcile_lab::engine::labels::Selector;
 use reconcile_lab::engine::world::{Settled, World};
 use reconcile_lab::kubectl::{shell, Console};
 use serde_json::Value;
 
-fn cases() -> u32 {
-    std::env::var("FUZZ_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(64)
-}
-
 fn config(file: &'static str) -> ProptestConfig {
-    ProptestConfig {
-        cases: cases(),
-        max_shrink_iters: 200,
-        failure_persistence: Some(Box::new(FileFailurePersistence::Direct(file))),
-        ..ProptestConfig::default()
-    }
+    fuzzing::config(file, fuzzing::cases(), 200)
 }
 
 /// Time one console command may take in an unoptimized test build.

@@ -13,10 +13,11 @@
 //! Budget: `FUZZ_CASES` cases per property (default 64); failures are saved under
 //! `tests/regressions/`.
 
+mod fuzzing;
+
 use std::time::{Duration, Instant};
 
 use proptest::prelude::*;
-use proptest::test_runner::FileFailurePersistence;
 use reconcile_lab::embed::params::parse_query;
 use reconcile_lab::embed::protocol::{
     execute, parse, parse_text, refusal, result, Incoming, Request, MAX_MANIFESTS, MAX_MESSAGE_BYTES, MAX_STEP_COUNT,
@@ -28,19 +29,8 @@ use serde_json::{json, Map, Value};
 /// The most one message may take (an unoptimized build on a loaded machine).
 const TIME_BOUND: Duration = Duration::from_secs(20);
 
-fn cases() -> u32 {
-    std::env::var("FUZZ_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(64)
-}
-
 fn config() -> ProptestConfig {
-    ProptestConfig {
-        cases: cases(),
-        max_shrink_iters: 200,
-        failure_persistence: Some(Box::new(FileFailurePersistence::Direct(
-            "tests/regressions/fuzz_embed.proptest-regressions",
-        ))),
-        ..ProptestConfig::default()
-    }
+    fuzzing::config("tests/regressions/fuzz_embed.proptest-regressions", fuzzing::cases(), 200)
 }
 
 /// What the page does with a message's JSON text: classify, then refuse or run. Returns the

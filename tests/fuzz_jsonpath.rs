@@ -6,26 +6,16 @@
 //!
 //! Budget: `FUZZ_CASES` cases (default 64); failures are saved under `tests/regressions/`.
 
+mod fuzzing;
+
 use std::time::{Duration, Instant};
 
 use proptest::prelude::*;
-use proptest::test_runner::FileFailurePersistence;
 use reconcile_lab::kubectl::jsonpath::JsonPath;
 use serde_json::{json, Value};
 
-fn cases() -> u32 {
-    std::env::var("FUZZ_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(64)
-}
-
 fn config() -> ProptestConfig {
-    ProptestConfig {
-        cases: cases() * 4,
-        max_shrink_iters: 500,
-        failure_persistence: Some(Box::new(FileFailurePersistence::Direct(
-            "tests/regressions/fuzz_jsonpath.proptest-regressions",
-        ))),
-        ..ProptestConfig::default()
-    }
+    fuzzing::config("tests/regressions/fuzz_jsonpath.proptest-regressions", fuzzing::cases() * 4, 500)
 }
 
 fn data() -> Value {

@@ -7,25 +7,15 @@
 //!
 //! Budget: `FUZZ_CASES` cases (default 64); failures are saved under `tests/regressions/`.
 
+mod fuzzing;
+
 use std::time::{Duration, Instant};
 
 use proptest::prelude::*;
-use proptest::test_runner::FileFailurePersistence;
 use reconcile_lab::lessons::{self, LessonRun, Progress, LESSON_FILES};
 
-fn cases() -> u32 {
-    std::env::var("FUZZ_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(64)
-}
-
 fn config() -> ProptestConfig {
-    ProptestConfig {
-        cases: cases(),
-        max_shrink_iters: 200,
-        failure_persistence: Some(Box::new(FileFailurePersistence::Direct(
-            "tests/regressions/fuzz_lessons.proptest-regressions",
-        ))),
-        ..ProptestConfig::default()
-    }
+    fuzzing::config("tests/regressions/fuzz_lessons.proptest-regressions", fuzzing::cases(), 200)
 }
 
 #[derive(Clone, Debug)]

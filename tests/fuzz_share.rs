@@ -8,10 +8,11 @@
 //! Budget: `FUZZ_CASES` cases per property (default 64); failures are saved under
 //! `tests/regressions/`.
 
+mod fuzzing;
+
 use std::time::{Duration, Instant};
 
 use proptest::prelude::*;
-use proptest::test_runner::FileFailurePersistence;
 use reconcile_lab::engine::world::Fault;
 use reconcile_lab::session::share::{
     decode, encode_shared, restore, Check, Op, ShareLog, Shared, Start, MAX_CODE_LEN, MAX_OPS,
@@ -21,19 +22,8 @@ use reconcile_lab::session::Session;
 /// The most one code may take to be refused or rebuilt (an unoptimized build, a loaded machine).
 const TIME_BOUND: Duration = Duration::from_secs(30);
 
-fn cases() -> u32 {
-    std::env::var("FUZZ_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(64)
-}
-
 fn config() -> ProptestConfig {
-    ProptestConfig {
-        cases: cases(),
-        max_shrink_iters: 200,
-        failure_persistence: Some(Box::new(FileFailurePersistence::Direct(
-            "tests/regressions/fuzz_share.proptest-regressions",
-        ))),
-        ..ProptestConfig::default()
-    }
+    fuzzing::config("tests/regressions/fuzz_share.proptest-regressions", fuzzing::cases(), 200)
 }
 
 // ----- the code's outer layers, written here from the format in src/session/share.rs -----

@@ -7,29 +7,19 @@
 //!
 //! Budget: `FUZZ_CASES` cases (default 64); failures are saved under `tests/regressions/`.
 
+mod fuzzing;
+
 use std::time::{Duration, Instant};
 
 use proptest::prelude::*;
-use proptest::test_runner::FileFailurePersistence;
 use reconcile_lab::engine::apiserver::ApiServer;
 use reconcile_lab::engine::kinds::KINDS;
 use reconcile_lab::engine::labels::Selector;
 use reconcile_lab::yaml;
 use serde_json::Value;
 
-fn cases() -> u32 {
-    std::env::var("FUZZ_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(64)
-}
-
 fn config() -> ProptestConfig {
-    ProptestConfig {
-        cases: cases(),
-        max_shrink_iters: 300,
-        failure_persistence: Some(Box::new(FileFailurePersistence::Direct(
-            "tests/regressions/fuzz_yaml.proptest-regressions",
-        ))),
-        ..ProptestConfig::default()
-    }
+    fuzzing::config("tests/regressions/fuzz_yaml.proptest-regressions", fuzzing::cases(), 300)
 }
 
 const PER_INPUT: Duration = Duration::from_secs(5);

@@ -9,7 +9,7 @@
 import { createServer } from "node:http";
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { runUntilIdle, useSiteAndBrowser } from "./harness.mjs";
+import { consoleBlocks as blocks, runInConsole as run, runUntilIdle, useSiteAndBrowser } from "./harness.mjs";
 import { MARK, PAYLOADS, assertNothingInjected, openGuarded, shq } from "./guard-lib.mjs";
 
 const WIDE = { contextOptions: { viewport: { width: 1400, height: 1000 } } };
@@ -20,19 +20,6 @@ useSiteAndBrowser((s, b) => {
   server = s;
   browser = b;
 });
-
-const consoleLog = (page) => page.getByRole("log", { name: "Console output" });
-const blocks = (page) => consoleLog(page).locator(".console__block");
-
-/** Types `line` into "Console input", waits for its block, returns what it printed. */
-async function run(page, line) {
-  const before = await blocks(page).count();
-  const input = page.getByRole("textbox", { name: "Console input" });
-  await input.fill(line);
-  await input.press("Enter");
-  await page.waitForFunction((n) => document.querySelectorAll("[role=log] .console__block").length > n, before);
-  return (await blocks(page).last().locator(".console__output").innerText()).trim();
-}
 
 /** Go's %q of an ASCII string without control characters (what Kubernetes' messages quote with). */
 const goQuote = (s) => JSON.stringify(s);

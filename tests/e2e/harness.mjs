@@ -170,6 +170,24 @@ export async function typeInConsole(page, line) {
   await input.press("Enter");
 }
 
+/** The console's output blocks (one per command), oldest first. */
+export const consoleBlocks = (page) => page.getByRole("log", { name: "Console output" }).locator(".console__block");
+
+/**
+ * Types one line into "Console input", waits until its output block appears, and returns what the
+ * command printed (trimmed).
+ */
+export async function runInConsole(page, line, timeout = 60_000) {
+  const before = await consoleBlocks(page).count();
+  await typeInConsole(page, line);
+  await page.waitForFunction(
+    (n) => document.querySelectorAll("[role=log] .console__block").length > n,
+    before,
+    { timeout },
+  );
+  return (await consoleBlocks(page).last().locator(".console__output").innerText()).trim();
+}
+
 /**
  * Presses "Run until idle" and waits until it has finished: it runs in slices on a timer, showing
  * "Pause" meanwhile, and "Play" again once the cluster is idle.

@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { resolve } from "node:path";
-import { NARROW, openPage, useSiteAndBrowser } from "./harness.mjs";
+import { NARROW, consoleBlocks as blocks, openPage, runInConsole as run, useSiteAndBrowser } from "./harness.mjs";
 
 const WIDE = { viewport: { width: 1400, height: 1000 } };
 const LESSONS = resolve(fileURLToPath(import.meta.url), "../../../lessons");
@@ -49,20 +49,6 @@ async function lessonSteps(slug) {
 }
 
 const consoleLog = (page) => page.getByRole("log", { name: "Console output" });
-const blocks = (page) => consoleLog(page).locator(".console__block");
-
-/** Types a line into "Console input" and waits for its output block. */
-async function run(page, line) {
-  const before = await blocks(page).count();
-  const input = page.getByRole("textbox", { name: "Console input" });
-  await input.fill(line);
-  await input.press("Enter");
-  await page.waitForFunction(
-    (n) => document.querySelectorAll("[role=log] .console__block").length > n,
-    before,
-    { timeout: 60_000 },
-  );
-}
 
 /** What the last command printed. */
 async function lastOutput(page) {
