@@ -79,13 +79,14 @@ impl Recorder {
 
     /// What changed since the last checkpoint. `route` is the page's location hash (`#/sandbox`).
     pub fn checkpoint(&mut self, s: &Session, route: &str) -> Checkpoint {
-        let records = s.timeline().records();
+        let t = s.timeline();
+        let len = t.len();
         // Records only change at the end: a step appends, acting after stepping back starts a
         // branch that replaces the later ones (a new session, after Reset, has fewer branches).
         // So the lines still valid are those before any new branch, found by walking back from
-        // the end.
-        let branches = s.timeline().branches();
-        let mut keep = self.lines.len().min(records.len());
+        // the end. (A step whose record is no longer held in memory is taken as unchanged.)
+        let branches = t.branches();
+        let mut keep = self.lines.len().min(len);
         if branches.len() < self.branches_seen {
             keep = 0;
         }
@@ -93,13 +94,19 @@ impl Recorder {
             keep = keep.min(b.from);
         }
         self.branches_seen = branches.len();
-        while keep > 0 && self.lines[keep - 1] != log_line(&records[keep - 1]) {
-            keep -= 1;
+        while keep > 0 {
+            match t.get(s.world(), keep) {
+                Some(r) if self.lines[keep - 1] != log_line(r) => keep -= 1,
+                _ => break,
+            }
         }
         let mut out = Checkpoint::default();
-        if keep < self.lines.len() || records.len() > self.lines.len() {
+        if keep < self.lines.len() || len > self.lines.len() {
             self.lines.truncate(keep);
-            self.lines.extend(records[keep..].iter().map(log_line));
+            self.lines.extend((keep + 1..=len).map(|n| match t.get(s.world(), n) {
+                Some(r) => log_line(r),
+                None => format!("{n} (not kept in memory)"),
+            }));
             let chunks = self.lines.len().div_ceil(CHUNK);
             let first = chunks.saturating_sub(MAX_CHUNKS);
             // Chunks that left the window, or that no longer exist after a branch.
@@ -174,7 +181,7 @@ mod tests {
     }
 
     fn all_lines(s: &Session) -> Vec<String> {
-        s.timeline().records().iter().map(log_line).collect()
+        (1..=s.timeline().len()).map(|n| log_line(s.timeline().get(s.world(), n).expect("held"))).collect()
     }
 
     #[test]
@@ -221,7 +228,7 @@ mod tests {
         s.console_submit("kubectl create deployment web --image=nginx --replicas=3");
         let mut r = Recorder::new();
         let mut store = Default::default();
-        while s.timeline().records().len() < (MAX_CHUNKS + 2) * CHUNK {
+        while s.timeline().len() < (MAX_CHUNKS + 2) * CHUNK {
             s.console_submit("lab advance 10s");
             s.run_until_idle();
             apply(&mut store, r.checkpoint(&s, "#/sandbox"));

@@ -1,0 +1,48 @@
+//! What a session holds in memory after converging a large Deployment, natively: the peak and
+//! current resident size of this process (`VmHWM`, `VmRSS` from /proc/self/status) and how many
+//! step records the world and the timeline hold. A measurement, not a check: it prints figures
+//! (run it with `cargo test --release --test session_memory -- --ignored --nocapture`; set
+//! `MEMORY_REPLICAS`, default 10,000). The browser's figure is scripts/bench-page.mjs's.
+
+use reconcile_lab::session::{Session, HISTORY_LIMIT};
+
+fn status(field: &str) -> String {
+    let text = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    text.lines()
+        .find(|l| l.starts_with(field))
+        .map(|l| l[field.len()..].trim().to_string())
+        .unwrap_or_else(|| "unknown".into())
+}
+
+#[test]
+#[ignore = "a measurement: run with --release --ignored --nocapture"]
+fn memory_after_converging_a_large_deployment() {
+    let replicas: usize = std::env::var("MEMORY_REPLICAS").ok().and_then(|v| v.parse().ok()).unwrap_or(10_000);
+    let mut s = Session::sandbox();
+    println!("start: VmRSS {}", status("VmRSS:"));
+    s.console_submit(&format!("kubectl create deployment web --image=nginx --replicas={replicas}"));
+    let mut settled = false;
+    for _ in 0..100_000 {
+        let out = s.console_submit("lab settle");
+        if out.chunks.iter().any(|c| c.1.contains("Settled after")) {
+            settled = true;
+            break;
+        }
+    }
+    assert!(settled, "the sandbox did not settle");
+    let t = s.timeline();
+    println!(
+        "{replicas} replicas: {} steps; the world holds {} records (limit {HISTORY_LIMIT}), the timeline's future {}",
+        t.current(),
+        s.world().history().len(),
+        t.len() - t.current()
+    );
+    println!("converged: VmRSS {}, peak VmHWM {}", status("VmRSS:"), status("VmHWM:"));
+    // Back to the start and forward again: the timeline keeps only the future the world dropped.
+    s.goto(0);
+    let end = s.timeline().len();
+    println!("after going to the start: VmRSS {}, peak VmHWM {}", status("VmRSS:"), status("VmHWM:"));
+    s.goto(end);
+    println!("after going back to the end: VmRSS {}, peak VmHWM {}", status("VmRSS:"), status("VmHWM:"));
+    assert_eq!(s.timeline().current(), end);
+}
