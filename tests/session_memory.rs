@@ -37,6 +37,7 @@ fn memory_after_converging_a_large_deployment() {
         s.world().history().len(),
         t.len() - t.current()
     );
+    println!("stored objects: {} bytes of JSON", s.world().api().stored_bytes());
     println!("converged: VmRSS {}, peak VmHWM {}", status("VmRSS:"), status("VmHWM:"));
     // Back to the start and forward again: the timeline keeps only the future the world dropped.
     s.goto(0);

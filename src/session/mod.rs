@@ -25,7 +25,7 @@ use crate::lessons::LessonRun;
 pub use console::{Block, BlockKind, Completion, HistoryCursor, Transcript};
 pub use editor::{Buffer, Diagnostic, Origin};
 pub use share::{Op, ShareError, ShareLog};
-pub use timeline::{Branch, Timeline, HISTORY_LIMIT};
+pub use timeline::{Branch, Timeline, HISTORY_LIMIT, SNAPSHOT_BUDGET};
 
 /// The most steps "Run until idle" takes before calling the rest a hot loop (as `lab settle`).
 pub const SETTLE_CAP: u64 = crate::kubectl::lab::SETTLE_CAP;
@@ -302,6 +302,7 @@ impl Session {
         s.active = 0;
         // Bound the records kept in memory (going back to a forgotten one replays it).
         s.parts().0.set_history_limit(Some(HISTORY_LIMIT));
+        s.parts().0.set_snapshot_budget(Some(SNAPSHOT_BUDGET));
         s.sync_timeline();
         s
     }

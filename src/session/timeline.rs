@@ -18,6 +18,13 @@ use crate::engine::world::{StepRecord, World};
 /// about 440,000 steps to converge.
 pub const HISTORY_LIMIT: usize = 20_000;
 
+/// What a session's world may keep in snapshots, measured as the stored objects' JSON bytes
+/// summed over the snapshots (`World::set_snapshot_budget`). A snapshot costs several times its
+/// stored bytes in memory (informer caches, queues, indexes), so 16 MB of stored bytes keeps the
+/// snapshots under about a hundred megabytes; going back past the kept ones replays from an older
+/// one (at worst the start), which takes longer but gives the same state.
+pub const SNAPSHOT_BUDGET: usize = 16 << 20;
+
 /// A new branch: the learner went back to step `from` and acted there, dropping `dropped` later
 /// steps of the old branch.
 #[derive(Clone, Debug, PartialEq, Eq)]
