@@ -347,3 +347,35 @@ fn with_a_history_limit_the_timeline_numbers_steps_and_replays_forgotten_ones() 
     assert_eq!(s.timeline().len(), 101);
     assert_eq!(number_of(&s, 101), Some(101));
 }
+
+#[test]
+fn a_snapshot_budget_keeps_few_snapshots_and_going_back_still_gives_the_same_steps() {
+    let mut s = Session::sandbox();
+    s.parts().0.set_snapshot_every(10);
+    create_web(&mut s);
+    while s.timeline().current() < 200 {
+        s.step();
+    }
+    let many = s.world().snapshot_steps();
+    assert!(many.len() > 10, "{many:?}");
+    let at_120 = s.timeline().get(s.world(), 120).cloned();
+    let last = s.timeline().get(s.world(), 200).cloned();
+    // A budget below one snapshot's stored bytes: only the initial and the newest stay.
+    s.parts().0.set_snapshot_budget(Some(1));
+    assert_eq!(s.world().snapshot_steps(), vec![0, *many.last().expect("newest")]);
+    s.goto(119);
+    s.goto(120);
+    assert_eq!(s.timeline().get(s.world(), 120).cloned(), at_120, "replayed from the start, the same step");
+    s.goto(200);
+    assert_eq!(s.timeline().get(s.world(), 200).cloned(), last);
+    // A budget of a few snapshots keeps that many, spread out.
+    s.parts().0.set_snapshot_budget(None);
+    while s.timeline().current() < 400 {
+        s.step();
+    }
+    let one = s.world().api().stored_bytes();
+    s.parts().0.set_snapshot_budget(Some(one * 5));
+    let kept = s.world().snapshot_steps();
+    assert!(kept.len() <= 6 && kept.len() >= 3, "{kept:?}");
+    assert_eq!(kept[0], 0);
+}

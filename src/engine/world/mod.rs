@@ -670,6 +670,11 @@ impl World {
         self.thin_snapshots();
     }
 
+    /// The steps at which snapshots are kept (0: the initial state), oldest first.
+    pub fn snapshot_steps(&self) -> Vec<usize> {
+        self.snapshots.iter().map(|(i, _)| *i).collect()
+    }
+
     fn thin_snapshots(&mut self) {
         let Some(budget) = self.snapshot_budget else { return };
         let mut sizes: Vec<usize> = self.snapshots.iter().map(|(_, s)| s.api.stored_bytes()).collect();
