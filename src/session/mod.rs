@@ -569,6 +569,11 @@ impl Session {
         }
         self.record(Op::Console(line.to_string()));
         self.sync_files();
+        if line.split_whitespace().eq(["lab", "back"]) {
+            // `lab back` jumps back a step: the timeline keeps the record the world drops.
+            let at = self.world().position();
+            self.leave_for(at.saturating_sub(1));
+        }
         let (world, console) = self.parts();
         let out = console.execute(world, line);
         self.transcript.command(line, &out);

@@ -379,3 +379,21 @@ fn a_snapshot_budget_keeps_few_snapshots_and_going_back_still_gives_the_same_ste
     assert!(kept.len() <= 6 && kept.len() >= 3, "{kept:?}");
     assert_eq!(kept[0], 0);
 }
+
+#[test]
+fn lab_back_in_the_console_keeps_the_future_visible() {
+    let mut s = Session::sandbox();
+    s.parts().0.set_history_limit(Some(5));
+    create_web(&mut s);
+    for _ in 0..10 {
+        s.step();
+    }
+    let end = s.timeline().current();
+    let last = s.timeline().get(s.world(), end).cloned();
+    let out = s.console_submit("lab back");
+    assert!(out.chunks.iter().any(|c| c.1 == format!("Back to step {}.\n", end - 1)), "{out:?}");
+    assert_eq!(s.timeline().current(), end - 1);
+    assert_eq!(s.timeline().len(), end);
+    assert_eq!(s.timeline().get(s.world(), end).cloned(), last);
+    assert!(s.timeline().branches().is_empty());
+}

@@ -181,7 +181,11 @@ impl Timeline {
                 }
             }
             None => {
-                if now < self.current {
+                if now < self.current && branch > now {
+                    // Went back without [`Timeline::before_goto`]: the dropped steps are counted,
+                    // their records not held (going to them replays them).
+                    self.future.prepend(Future { gap: self.current - now, known: Vec::new(), tail: 0 });
+                } else if now < self.current {
                     // Not the same run at all (the world was reset): start over.
                     *self = Timeline::default();
                 } else if self.in_past() && branch <= now {
