@@ -267,7 +267,7 @@ impl Console {
             }
             "back" => {
                 if world.step_back() {
-                    out.out(format!("Back to step {}.\n", world.history().len()));
+                    out.out(format!("Back to step {}.\n", world.position()));
                 } else {
                     out.out("Already at the beginning.\n");
                 }

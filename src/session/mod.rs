@@ -25,7 +25,7 @@ use crate::lessons::LessonRun;
 pub use console::{Block, BlockKind, Completion, HistoryCursor, Transcript};
 pub use editor::{Buffer, Diagnostic, Origin};
 pub use share::{Op, ShareError, ShareLog};
-pub use timeline::{Branch, Timeline};
+pub use timeline::{Branch, Timeline, HISTORY_LIMIT, SNAPSHOT_BUDGET};
 
 /// The most steps "Run until idle" takes before calling the rest a hot loop (as `lab settle`).
 pub const SETTLE_CAP: u64 = crate::kubectl::lab::SETTLE_CAP;
@@ -300,6 +300,9 @@ impl Session {
             s.add_buffer("manifest.yaml", "", Origin::File);
         }
         s.active = 0;
+        // Bound the records kept in memory (going back to a forgotten one replays it).
+        s.parts().0.set_history_limit(Some(HISTORY_LIMIT));
+        s.parts().0.set_snapshot_budget(Some(SNAPSHOT_BUDGET));
         s.sync_timeline();
         s
     }
@@ -521,6 +524,8 @@ impl Session {
     /// Step back: returns to the state before the current step. False at the start.
     pub fn step_back(&mut self) -> bool {
         self.record(Op::Back(1));
+        let at = self.world().position();
+        self.leave_for(at.saturating_sub(1));
         let (world, _) = self.parts();
         let back = world.step_back();
         self.notice = (!back).then(|| "Already at the beginning.".to_string());
@@ -531,6 +536,7 @@ impl Session {
     /// A Timeline jump: the state right after step `n` (0: the start), on the same branch.
     pub fn goto(&mut self, n: usize) {
         self.record(Op::Goto(n as u64));
+        self.leave_for(n);
         let (world, _) = self.parts();
         world.goto(n);
         self.notice = None;
@@ -563,6 +569,11 @@ impl Session {
         }
         self.record(Op::Console(line.to_string()));
         self.sync_files();
+        if line.split_whitespace().eq(["lab", "back"]) {
+            // `lab back` jumps back a step: the timeline keeps the record the world drops.
+            let at = self.world().position();
+            self.leave_for(at.saturating_sub(1));
+        }
         let (world, console) = self.parts();
         let out = console.execute(world, line);
         self.transcript.command(line, &out);
@@ -798,6 +809,15 @@ impl Session {
     }
 
     // ----- bookkeeping -----
+
+    /// Before a jump to step `n`: the timeline keeps the records the world will drop.
+    fn leave_for(&mut self, n: usize) {
+        let world = match &self.engine {
+            Engine::Sandbox { world, .. } => world,
+            Engine::Lesson(run) => &run.world,
+        };
+        self.timeline.before_goto(world, n);
+    }
 
     fn sync_timeline(&mut self) {
         let world = match &self.engine {

@@ -59,11 +59,15 @@ impl Checkpoint {
 /// Keeps the step log's lines and what was last written, so that a checkpoint writes only what
 /// changed.
 ///
-/// Invariant: `lines[i]` is [`log_line`] of the `i`-th record of the timeline as last seen, and
-/// chunks `first_chunk..written` hold exactly those lines.
+/// Invariant: `lines[i]` is [`log_line`] of step `base + i + 1` of the timeline as last seen
+/// (only the lines of the chunks in storage are kept: the log in memory stays as small as the
+/// one in storage however many steps were taken), and chunks `first_chunk..written` hold exactly
+/// those lines.
 #[derive(Clone, Debug, Default)]
 pub struct Recorder {
     lines: Vec<String>,
+    /// The number of steps before `lines[0]` (a multiple of [`CHUNK`]).
+    base: usize,
     /// Chunks `first_chunk..written` exist in storage.
     first_chunk: usize,
     written: usize,
@@ -79,13 +83,19 @@ impl Recorder {
 
     /// What changed since the last checkpoint. `route` is the page's location hash (`#/sandbox`).
     pub fn checkpoint(&mut self, s: &Session, route: &str) -> Checkpoint {
-        let records = s.timeline().records();
+        let t = s.timeline();
+        let len = t.len();
+        let seen = self.base + self.lines.len();
+        let line = |n: usize| match t.get(s.world(), n) {
+            Some(r) => log_line(r),
+            None => format!("{n} (not kept in memory)"),
+        };
         // Records only change at the end: a step appends, acting after stepping back starts a
         // branch that replaces the later ones (a new session, after Reset, has fewer branches).
         // So the lines still valid are those before any new branch, found by walking back from
-        // the end.
-        let branches = s.timeline().branches();
-        let mut keep = self.lines.len().min(records.len());
+        // the end. (A step whose record is no longer held in memory is taken as unchanged.)
+        let branches = t.branches();
+        let mut keep = seen.min(len);
         if branches.len() < self.branches_seen {
             keep = 0;
         }
@@ -93,24 +103,40 @@ impl Recorder {
             keep = keep.min(b.from);
         }
         self.branches_seen = branches.len();
-        while keep > 0 && self.lines[keep - 1] != log_line(&records[keep - 1]) {
-            keep -= 1;
+        while keep > self.base {
+            match t.get(s.world(), keep) {
+                Some(r) if self.lines[keep - self.base - 1] != log_line(r) => keep -= 1,
+                _ => break,
+            }
         }
         let mut out = Checkpoint::default();
-        if keep < self.lines.len() || records.len() > self.lines.len() {
-            self.lines.truncate(keep);
-            self.lines.extend(records[keep..].iter().map(log_line));
-            let chunks = self.lines.len().div_ceil(CHUNK);
+        if keep < seen || len > seen {
+            let chunks = len.div_ceil(CHUNK);
             let first = chunks.saturating_sub(MAX_CHUNKS);
+            // The chunks to write: from the first changed one, and the whole window if it moved
+            // back (a branch from before it).
+            let start = if first < self.first_chunk { first } else { (keep / CHUNK).max(first) };
+            if start * CHUNK >= self.base && keep >= self.base {
+                self.lines.truncate(keep - self.base);
+                self.lines.extend((keep + 1..=len).map(line));
+            } else {
+                self.base = start * CHUNK;
+                self.lines = (self.base + 1..=len).map(line).collect();
+            }
             // Chunks that left the window, or that no longer exist after a branch.
             for i in self.first_chunk..self.written {
                 if i < first || i >= chunks {
                     out.chunks.push((i, None));
                 }
             }
-            for i in (keep / CHUNK).max(first)..chunks {
-                let end = ((i + 1) * CHUNK).min(self.lines.len());
-                out.chunks.push((i, Some(self.lines[i * CHUNK..end].join("\n"))));
+            for i in start..chunks {
+                let end = ((i + 1) * CHUNK).min(len);
+                out.chunks.push((i, Some(self.lines[i * CHUNK - self.base..end - self.base].join("\n"))));
+            }
+            // Lines of chunks that left the window are not needed any more.
+            if first * CHUNK > self.base {
+                self.lines.drain(..first * CHUNK - self.base);
+                self.base = first * CHUNK;
             }
             self.first_chunk = first;
             self.written = chunks;
@@ -137,7 +163,7 @@ impl Recorder {
             "seed": s.world().seed(),
             "lesson": s.lesson().map(|l| l.lesson.slug.clone()),
             "step": s.timeline().current(),
-            "steps": self.lines.len(),
+            "steps": self.base + self.lines.len(),
             "firstChunk": self.first_chunk,
             "chunks": self.written,
             "commands": commands,
@@ -174,7 +200,7 @@ mod tests {
     }
 
     fn all_lines(s: &Session) -> Vec<String> {
-        s.timeline().records().iter().map(log_line).collect()
+        (1..=s.timeline().len()).map(|n| log_line(s.timeline().get(s.world(), n).expect("held"))).collect()
     }
 
     #[test]
@@ -221,7 +247,7 @@ mod tests {
         s.console_submit("kubectl create deployment web --image=nginx --replicas=3");
         let mut r = Recorder::new();
         let mut store = Default::default();
-        while s.timeline().records().len() < (MAX_CHUNKS + 2) * CHUNK {
+        while s.timeline().len() < (MAX_CHUNKS + 2) * CHUNK {
             s.console_submit("lab advance 10s");
             s.run_until_idle();
             apply(&mut store, r.checkpoint(&s, "#/sandbox"));
@@ -234,5 +260,16 @@ mod tests {
         let head: Value = serde_json::from_str(&store[HEAD_KEY]).unwrap();
         assert_eq!(head["share"], s.share_code());
         assert_eq!(head["shareHash"], format!("#/sandbox?state={}", s.share_code()));
+        // The recorder keeps only the window's lines in memory.
+        assert_eq!(r.lines.len(), kept.len());
+        assert_eq!(head["steps"], lines.len());
+        // A branch from before the window: the window moves back and is the new branch's tail.
+        s.goto(CHUNK + 7);
+        s.step();
+        apply(&mut store, r.checkpoint(&s, "#/sandbox"));
+        let lines = all_lines(&s);
+        assert_eq!(lines.len(), CHUNK + 8);
+        assert_eq!(log(&store), lines);
+        assert_eq!(store.keys().filter(|k| k.starts_with(CHUNK_PREFIX)).count(), 2);
     }
 }

@@ -39,7 +39,7 @@ fn steps_are_narrated_and_the_timeline_grows() {
     let n = s.timeline().current();
     assert!(s.step());
     assert_eq!(s.timeline().current(), n + 1);
-    assert_eq!(s.timeline().records().len(), n + 1);
+    assert_eq!(s.timeline().len(), n + 1);
     let narration = s.narration().expect("a step was taken");
     assert_eq!(narration.number as usize, n + 1);
     assert!(!narration.sentence.is_empty());
@@ -72,7 +72,7 @@ fn step_back_keeps_the_future_and_acting_there_starts_a_branch() {
     assert!(s.step_back());
     assert!(s.step_back());
     assert_eq!(s.timeline().current(), end - 2);
-    assert_eq!(s.timeline().records().len(), end, "the future stays visible");
+    assert_eq!(s.timeline().len(), end, "the future stays visible");
     assert!(s.timeline().in_past());
     s.goto(end);
     assert_eq!(s.timeline().current(), end);
@@ -80,7 +80,7 @@ fn step_back_keeps_the_future_and_acting_there_starts_a_branch() {
     s.goto(end - 3);
     s.console_submit("kubectl scale deployment web --replicas=1");
     assert_eq!(s.timeline().branches(), &[Branch { from: end - 3, dropped: 3 }]);
-    assert_eq!(s.timeline().records().len(), s.timeline().current());
+    assert_eq!(s.timeline().len(), s.timeline().current());
     assert!(!s.timeline().in_past());
 }
 
@@ -90,8 +90,11 @@ fn the_timeline_matches_the_world_history_after_every_intent() {
     create_web(&mut s);
     let check = |s: &Session| {
         let t = s.timeline();
-        assert!(t.current() <= t.records().len());
-        assert_eq!(&t.records()[..t.current()], s.world().history());
+        assert!(t.current() <= t.len());
+        assert_eq!(t.current(), s.world().position());
+        assert_eq!(t.len(), s.world().branch_len().max(t.current()));
+        let held: Vec<_> = (1..=t.current()).filter_map(|n| t.get(s.world(), n).cloned()).collect();
+        assert_eq!(held, s.world().history());
     };
     for i in 0..30 {
         match i % 7 {
@@ -295,4 +298,102 @@ fn run_until_idle_in_slices_reaches_the_same_state() {
     assert_eq!(done, Settled::Idle { steps });
     assert!(slices > 2);
     assert_eq!(sliced.world().history(), whole.world().history());
+}
+
+/// Record `n` of the timeline, by the world's own numbering.
+fn number_of(s: &Session, n: usize) -> Option<u64> {
+    s.timeline().get(s.world(), n).map(|r| r.number)
+}
+
+#[test]
+fn with_a_history_limit_the_timeline_numbers_steps_and_replays_forgotten_ones() {
+    let mut s = Session::sandbox();
+    s.parts().0.set_history_limit(Some(50));
+    create_web(&mut s);
+    while s.timeline().current() < 300 {
+        s.step();
+    }
+    let end = s.timeline().current();
+    let t = s.timeline();
+    assert_eq!(t.len(), end);
+    assert_eq!(t.first_kept(s.world()), end - 49, "the newest 50 records are kept");
+    assert_eq!(number_of(&s, end - 50), None, "older ones are forgotten");
+    assert_eq!(number_of(&s, end - 49), Some((end - 49) as u64));
+    assert_eq!(number_of(&s, end), Some(end as u64));
+    let last = s.timeline().get(s.world(), end).cloned();
+    // Far back: the step comes back by replay; the later ones stay counted, the newest held.
+    s.goto(10);
+    assert_eq!(s.timeline().current(), 10);
+    assert_eq!(s.timeline().len(), end, "the future stays counted");
+    assert!(s.timeline().in_past());
+    assert_eq!(number_of(&s, 10), Some(10), "replayed");
+    assert_eq!(number_of(&s, 11), None, "forgotten before the jump: replayed when selected");
+    assert_eq!(s.timeline().get(s.world(), end).cloned(), last, "the newest records stay visible");
+    // Forward again: the same branch, the same records.
+    s.goto(end - 20);
+    assert_eq!(s.timeline().current(), end - 20);
+    assert_eq!(number_of(&s, end - 20), Some((end - 20) as u64));
+    assert_eq!(s.timeline().get(s.world(), end).cloned(), last);
+    s.goto(end);
+    assert_eq!(s.timeline().get(s.world(), end).cloned(), last);
+    assert!(s.timeline().branches().is_empty());
+    // Back a little with Step back, then act: a new branch drops the rest.
+    assert!(s.step_back());
+    assert_eq!(s.timeline().current(), end - 1);
+    assert_eq!(s.timeline().get(s.world(), end).cloned(), last);
+    s.goto(100);
+    s.step();
+    assert_eq!(s.timeline().branches(), &[Branch { from: 100, dropped: end - 100 }]);
+    assert_eq!(s.timeline().len(), 101);
+    assert_eq!(number_of(&s, 101), Some(101));
+}
+
+#[test]
+fn a_snapshot_budget_keeps_few_snapshots_and_going_back_still_gives_the_same_steps() {
+    let mut s = Session::sandbox();
+    s.parts().0.set_snapshot_every(10);
+    create_web(&mut s);
+    while s.timeline().current() < 200 {
+        s.step();
+    }
+    let many = s.world().snapshot_steps();
+    assert!(many.len() > 10, "{many:?}");
+    let at_120 = s.timeline().get(s.world(), 120).cloned();
+    let last = s.timeline().get(s.world(), 200).cloned();
+    // A budget below one snapshot's stored bytes: only the initial and the newest stay.
+    s.parts().0.set_snapshot_budget(Some(1));
+    assert_eq!(s.world().snapshot_steps(), vec![0, *many.last().expect("newest")]);
+    s.goto(119);
+    s.goto(120);
+    assert_eq!(s.timeline().get(s.world(), 120).cloned(), at_120, "replayed from the start, the same step");
+    s.goto(200);
+    assert_eq!(s.timeline().get(s.world(), 200).cloned(), last);
+    // A budget of a few snapshots keeps that many, spread out.
+    s.parts().0.set_snapshot_budget(None);
+    while s.timeline().current() < 400 {
+        s.step();
+    }
+    let one = s.world().api().stored_bytes();
+    s.parts().0.set_snapshot_budget(Some(one * 5));
+    let kept = s.world().snapshot_steps();
+    assert!(kept.len() <= 6 && kept.len() >= 3, "{kept:?}");
+    assert_eq!(kept[0], 0);
+}
+
+#[test]
+fn lab_back_in_the_console_keeps_the_future_visible() {
+    let mut s = Session::sandbox();
+    s.parts().0.set_history_limit(Some(5));
+    create_web(&mut s);
+    for _ in 0..10 {
+        s.step();
+    }
+    let end = s.timeline().current();
+    let last = s.timeline().get(s.world(), end).cloned();
+    let out = s.console_submit("lab back");
+    assert!(out.chunks.iter().any(|c| c.1 == format!("Back to step {}.\n", end - 1)), "{out:?}");
+    assert_eq!(s.timeline().current(), end - 1);
+    assert_eq!(s.timeline().len(), end);
+    assert_eq!(s.timeline().get(s.world(), end).cloned(), last);
+    assert!(s.timeline().branches().is_empty());
 }

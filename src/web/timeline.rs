@@ -1,6 +1,8 @@
 //! The Timeline: every step of the branch, virtualised (only the rows in view exist, so ten
 //! thousand steps cost what forty do). Selecting a step jumps there; acting from an earlier step
-//! starts a new branch, which the region says in words.
+//! starts a new branch, which the region says in words. Only the newest steps' records are kept
+//! in memory (`session::HISTORY_LIMIT`): an older step keeps its number and row, and selecting it
+//! replays the world up to it.
 
 use leptos::html;
 use leptos::prelude::*;
@@ -40,11 +42,11 @@ pub fn Timeline() -> impl IntoView {
                     b.from, b.dropped
                 )
             });
-            (t.records().len(), t.current(), notice)
+            (t.len(), t.current(), notice, t.first_kept(s.world()))
         })
     });
     let window = Memo::new(move |_| {
-        let (len, _, _) = meta.get();
+        let (len, _, _, _) = meta.get();
         let first = ((scroll_top.get() / ROW) as usize).saturating_sub(OVERSCAN).min(len);
         let count = (height.get() / ROW) as usize + 2 * OVERSCAN;
         (first, (first + count).min(len))
@@ -53,23 +55,19 @@ pub fn Timeline() -> impl IntoView {
         let (first, last) = window.get();
         lab.read(Part::Timeline, |s| {
             let t = s.timeline();
-            t.records()[first..last]
-                .iter()
-                .enumerate()
-                .map(|(i, r)| {
-                    let number = first + i + 1;
-                    Row {
-                        number,
-                        label: format!(
+            (first + 1..=last)
+                .map(|number| {
+                    let label = match t.get(s.world(), number) {
+                        Some(r) => format!(
                             "{} +{} {}: {}",
                             r.number,
                             fmt_duration(r.time.since(Time::START)),
                             r.actor,
                             r.sentence
                         ),
-                        current: number == t.current(),
-                        future: number > t.current(),
-                    }
+                        None => format!("{number} (not kept in memory: select to replay it)"),
+                    };
+                    Row { number, label, current: number == t.current(), future: number > t.current() }
                 })
                 .collect::<Vec<Row>>()
         })
@@ -79,7 +77,7 @@ pub fn Timeline() -> impl IntoView {
     // middle of the step's DOM updates, and the frame would lay it out again (it was the largest
     // item of a step's profile).
     Effect::new(move |_| {
-        let (len, current, _) = meta.get();
+        let (len, current, _, _) = meta.get();
         if current == len {
             request_animation_frame(move || {
                 if let Some(el) = scroller.get_untracked() {
@@ -99,14 +97,20 @@ pub fn Timeline() -> impl IntoView {
     view! {
         <p class="timeline__summary">
             {move || {
-                let (len, current, _) = meta.get();
-                if len == 0 {
+                let (len, current, _, first_kept) = meta.get();
+                let mut text = if len == 0 {
                     "No step has been taken yet.".to_string()
                 } else if current < len {
                     format!("At step {current} of {len}: stepping replays the later steps; acting now starts a new branch.")
                 } else {
                     format!("{len} steps so far.")
+                };
+                if first_kept > 1 {
+                    text.push_str(&format!(
+                        " Steps before {first_kept} are not kept in memory: selecting one replays the world up to it."
+                    ));
                 }
+                text
             }}
         </p>
         {move || meta.get().2.map(|n| view! { <p class="timeline__branch" role="status">{n}</p> })}

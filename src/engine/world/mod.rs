@@ -62,7 +62,7 @@
 //!   Watches for `kubectl --watch`: [`World::api_mut`] (`watch`, `next_event`, `stop_watch`).
 //! - Time: [`World::step`], [`World::run`]`(pending id)`, [`World::run_until_idle`]`(cap)`,
 //!   [`World::advance`]`(duration)`, [`World::step_back`], [`World::goto`]`(n)`,
-//!   [`World::position`], [`World::branch_len`]; memory: [`World::set_history_limit`],
+//!   [`World::position`], [`World::branch_len`]; memory: [`World::set_history_limit`], [`World::set_snapshot_budget`],
 //!   [`World::set_snapshot_every`].
 //! - Faults ([`Fault`], or one method each): `break_watch(process, kind)`, `expire_history()`,
 //!   `stop_process` (clean: releases the Lease), `kill_process`, `start_process`,
@@ -463,6 +463,8 @@ pub struct World {
     snapshots: Vec<(usize, State)>,
     /// A snapshot every this many inputs (0: only the initial one).
     snapshot_every: usize,
+    /// See [`World::set_snapshot_budget`].
+    snapshot_budget: Option<usize>,
     /// True while `goto` replays logged inputs (they are not logged again).
     replaying: bool,
 }
@@ -583,6 +585,7 @@ impl World {
             history_limit: None,
             inputs: Vec::new(),
             snapshot_every: 200,
+            snapshot_budget: None,
             replaying: false,
         }
     }
@@ -656,6 +659,30 @@ impl World {
                 self.history.drain(..self.history_dead);
                 self.history_dead = 0;
             }
+        }
+    }
+
+    /// Bounds the snapshots' memory: after a new snapshot, while the kept ones' stored bytes
+    /// ([`ApiServer::stored_bytes`], summed) exceed `bytes`, the one closest to its predecessor
+    /// is dropped (never the initial one, never the newest). None: only the count is bounded.
+    pub fn set_snapshot_budget(&mut self, bytes: Option<usize>) {
+        self.snapshot_budget = bytes;
+        self.thin_snapshots();
+    }
+
+    /// The steps at which snapshots are kept (0: the initial state), oldest first.
+    pub fn snapshot_steps(&self) -> Vec<usize> {
+        self.snapshots.iter().map(|(i, _)| *i).collect()
+    }
+
+    fn thin_snapshots(&mut self) {
+        let Some(budget) = self.snapshot_budget else { return };
+        let mut sizes: Vec<usize> = self.snapshots.iter().map(|(_, s)| s.api.stored_bytes()).collect();
+        while self.snapshots.len() > 2 && sizes.iter().sum::<usize>() > budget {
+            let last = self.snapshots.len() - 1;
+            let drop = (1..last).min_by_key(|&i| self.snapshots[i].0 - self.snapshots[i - 1].0).unwrap_or(1);
+            self.snapshots.remove(drop);
+            sizes.remove(drop);
         }
     }
 
@@ -974,6 +1001,7 @@ impl World {
                     i == 1 || i > keep_from || i % 2 == 0
                 });
             }
+            self.thin_snapshots();
         }
         r
     }
