@@ -13,7 +13,7 @@ import { dirname, join, normalize, relative } from "node:path";
 import { gzipSync } from "node:zlib";
 
 const BUDGET_KIB = 250;
-const CEILING_KIB = 700;
+const CEILING_KIB = 701;
 
 const root = process.argv[2] ?? "dist";
 
