@@ -134,6 +134,23 @@ mod tests {
     use super::*;
     use crate::engine::kinds::Kind;
 
+    /// Runs every pending watch delivery and handler, but no take or reconcile.
+    fn deliver_and_handle(w: &mut World) {
+        loop {
+            let next = w.pending();
+            let Some(p) = next.iter().find(|p| matches!(p.action, ActionKind::DeliverEvent | ActionKind::RunHandler))
+            else {
+                break;
+            };
+            w.run(p.id).unwrap();
+        }
+    }
+
+    /// The deployment controller's work queue view.
+    fn deployment_queue(w: &World) -> QueueView {
+        queue_views(w).into_iter().find(|v| v.controller == "deployment-controller").unwrap()
+    }
+
     #[test]
     fn a_burst_collapses_into_one_waiting_key_that_leaves_after_its_reconcile() {
         let mut w = World::new(1);
@@ -148,16 +165,8 @@ mod tests {
             w.update(d).unwrap();
         }
         // Deliver and handle, but do not reconcile.
-        loop {
-            let next = w.pending();
-            let Some(p) = next.iter().find(|p| matches!(p.action, ActionKind::DeliverEvent | ActionKind::RunHandler))
-            else {
-                break;
-            };
-            w.run(p.id).unwrap();
-        }
-        let views = queue_views(&w);
-        let dq = views.iter().find(|v| v.controller == "deployment-controller").unwrap();
+        deliver_and_handle(&mut w);
+        let dq = deployment_queue(&w);
         let web: Vec<&QueuedKey> = dq.waiting.items.iter().filter(|k| k.key == "default/web").collect();
         assert_eq!(web.len(), 1, "one key for the burst: {dq:?}");
         assert_eq!(web[0].adds, 3);
@@ -169,8 +178,7 @@ mod tests {
             }
         };
         assert!(taken.sentence.contains("took default/web from its work queue (Get)"), "{}", taken.sentence);
-        let views = queue_views(&w);
-        let dq = views.iter().find(|v| v.controller == "deployment-controller").unwrap();
+        let dq = deployment_queue(&w);
         assert!(dq.waiting.items.iter().all(|k| k.key != "default/web"));
         assert_eq!(dq.processing.items.iter().map(|k| k.key.as_str()).collect::<Vec<_>>(), vec!["default/web"]);
         assert!(dq.dirty_while_processing.items.is_empty());
@@ -178,8 +186,7 @@ mod tests {
         let r = w.step().unwrap();
         assert_eq!((r.action, r.worked_key()), (ActionKind::Reconcile, Some("default/web")));
         assert!(!r.work.as_ref().unwrap().requeued_dirty);
-        let views = queue_views(&w);
-        let dq = views.iter().find(|v| v.controller == "deployment-controller").unwrap();
+        let dq = deployment_queue(&w);
         assert!(dq.waiting.items.iter().all(|k| k.key != "default/web"));
         assert!(dq.processing.items.is_empty());
     }
@@ -210,16 +217,8 @@ mod tests {
         // Two more edits while it is processing: deliver and handle them, but do not reconcile.
         edit(&mut w, 2);
         edit(&mut w, 3);
-        loop {
-            let next = w.pending();
-            let Some(p) = next.iter().find(|p| matches!(p.action, ActionKind::DeliverEvent | ActionKind::RunHandler))
-            else {
-                break;
-            };
-            w.run(p.id).unwrap();
-        }
-        let views = queue_views(&w);
-        let dq = views.iter().find(|v| v.controller == "deployment-controller").unwrap();
+        deliver_and_handle(&mut w);
+        let dq = deployment_queue(&w);
         assert!(dq.waiting.items.iter().all(|k| k.key != "default/web"), "a processing key is not waiting: {dq:?}");
         assert_eq!(dq.dirty_while_processing.items, vec!["default/web".to_string()]);
         let web = dq.processing.items.iter().find(|k| k.key == "default/web").unwrap();
@@ -234,8 +233,7 @@ mod tests {
         let r = w.run(reconcile.id).unwrap();
         assert!(r.work.as_ref().unwrap().requeued_dirty, "{}", r.sentence);
         assert!(r.sentence.contains("added again while it was processing"), "{}", r.sentence);
-        let views = queue_views(&w);
-        let dq = views.iter().find(|v| v.controller == "deployment-controller").unwrap();
+        let dq = deployment_queue(&w);
         assert_eq!(dq.waiting.items.iter().filter(|k| k.key == "default/web").count(), 1, "queued once: {dq:?}");
         assert!(dq.dirty_while_processing.items.is_empty());
         // It runs exactly once more, then the world settles with the key gone.

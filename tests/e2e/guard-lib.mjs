@@ -5,6 +5,7 @@
 // Not a test file itself (node --test runs *.test.mjs only).
 
 import assert from "node:assert/strict";
+import { recordProblems } from "./harness.mjs";
 
 /** Counts every injected handler that runs: each payload calls this, so a count above 0 is a hit. */
 export const MARK = "window.__pwned=(window.__pwned||0)+1";
@@ -41,16 +42,8 @@ export async function openGuarded(browser, url, { contextOptions = {}, init = nu
   });
   if (init) await context.addInitScript(init, arg);
   const page = await context.newPage();
-  const problems = [];
+  const problems = recordProblems(page);
   const dialogs = [];
-  page.on("console", (msg) => {
-    if (msg.type() === "error") problems.push(`console error: ${msg.text()}`);
-  });
-  page.on("pageerror", (err) => problems.push(`uncaught exception: ${err.message}`));
-  page.on("requestfailed", (req) => problems.push(`request failed: ${req.url()} (${req.failure()?.errorText})`));
-  page.on("response", (res) => {
-    if (res.status() >= 400) problems.push(`HTTP ${res.status()}: ${res.url()}`);
-  });
   page.on("dialog", async (d) => {
     dialogs.push(`${d.type()}: ${d.message()}`);
     await d.dismiss().catch(() => {});

@@ -95,13 +95,11 @@ export function launchBrowser() {
 }
 
 /**
- * Opens `url` in a fresh context and records every problem a learner would hit: console errors
- * (a Content-Security-Policy violation is one), uncaught exceptions, failed requests and HTTP
- * errors. Resolves once the app has mounted (its top-level heading is visible).
+ * Records every problem a learner would hit on `page` from now on: console errors (a
+ * Content-Security-Policy violation is one), uncaught exceptions, failed requests and HTTP errors.
+ * Returns the list it fills.
  */
-export async function openPage(browser, url, contextOptions = {}) {
-  const context = await browser.newContext(contextOptions);
-  const page = await context.newPage();
+export function recordProblems(page) {
   const problems = [];
   page.on("console", (msg) => {
     if (msg.type() === "error") problems.push(`console error: ${msg.text()}`);
@@ -111,6 +109,18 @@ export async function openPage(browser, url, contextOptions = {}) {
   page.on("response", (res) => {
     if (res.status() >= 400) problems.push(`HTTP ${res.status()}: ${res.url()}`);
   });
+  return problems;
+}
+
+/**
+ * Opens `url` in a fresh context and records every problem a learner would hit: console errors
+ * (a Content-Security-Policy violation is one), uncaught exceptions, failed requests and HTTP
+ * errors. Resolves once the app has mounted (its top-level heading is visible).
+ */
+export async function openPage(browser, url, contextOptions = {}) {
+  const context = await browser.newContext(contextOptions);
+  const page = await context.newPage();
+  const problems = recordProblems(page);
   await page.goto(url, { waitUntil: "load" });
   // Either the app mounts (its heading appears) or the page shows its error alert: fail fast then,
   // with everything the page reported.
