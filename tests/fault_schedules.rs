@@ -710,7 +710,7 @@ fn heal_and_settle(w: &mut World, dog: &mut Watchdog) {
 fn check_settled(w: &World, by_hand: &BTreeSet<String>) {
     let leaders: Vec<&str> = KCM.into_iter().filter(|p| w.process(p).is_some_and(|p| p.leading())).collect();
     assert_eq!(leaders.len(), 1, "exactly one leader after settling, got {leaders:?}");
-    check_caches(w);
+    common::assert_caches_match(w);
 
     // Desired state.
     let pods = all(w, "Pod");
@@ -777,23 +777,6 @@ fn check_settled(w: &World, by_hand: &BTreeSet<String>) {
     for b in all(w, "Bucket") {
         let og = b.pointer("/status/observedGeneration").and_then(Value::as_i64).unwrap_or(0);
         assert_eq!(og, b.generation(), "status.observedGeneration of Bucket {}", b.key());
-    }
-}
-
-/// Every active process's informer caches hold exactly the server's objects and revisions.
-fn check_caches(w: &World) {
-    for p in w.processes().iter().filter(|p| p.active()) {
-        for (k, store) in &p.caches.stores {
-            let server: Vec<(String, u64)> = kind(k)
-                .and_then(|kd| w.api().list(kd, None, &Selector::everything()).ok())
-                .map(|l| l.items)
-                .unwrap_or_default()
-                .iter()
-                .map(|o| (o.key(), o.resource_version()))
-                .collect();
-            let cache: Vec<(String, u64)> = store.values().map(|o| (o.key(), o.resource_version())).collect();
-            assert_eq!(cache, server, "{k} cache of {} differs from the server", p.name);
-        }
     }
 }
 
