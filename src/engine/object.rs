@@ -45,24 +45,7 @@ impl OwnerReference {
 }
 
 fn str_at<'a>(v: &'a Value, key: &str) -> &'a str {
-    at(v, key).and_then(Value::as_str).unwrap_or("")
-}
-
-/// A field of a JSON object, by a linear scan of its keys when it has few: an object's top level
-/// and its `metadata` hold about ten keys, and comparing them is several times cheaper than
-/// hashing the key with SipHash as `serde_json`'s map does (it showed at the top of the page's
-/// profile: the views read every cached object's resourceVersion on every step).
-fn field<'a>(m: &'a Map<String, Value>, key: &str) -> Option<&'a Value> {
-    if m.len() <= 16 {
-        m.iter().find(|(k, _)| k.as_str() == key).map(|(_, v)| v)
-    } else {
-        m.get(key)
-    }
-}
-
-/// [`field`] of a value that may not be an object.
-fn at<'a>(v: &'a Value, key: &str) -> Option<&'a Value> {
-    v.as_object().and_then(|m| field(m, key))
+    v.get(key).and_then(Value::as_str).unwrap_or("")
 }
 
 /// Accessors for the fields every Kubernetes object has.
@@ -116,7 +99,7 @@ impl ObjectExt for Value {
         str_at(self, "kind")
     }
     fn meta(&self) -> Option<&Map<String, Value>> {
-        at(self, "metadata").and_then(Value::as_object)
+        self.get("metadata").and_then(Value::as_object)
     }
     fn meta_mut(&mut self) -> &mut Map<String, Value> {
         if !self.is_object() {
@@ -130,36 +113,36 @@ impl ObjectExt for Value {
         meta.as_object_mut().expect("made an object above")
     }
     fn name(&self) -> &str {
-        self.meta().and_then(|m| field(m, "name")).and_then(Value::as_str).unwrap_or("")
+        self.meta().and_then(|m| m.get("name")).and_then(Value::as_str).unwrap_or("")
     }
     fn namespace(&self) -> Option<&str> {
-        self.meta().and_then(|m| field(m, "namespace")).and_then(Value::as_str).filter(|s| !s.is_empty())
+        self.meta().and_then(|m| m.get("namespace")).and_then(Value::as_str).filter(|s| !s.is_empty())
     }
     fn uid(&self) -> &str {
-        self.meta().and_then(|m| field(m, "uid")).and_then(Value::as_str).unwrap_or("")
+        self.meta().and_then(|m| m.get("uid")).and_then(Value::as_str).unwrap_or("")
     }
     fn resource_version(&self) -> u64 {
         self.meta()
-            .and_then(|m| field(m, "resourceVersion"))
+            .and_then(|m| m.get("resourceVersion"))
             .and_then(Value::as_str)
             .and_then(|s| s.parse().ok())
             .unwrap_or(0)
     }
     fn generation(&self) -> i64 {
-        self.meta().and_then(|m| field(m, "generation")).and_then(Value::as_i64).unwrap_or(0)
+        self.meta().and_then(|m| m.get("generation")).and_then(Value::as_i64).unwrap_or(0)
     }
     fn labels(&self) -> Option<&Map<String, Value>> {
-        self.meta().and_then(|m| field(m, "labels")).and_then(Value::as_object)
+        self.meta().and_then(|m| m.get("labels")).and_then(Value::as_object)
     }
     fn label(&self, key: &str) -> Option<&str> {
         self.labels().and_then(|l| l.get(key)).and_then(Value::as_str)
     }
     fn annotation(&self, key: &str) -> Option<&str> {
-        self.meta().and_then(|m| field(m, "annotations")).and_then(|a| a.get(key)).and_then(Value::as_str)
+        self.meta().and_then(|m| m.get("annotations")).and_then(|a| a.get(key)).and_then(Value::as_str)
     }
     fn finalizers(&self) -> Vec<&str> {
         self.meta()
-            .and_then(|m| field(m, "finalizers"))
+            .and_then(|m| m.get("finalizers"))
             .and_then(Value::as_array)
             .map(|a| a.iter().filter_map(Value::as_str).collect())
             .unwrap_or_default()
@@ -168,14 +151,14 @@ impl ObjectExt for Value {
         self.finalizers().contains(&f)
     }
     fn deletion_timestamp(&self) -> Option<&str> {
-        self.meta().and_then(|m| field(m, "deletionTimestamp")).and_then(Value::as_str)
+        self.meta().and_then(|m| m.get("deletionTimestamp")).and_then(Value::as_str)
     }
     fn is_deleting(&self) -> bool {
         self.deletion_timestamp().is_some()
     }
     fn owner_references(&self) -> Vec<OwnerReference> {
         self.meta()
-            .and_then(|m| field(m, "ownerReferences"))
+            .and_then(|m| m.get("ownerReferences"))
             .and_then(Value::as_array)
             .map(|a| a.iter().filter_map(|r| serde_json::from_value(r.clone()).ok()).collect())
             .unwrap_or_default()
