@@ -1,10 +1,30 @@
-// Starts Reconcile Lab, and shows the crash panel if it ever dies.
+// Starts Reconcile Lab when a route needs it, and shows the crash panel if it ever dies.
 //
-// Trunk would start the app with an inline <script type="module">; this file replaces it (see
-// `pattern_script` in Trunk.toml) so that the Content-Security-Policy allows scripts from 'self'
-// only, with no 'unsafe-inline' and no hash to keep in step with every build. Trunk writes the
-// content-hashed file names into this script tag's data attributes; they are relative to the page,
-// so the site works from any path (for example https://example.org/reconcile-lab/).
+// A classic script in index.html's <head> (Trunk writes this tag from `pattern_script` in
+// Trunk.toml, with the content-hashed file names in its data attributes, relative to the page so
+// the site works from any path). It runs before the body is parsed, so the first paint already
+// shows the right view. No inline script anywhere: the Content-Security-Policy allows scripts from
+// 'self' only.
+//
+// When the app starts (docs/size.md, "Lazy start"):
+// - index.html's home view is plain HTML (generated from the lessons by src/site.rs). A
+//   first-time visitor on #/ downloads no WebAssembly at all.
+// - The app starts on a lesson or sandbox route: a first load of #/sandbox or #/lessons/x, or a
+//   link from the home page that changes the hash (then "Starting Reconcile Lab…" is said in the
+//   role=status element until it runs, or the "could not start" alert if it fails).
+// - A visitor with saved progress (the PROGRESS_KEY below in local storage) gets the app at once
+//   on the home page too: it writes the progress lines into the static list and shows the
+//   saved-progress notice. They have been here: the wasm is likely in the browser's cache.
+// - Warming: when the pointer or keyboard focus reaches a link into the app, the app starts
+//   quietly (it renders nothing on the home route), so the click that follows finds it running.
+// - This script shows the static home on #/ and hides it on the app's routes (data-view on the
+//   root element, style/start.css), keeps aria-current on the site navigation, and moves focus
+//   sensibly when a route change hides what had it.
+//
+// embed.html (derived from index.html by scripts/embed-build.sh) shows a start view first: the
+// lesson's title (or "Sandbox") from the query, one sentence, and "Start the playground" with the
+// download size written at build time. The button, `autoplay=1`, or a `start` message from the
+// parent window (docs/embed.md) starts the app in place.
 //
 // The crash panel (issue 10, panic safety): a panic aborts the WebAssembly instance (the Rust hook
 // in src/web/panic.rs first writes what happened into the alert). Nothing can be asked of it
@@ -12,9 +32,19 @@
 // storage after the last intent that succeeded: the route, the share code, the console lines and
 // the step log. Every text goes in through textContent, never as markup.
 
+(() => {
+"use strict";
+
 const ALERT_ID = "fatal-error";
 const HEAD_KEY = "reconcile-lab.recovery";
 const CHUNK_PREFIX = "reconcile-lab.recovery.log.";
+// src/session/lesson.rs's PROGRESS_KEY (tests/home_page.rs checks that the two agree).
+const PROGRESS_KEY = "reconcile-lab.progress";
+const SOURCE = "reconcile-lab";
+
+const script = document.currentScript;
+const isEmbed = /(^|\/)embed\.html$/.test(location.pathname);
+const query = new URLSearchParams(location.search);
 
 /** What src/web/recovery.rs kept, or null when there is nothing usable (or no storage at all). */
 function readRecovery() {
@@ -149,20 +179,230 @@ window.addEventListener("unhandledrejection", (ev) => {
   if (isCrash(ev.reason)) showCrash(String(ev.reason));
 });
 
-const tag = document.querySelector("script[data-wasm]");
-try {
-  const { default: init } = await import(new URL(tag.dataset.js, document.baseURI).href);
-  await init({ module_or_path: new URL(tag.dataset.wasm, document.baseURI) });
-} catch (err) {
-  const alert = document.getElementById(ALERT_ID);
-  if (alert && !alert.hidden) {
-    // A panic while starting: its hook already put its message in the alert.
-    showCrash(String(err));
-  } else if (alert) {
-    alert.textContent =
-      "Reconcile Lab could not start in this browser. It needs a browser with WebAssembly " +
-      "support; reloading the page may help. Details: " + err;
-    alert.hidden = false;
-  }
-  throw err;
+
+// ----- Starting the app -----
+
+/** The route's path as src/session/lesson.rs's Route::parse reads it: "", "sandbox", "lessons/x". */
+function routePath(hash) {
+  const path = hash.replace(/^#/, "").split("?")[0];
+  return path.replace(/^\/+/, "").replace(/\/+$/, "");
 }
+const isHome = (hash) => routePath(hash) === "";
+
+let started = null;
+/** Loads the wasm and its JS glue and runs the app (once); resolves when it has mounted. */
+function start() {
+  if (started) return started;
+  // The wasm's download starts at once, beside the glue's.
+  const wasm = fetch(new URL(script.dataset.wasm, document.baseURI));
+  started = (async () => {
+    try {
+      const { default: init } = await import(new URL(script.dataset.js, document.baseURI).href);
+      if (document.readyState === "loading") {
+        await new Promise((ok) => document.addEventListener("DOMContentLoaded", ok, { once: true }));
+      }
+      await init({ module_or_path: wasm });
+    } catch (err) {
+      const alert = document.getElementById(ALERT_ID);
+      if (alert && !alert.hidden) {
+        // A panic while starting: its hook already put its message in the alert.
+        showCrash(String(err));
+      } else if (alert) {
+        alert.textContent =
+          "Reconcile Lab could not start in this browser. It needs a browser with WebAssembly " +
+          "support; reloading the page may help. Details: " + err;
+        alert.hidden = false;
+      }
+      throw err;
+    }
+  })();
+  // The failure is shown in the alert; nobody else needs to handle it.
+  started.catch(() => {});
+  return started;
+}
+
+/** Says `text` in the page's role=status element (once the body exists, when it does not yet). */
+function say(text) {
+  const status = document.getElementById("app-status");
+  if (status) status.textContent = text;
+  else if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", () => say(text), { once: true });
+}
+
+/** Starts the app for a route that needs it, saying so until it runs. */
+function startForRoute() {
+  if (!started) say("Starting Reconcile Lab…");
+  return start().finally(() => say(""));
+}
+
+/** Which view the page shows (before the body exists: the root element's data-view). */
+function markView() {
+  document.documentElement.dataset.view = isHome(location.hash) ? "home" : "app";
+}
+
+/** aria-current="page" on the site navigation's link of the current route, and on no other. */
+function markNavigation() {
+  const path = routePath(location.hash);
+  for (const a of document.querySelectorAll(".site-nav a")) {
+    if (routePath(a.getAttribute("href") ?? "") === path) a.setAttribute("aria-current", "page");
+    else a.removeAttribute("aria-current");
+  }
+}
+
+/** Focus on the first heading of what the app shows, once it shows it (after a route change). */
+function focusApp() {
+  requestAnimationFrame(() => {
+    const active = document.activeElement;
+    if (active && active !== document.body) return;
+    const heading = document.querySelector("#app h1");
+    if (!heading) return;
+    if (!heading.hasAttribute("tabindex")) heading.setAttribute("tabindex", "-1");
+    heading.focus();
+  });
+}
+
+function onHashChange(event) {
+  const active = document.activeElement;
+  const home = document.getElementById("home");
+  const app = document.getElementById("app");
+  markView();
+  markNavigation();
+  if (isHome(location.hash)) {
+    // Back on the static home: focus follows if it was on what the app showed (now gone).
+    if (!active || active === document.body || app?.contains(active)) {
+      const left = "#/" + routePath(new URL(event.oldURL).hash);
+      const link = [...(home?.querySelectorAll("a") ?? [])].find((a) => a.getAttribute("href") === left);
+      (link ?? home?.querySelector("h1"))?.focus();
+    }
+    return;
+  }
+  const fromHome = !active || active === document.body || home?.contains(active);
+  startForRoute().then(() => {
+    if (fromHome || app?.contains(active)) focusApp();
+  }, () => {});
+}
+
+/** A link on the page that leads into the app (a lesson, the sandbox). */
+function leadsIntoApp(target) {
+  const a = target instanceof Element ? target.closest("a[href^='#/']") : null;
+  return a !== null && !isHome(a.getAttribute("href"));
+}
+
+function hasSavedProgress() {
+  try {
+    return localStorage.getItem(PROGRESS_KEY) !== null;
+  } catch {
+    // Storage refused: nothing saved to show.
+    return false;
+  }
+}
+
+function site() {
+  markView();
+  window.addEventListener("hashchange", onHashChange);
+  const ready = () => {
+    markNavigation();
+    const warm = (event) => {
+      if (leadsIntoApp(event.target)) start();
+    };
+    document.addEventListener("pointerover", warm);
+    document.addEventListener("focusin", warm);
+  };
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", ready, { once: true });
+  else ready();
+  if (!isHome(location.hash)) startForRoute();
+  else if (hasSavedProgress()) start();
+}
+
+// ----- embed.html's start view -----
+
+/** The parent window when this page is framed, else null. */
+const parentWindow = () => (window.parent && window.parent !== window ? window.parent : null);
+
+function postToParent(message) {
+  parentWindow()?.postMessage({ source: SOURCE, version: 1, ...message }, "*");
+}
+
+/** Fills the start view's title and sentence from the query (`state`, `lesson`, else the sandbox). */
+function describeStart(view) {
+  const title = view.querySelector(".embed-start__title");
+  const what = view.querySelector(".embed-start__what");
+  if (query.has("state")) {
+    title.textContent = "Shared cluster";
+    what.textContent = "A miniature Kubernetes cluster in the state someone shared, running in your browser: " +
+      "step through what its controllers do next, one event at a time.";
+    return;
+  }
+  // The lesson's title and summary, from the home page's list kept in a template (it is inert).
+  const slug = query.get("lesson");
+  const list = document.getElementById("embed-lessons")?.content;
+  const link = slug === null ? undefined
+    : [...(list?.querySelectorAll("a.lessons-home__link") ?? [])].find((a) => a.getAttribute("href") === `#/lessons/${slug}`);
+  if (link) {
+    title.textContent = link.textContent;
+    const summary = link.nextElementSibling;
+    if (summary) what.replaceChildren(...[...summary.childNodes].map((n) => document.importNode(n, true)));
+  }
+}
+
+function embed() {
+  const theme = query.get("theme");
+  if (theme === "light" || theme === "dark") document.documentElement.dataset.theme = theme;
+  document.addEventListener("DOMContentLoaded", () => {
+    const view = document.getElementById("embed-start");
+    if (!view) {
+      start();
+      return;
+    }
+    describeStart(view);
+    const button = view.querySelector("button");
+    const status = view.querySelector("[role=status]");
+    let observer = null;
+    const begin = (byLearner) => {
+      button.disabled = true;
+      status.textContent = "Starting the playground…";
+      start().then(() => {
+        observer?.disconnect();
+        view.remove();
+        if (byLearner) {
+          const first = document.querySelector("#app button, #app a[href], #app input, #app textarea, #app select");
+          first?.focus();
+        }
+      }, () => {
+        status.textContent = "";
+        button.disabled = false;
+      });
+    };
+    button.addEventListener("click", () => begin(true));
+    // The host page may start it (embed.js does before its first request): only the parent
+    // window is listened to, and a `start` carries nothing to trust.
+    window.addEventListener("message", (event) => {
+      const parent = parentWindow();
+      const data = event.data;
+      if (!parent || event.source !== parent || !data || typeof data !== "object") return;
+      if (data.source !== SOURCE || data.type !== "start") return;
+      if (data.version !== undefined && data.version !== 1) return;
+      if (!started) begin(false);
+    });
+    if (query.get("autoplay") === "1" || query.get("autoplay") === "true") {
+      begin(false);
+      return;
+    }
+    // The host sizes its frame to the start view, then to the app (which posts its own resize).
+    let last = 0;
+    const measure = () => {
+      const h = Math.ceil(document.body.getBoundingClientRect().height);
+      if (h > 0 && h !== last) {
+        last = h;
+        postToParent({ type: "resize", height: h });
+      }
+    };
+    observer = new ResizeObserver(measure);
+    observer.observe(document.body);
+    measure();
+    postToParent({ type: "standby" });
+  });
+}
+
+if (isEmbed) embed();
+else site();
+})();

@@ -11,6 +11,9 @@
 //   first one after it), and the console's output appears under the block.
 // - window.ReconcileLab.send(playground, message) sends any request of the protocol (run, step,
 //   reset, load) and resolves with its result. docs/embed.md documents the protocol.
+// - A playground first shows a start view ("Start the playground"): the app loads when the reader
+//   presses it, or when this script has a request for it (it sends `start`, then the request once
+//   the embed says `ready`).
 //
 // User text only ever goes into textContent, never into markup.
 (() => {
@@ -22,7 +25,7 @@
   const embedUrl = new URL("embed.html", script && script.src ? script.src : document.baseURI);
   const ATTRIBUTES = ["lesson", "step", "state", "panels", "theme", "readonly", "autoplay"];
 
-  /** Every playground on the page: { div, iframe, ready, queue, pending } */
+  /** Every playground on the page: { div, iframe, ready, standby, started, queue, pending } */
   const playgrounds = [];
   let nextId = 1;
 
@@ -44,7 +47,7 @@
     iframe.style.border = "0";
     iframe.style.display = "block";
     div.replaceChildren(iframe);
-    const p = { div, iframe, ready: false, queue: [], pending: new Map() };
+    const p = { div, iframe, ready: false, standby: false, started: false, queue: [], pending: new Map() };
     playgrounds.push(p);
     return p;
   }
@@ -61,6 +64,14 @@
     p.iframe.contentWindow.postMessage(message, embedUrl.origin);
   }
 
+  /** Asks an embed that shows its start view to load the app (once); `ready` follows. */
+  function startIfWaiting(p) {
+    if (p.standby && !p.started && !p.ready) {
+      p.started = true;
+      post(p, { source: SOURCE, version: 1, type: "start" });
+    }
+  }
+
   /** Sends a request; resolves with the result ({ok, output}). */
   function send(target, request) {
     const p = playgroundOf(target);
@@ -70,7 +81,10 @@
     return new Promise((resolve) => {
       p.pending.set(id, resolve);
       if (p.ready) post(p, message);
-      else p.queue.push(message);
+      else {
+        p.queue.push(message);
+        startIfWaiting(p);
+      }
     });
   }
 
@@ -80,6 +94,11 @@
     const data = event.data;
     if (!p || !data || typeof data !== "object" || data.source !== SOURCE) return;
     switch (data.type) {
+      case "standby":
+        // The start view is up; start it now if a request is already waiting.
+        p.standby = true;
+        if (p.queue.length > 0) startIfWaiting(p);
+        break;
       case "ready":
         p.ready = true;
         for (const m of p.queue.splice(0)) post(p, m);

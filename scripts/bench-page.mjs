@@ -2,15 +2,19 @@
 // in headless Chromium by visible labels, like the browser tests. It prints figures; it does not
 // judge (scripts/bench.mjs puts them next to the budgets).
 //
-// Usage: node scripts/bench-page.mjs [--json FILE] [--quick | --memory-only]
-//   --quick        fewer loads and samples, no 10,000-pod memory run (for trying the script out)
-//   --memory-only  only the 10,000-pod memory run
+// Usage: node scripts/bench-page.mjs [--json FILE] [--quick | --memory-only | --startup-only]
+//   --quick         fewer loads and samples, no 10,000-pod memory run (for trying the script out)
+//   --memory-only   only the 10,000-pod memory run
+//   --startup-only  only the start-up measurements
 //
 // What is measured, and how:
-// - start-up: navigation to the first interactive control (the first link, button or text field
-//   the app renders, with its handlers attached), median of 10 fresh loads of the home page and
-//   of the sandbox (time origin = navigation start, so fetching, compiling the wasm and mounting
-//   are all inside);
+// - start-up, median of 10 fresh loads each (a new browser context, so nothing is cached; time
+//   origin = navigation start, so fetching, compiling the wasm and mounting are all inside):
+//   the home page to its first control (a link of the static page: the home needs no wasm);
+//   #/sandbox and embed.html?autoplay=1 to the app's first control, the "Step" button (the
+//   static links of the page do not count there); and the home page's first lesson link clicked
+//   once the page has loaded, from the click to the lesson's "Step" button (the pointer reaching
+//   the link starts the app's download, as it does for a learner: public/boot.js);
 // - step latency with 100, 1,000 and 5,000 pods: the cluster is brought to N pods the way a
 //   learner would (`kubectl create deployment web --image=nginx --replicas=N`, then `lab settle`
 //   until it reports "Settled"), then scaled by 20 so that steps do real work, and "Step" is
@@ -31,6 +35,7 @@ import { launchBrowser, serveDist, typeInConsole } from "../tests/e2e/harness.mj
 const args = process.argv.slice(2);
 const quick = args.includes("--quick");
 const memoryOnly = args.includes("--memory-only");
+const startupOnly = args.includes("--startup-only");
 const jsonOut = args.includes("--json") ? args[args.indexOf("--json") + 1] : null;
 
 const WIDE = { viewport: { width: 1400, height: 900 } };
@@ -49,18 +54,25 @@ export function summary(xs) {
   return { n: s.length, median: rank(50), p95: rank(95), max: s[s.length - 1] };
 }
 
-// Records, from navigation start, when the app first shows an interactive control. The body of
-// index.html has none (only the hidden alert and <noscript>), so the first one is the app's.
+// Records, from navigation start, when the page first shows an interactive control (any link,
+// button or text field: the static home's come with the HTML) and when the app shows its "Step"
+// button (the app has mounted, with its handlers attached).
 const FIRST_CONTROL = () => {
   const seek = () => {
-    const el = document.querySelector("a[href], button, input, textarea, select");
-    if (el && window.__firstControl === undefined) {
-      window.__firstControl = { at: performance.now(), what: `${el.tagName.toLowerCase()} "${(el.textContent || el.getAttribute("aria-label") || "").trim().slice(0, 40)}"` };
-      return true;
+    if (window.__firstControl === undefined) {
+      const el = document.querySelector("a[href], button, input, textarea, select");
+      if (el) {
+        window.__firstControl = { at: performance.now(), what: `${el.tagName.toLowerCase()} "${(el.textContent || el.getAttribute("aria-label") || "").trim().slice(0, 40)}"` };
+      }
     }
-    return false;
+    if (window.__stepButton === undefined) {
+      const step = [...document.querySelectorAll("#app button")].find((b) => b.textContent.trim() === "Step");
+      if (step) window.__stepButton = { at: performance.now(), what: 'button "Step"' };
+    }
+    return window.__firstControl !== undefined && window.__stepButton !== undefined;
   };
   new MutationObserver((_, obs) => seek() && obs.disconnect()).observe(document, { childList: true, subtree: true });
+  document.addEventListener("click", () => { window.__clickAt ??= performance.now(); }, { capture: true });
 };
 
 // Keeps a handle on the app's wasm memory (wasm-bindgen instantiates the module through one of
@@ -78,7 +90,8 @@ const CAPTURE_MEMORY = () => {
   }
 };
 
-async function startup(browser, origin, route) {
+/** `route` loaded LOADS times, each in a fresh context, to `control` ("__firstControl" or "__stepButton"). */
+async function startup(browser, origin, route, control) {
   const times = [];
   let what = "";
   for (let i = 0; i < LOADS; i++) {
@@ -86,13 +99,32 @@ async function startup(browser, origin, route) {
     const page = await context.newPage();
     await page.addInitScript(FIRST_CONTROL);
     await page.goto(`${origin}/${route}`, { waitUntil: "load" });
-    await page.waitForFunction(() => window.__firstControl !== undefined, null, { timeout: 30_000 });
-    const first = await page.evaluate(() => window.__firstControl);
+    await page.waitForFunction((c) => window[c] !== undefined, control, { timeout: 30_000 });
+    const first = await page.evaluate((c) => window[c], control);
     times.push(first.at);
     what = first.what;
     await context.close();
   }
   return { route, what, ...summary(times) };
+}
+
+/** The home page loaded, then its first lesson link clicked: from the click to the lesson's "Step". */
+async function homeToLesson(browser, origin) {
+  const times = [];
+  let what = "";
+  for (let i = 0; i < LOADS; i++) {
+    const context = await browser.newContext(WIDE);
+    const page = await context.newPage();
+    await page.addInitScript(FIRST_CONTROL);
+    await page.goto(`${origin}/`, { waitUntil: "load" });
+    const link = page.getByRole("main").getByRole("link").first();
+    what = `link "${(await link.innerText()).trim()}" to button "Step"`;
+    await link.click();
+    await page.waitForFunction(() => window.__stepButton !== undefined, null, { timeout: 30_000 });
+    times.push(await page.evaluate(() => window.__stepButton.at - window.__clickAt));
+    await context.close();
+  }
+  return { route: "home, then a click on the first lesson", what, ...summary(times) };
 }
 
 async function openSandbox(browser, origin) {
@@ -240,15 +272,25 @@ async function main() {
   const browser = await launchBrowser();
   const out = { chromium: browser.version(), startup: [], steps: [], play: null, memory: null };
   try {
-    for (const route of memoryOnly ? [] : ["", "#/sandbox"]) {
-      const s = await startup(browser, server.origin, route);
+    const routes = [
+      ["", "__firstControl"],
+      ["#/sandbox", "__stepButton"],
+      ["embed.html?autoplay=1", "__stepButton"],
+    ];
+    for (const [route, control] of memoryOnly ? [] : routes) {
+      const s = await startup(browser, server.origin, route, control);
       log(`start-up ${route || "home"}: median ${s.median.toFixed(0)} ms (${s.what})`);
       out.startup.push(s);
     }
+    if (!memoryOnly) {
+      const s = await homeToLesson(browser, server.origin);
+      log(`start-up ${s.route}: median ${s.median.toFixed(0)} ms (${s.what})`);
+      out.startup.push(s);
+    }
 
-    const { context, page, problems } = await openSandbox(browser, server.origin);
+    const { context, page, problems } = startupOnly ? { problems: [] } : await openSandbox(browser, server.origin);
     let created = false;
-    for (const pods of memoryOnly ? [] : POD_COUNTS) {
+    for (const pods of memoryOnly || startupOnly ? [] : POD_COUNTS) {
       await bringTo(page, pods, created);
       created = true;
       const s = await stepLatency(page, pods);
@@ -261,9 +303,9 @@ async function main() {
         await settle(page);
       }
     }
-    await context.close();
+    await context?.close();
 
-    if (!quick) {
+    if (!quick && !startupOnly) {
       const m = await openSandbox(browser, server.origin);
       const cdp = await m.context.newCDPSession(m.page);
       const wall = await bringTo(m.page, MEMORY_PODS, false);

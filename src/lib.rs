@@ -12,6 +12,7 @@ pub mod engine;
 pub mod kubectl;
 pub mod lessons;
 pub mod session;
+pub mod site;
 pub mod sort;
 pub mod views;
 pub mod yaml;

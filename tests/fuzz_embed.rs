@@ -141,7 +141,8 @@ fn any_json() -> impl Strategy<Value = Value> {
 fn kind() -> impl Strategy<Value = Value> {
     prop_oneof![
         4 => prop_oneof![Just("run"), Just("step"), Just("reset"), Just("load")].prop_map(|k| json!(k)),
-        1 => prop_oneof![Just("ready"), Just("result"), Just("resize"), Just("goal")].prop_map(|k| json!(k)),
+        1 => prop_oneof![Just("ready"), Just("result"), Just("resize"), Just("goal"), Just("standby"), Just("start")]
+            .prop_map(|k| json!(k)),
         1 => "[a-zA-Z]{0,12}".prop_map(Value::String),
         1 => scalar(),
     ]
@@ -364,4 +365,23 @@ fn a_refused_message_answers_with_its_id_and_a_request_runs() {
         .expect("answered");
     assert_eq!((a["id"].clone(), a["ok"].clone()), (json!(7), json!(false)));
     assert!(a["output"].as_str().is_some_and(|o| o.contains("count must be a whole number")), "{a}");
+}
+
+#[test]
+fn start_is_for_the_start_view_and_changes_nothing_once_the_app_runs() {
+    // `start` loads the app from embed.html's start view (public/boot.js, docs/embed.md); the app
+    // itself neither answers nor changes anything, whatever the message carries.
+    let mut s = session();
+    let before = fingerprint(&s);
+    for m in [
+        json!({"source": SOURCE, "type": "start"}),
+        json!({"source": SOURCE, "type": "start", "version": 1, "id": "x"}),
+        json!({"source": SOURCE, "type": "standby", "version": 1}),
+    ] {
+        assert_eq!(handle(&mut s, &m.to_string()), None, "{m}");
+    }
+    assert!(fingerprint(&s) == before);
+    // A version the embed does not speak is still refused, start or not.
+    let a = handle(&mut s, &json!({"source": SOURCE, "type": "start", "version": 2, "id": 1}).to_string());
+    assert_eq!(a.map(|a| a["ok"].clone()), Some(json!(false)));
 }

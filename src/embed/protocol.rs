@@ -2,9 +2,11 @@
 //!
 //! Every message is a JSON object with `source: "reconcile-lab"` and a `type`.
 //! - Host to embed: `{type: "run", id, command}`, `{type: "step", id, count}`,
-//!   `{type: "reset", id}`, `{type: "load", id, manifests}`.
+//!   `{type: "reset", id}`, `{type: "load", id, manifests}`; and `{type: "start"}`, which only
+//!   the start view acts on (public/boot.js loads the app; here it is ignored).
 //! - Embed to host: `{type: "ready"}`, `{type: "result", id, ok, output}`, `{type: "resize",
-//!   height}`, `{type: "goal", lesson, goal}`. Each also carries `version`.
+//!   height}`, `{type: "goal", lesson, goal}`; before the app runs, the start view's
+//!   `{type: "standby"}` and `resize`. Each also carries `version`.
 //!
 //! Everything a host sends is untrusted: [`parse`] is total over any JSON value and decides,
 //! before anything runs, whether the message is ignored (not ours), refused (an error result,
@@ -132,8 +134,12 @@ pub fn parse(msg: &Value) -> Incoming {
         Some(_) => return refuse(id, format!("this embed speaks version {VERSION} of the protocol")),
     }
     let request = match kind {
-        // The embed's own messages (a host echoing them, or a page embedding itself).
-        "ready" | "result" | "resize" | "goal" => return Incoming::Ignore,
+        // The embed's own messages (a host echoing them, or a page embedding itself); `standby`
+        // is posted by the start view (public/boot.js) before the app runs.
+        "ready" | "result" | "resize" | "goal" | "standby" => return Incoming::Ignore,
+        // `start` asks the start view (public/boot.js) to load the app; once the app runs, it
+        // has nothing to do and no result (docs/embed.md).
+        "start" => return Incoming::Ignore,
         "run" => text_field(obj, "command", MAX_LINE).map(|c| Request::Run { id: id.clone(), command: c.to_string() }),
         "step" => match obj.get("count") {
             None | Some(Value::Null) => Ok(Request::Step { id: id.clone(), count: 1 }),

@@ -145,6 +145,17 @@ pub struct LessonSummary {
     pub total: usize,
 }
 
+impl LessonSummary {
+    /// The progress line under the lesson on the home page ("2 of 5 goals", "Complete: 5 of 5 goals").
+    pub fn progress(&self) -> String {
+        if self.met == self.total && self.total > 0 {
+            format!("Complete: {} of {} goals", self.met, self.total)
+        } else {
+            format!("{} of {} goals", self.met, self.total)
+        }
+    }
+}
+
 /// The home page's list, in catalog order (a lesson file that does not parse is left out; the
 /// lesson tests make sure none is).
 pub fn summaries(progress: &Progress) -> Vec<LessonSummary> {

@@ -49,12 +49,19 @@ mod storage;
 mod timeline;
 pub mod views;
 
-/// Mounts the page: installs the panic hooks first, so that even a panic while mounting is shown.
+/// Mounts the page into its `<div id="app">` (index.html; public/boot.js calls this only when a
+/// route needs the app): installs the panic hooks first, so that even a panic while mounting is
+/// shown.
 pub fn start() {
+    use leptos::mount::{mount_to, mount_to_body};
+    use wasm_bindgen::JsCast;
     panic::install();
-    if embed::is_embed() {
-        leptos::mount::mount_to_body(embed::Embed);
-    } else {
-        leptos::mount::mount_to_body(lessons::App);
+    let target =
+        leptos::prelude::document().get_element_by_id("app").and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok());
+    match (target, embed::is_embed()) {
+        (Some(t), true) => mount_to(t, embed::Embed).forget(),
+        (Some(t), false) => mount_to(t, lessons::App).forget(),
+        (None, true) => mount_to_body(embed::Embed),
+        (None, false) => mount_to_body(lessons::App),
     }
 }

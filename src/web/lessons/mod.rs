@@ -1,6 +1,12 @@
-//! Guided lessons in the page: hash routes (`#/` home, `#/lessons/<slug>`, `#/sandbox`), the
-//! home page's lesson list with progress, and the lesson panel next to the cluster views (step
-//! text, goals, Hint, Show me, Reset, Open in sandbox, "Lesson complete").
+//! Guided lessons in the page: hash routes (`#/` home, `#/lessons/<slug>`, `#/sandbox`) and the
+//! lesson panel next to the cluster views (step text, goals, Hint, Show me, Reset, Open in
+//! sandbox, "Lesson complete").
+//!
+//! The home page is not rendered here: it is plain HTML in `index.html` (generated from the
+//! catalog by [`crate::site`]), shown by `public/boot.js` on the home route, which also keeps the
+//! site navigation's `aria-current` and moves focus on a route change. Once started, the app
+//! renders nothing on `#/` but the saved-progress notice, and keeps the home's progress lines
+//! current ([`show_progress`]).
 //!
 //! The components only show [`crate::session::lesson`]'s view model and send intents; the
 //! session checks the goals after every intent that touches the world.
@@ -45,7 +51,22 @@ fn go(route: &Route) {
     let _ = window().location().set_hash(&route.hash());
 }
 
-/// The page: the site navigation, then the route's content.
+/// Writes each lesson's progress line into the static home page (`index.html`'s
+/// `progress-<slug>` elements, made by [`crate::site`]) as text, never as markup.
+fn show_progress(progress: &Progress) {
+    let doc = document();
+    for l in summaries(progress) {
+        if let Some(line) = doc.get_element_by_id(&format!("progress-{}", l.slug)) {
+            let text = l.progress();
+            if line.text_content().as_deref() != Some(text.as_str()) {
+                line.set_text_content(Some(&text));
+            }
+        }
+    }
+}
+
+/// The app's part of the page: the saved-progress notice, then the route's content (nothing on
+/// the home route, which is index.html's static view).
 #[component]
 pub fn App() -> impl IntoView {
     let loaded = super::storage::load_progress();
@@ -57,16 +78,8 @@ pub fn App() -> impl IntoView {
     let route = RwSignal::new(current_route());
     let listener = window_event_listener(leptos::ev::hashchange, move |_| route.set(current_route()));
     on_cleanup(move || listener.remove());
-    let here = move |r: Route| move || if route.get() == r { Some("page") } else { None };
+    Effect::new(move |_| site.progress.with(show_progress));
     view! {
-        <nav class="site-nav" aria-label="Site">
-            <a class="site-nav__link" href="#/" aria-current=here(Route::Home)>
-                "Lessons"
-            </a>
-            <a class="site-nav__link" href="#/sandbox" aria-current=here(Route::Sandbox)>
-                "Sandbox"
-            </a>
-        </nav>
         <Show when=move || site.notice.get().is_some()>
             <div class="site-notice" role="status">
                 <p>{move || site.notice.get()}</p>
@@ -76,7 +89,7 @@ pub fn App() -> impl IntoView {
             </div>
         </Show>
         {move || match route.get() {
-            Route::Home => view! { <Home site=site /> }.into_any(),
+            Route::Home => ().into_any(),
             Route::Lesson(slug) => view! { <LessonPage site=site slug=slug /> }.into_any(),
             Route::Sandbox => view! { <SandboxPage site=site /> }.into_any(),
             Route::NotFound(_) => {
@@ -109,43 +122,6 @@ fn inlines(pieces: Vec<Inline>) -> impl IntoView {
 /// Renders lesson Markdown paragraphs.
 fn prose(text: &str) -> impl IntoView {
     paragraphs(text).into_iter().map(|p| view! { <p>{inlines(p)}</p> }).collect_view()
-}
-
-/// The home page: every lesson with its saved progress, and the sandbox.
-#[component]
-fn Home(site: Site) -> impl IntoView {
-    let list = Memo::new(move |_| summaries(&site.progress.get()));
-    view! {
-        <header class="site-header">
-            <h1 class="site-header__title">"Reconcile Lab"</h1>
-            <p class="site-header__tagline">"How Kubernetes controllers really work, one event at a time."</p>
-        </header>
-        <main class="lessons-home">
-            <h2>"Lessons"</h2>
-            <ol class="lessons-home__list">
-                <For each=move || list.get() key=|l| (l.slug.clone(), l.met) let:l>
-                    <li class="lessons-home__item">
-                        <a class="lessons-home__link" href=format!("#/lessons/{}", l.slug)>
-                            {l.title.clone()}
-                        </a>
-                        <p>{inlines(inline(&l.summary))}</p>
-                        <p class="lessons-home__progress">
-                            {if l.met == l.total && l.total > 0 {
-                                format!("Complete: {} of {} goals", l.met, l.total)
-                            } else {
-                                format!("{} of {} goals", l.met, l.total)
-                            }}
-                        </p>
-                    </li>
-                </For>
-            </ol>
-            <h2>"Sandbox"</h2>
-            <p>
-                "The full cluster with every control, and no goals. "
-                <a href="#/sandbox">"Open the sandbox"</a>
-            </p>
-        </main>
-    }
 }
 
 /// The sandbox: the session handed over by "Open in sandbox", or a fresh cluster.
