@@ -41,6 +41,8 @@ const CHUNK_PREFIX = "reconcile-lab.recovery.log.";
 // src/session/lesson.rs's PROGRESS_KEY (tests/home_page.rs checks that the two agree).
 const PROGRESS_KEY = "reconcile-lab.progress";
 const SOURCE = "reconcile-lab";
+// Set by the crash panel's reload in the embed: start without the start view, once.
+const START_KEY = "reconcile-lab.start-at-once";
 
 const script = document.currentScript;
 const isEmbed = /(^|\/)embed\.html$/.test(location.pathname);
@@ -149,6 +151,12 @@ function showCrash(detail) {
       params.delete("lesson");
       params.delete("step");
       if (typeof share === "string") params.set("state", share);
+      // The learner asked for the playground back: the start view starts it at once.
+      try {
+        sessionStorage.setItem(START_KEY, "1");
+      } catch {
+        // Without session storage, the start view asks again.
+      }
       history.replaceState(null, "", `?${params}`);
       location.reload();
       return;
@@ -190,11 +198,17 @@ function routePath(hash) {
 const isHome = (hash) => routePath(hash) === "";
 
 let started = null;
-/** Loads the wasm and its JS glue and runs the app (once); resolves when it has mounted. */
+let running = false;
+/**
+ * Loads the wasm and its JS glue and runs the app (once); resolves when it has mounted. A panic
+ * while starting shows the crash panel; any other failure is for the caller to report (a quiet,
+ * early start may fail and be tried again when a route needs the app).
+ */
 function start() {
   if (started) return started;
   // The wasm's download starts at once, beside the glue's.
   const wasm = fetch(new URL(script.dataset.wasm, document.baseURI));
+  wasm.catch(() => {});
   started = (async () => {
     try {
       const { default: init } = await import(new URL(script.dataset.js, document.baseURI).href);
@@ -202,23 +216,32 @@ function start() {
         await new Promise((ok) => document.addEventListener("DOMContentLoaded", ok, { once: true }));
       }
       await init({ module_or_path: wasm });
+      running = true;
     } catch (err) {
       const alert = document.getElementById(ALERT_ID);
-      if (alert && !alert.hidden) {
-        // A panic while starting: its hook already put its message in the alert.
-        showCrash(String(err));
-      } else if (alert) {
-        alert.textContent =
-          "Reconcile Lab could not start in this browser. It needs a browser with WebAssembly " +
-          "support; reloading the page may help. Details: " + err;
-        alert.hidden = false;
-      }
+      // A panic while starting: its hook already put its message in the alert.
+      if (alert && !alert.hidden) showCrash(String(err));
       throw err;
     }
   })();
-  // The failure is shown in the alert; nobody else needs to handle it.
-  started.catch(() => {});
   return started;
+}
+
+/** The alert when the app is needed and could not start. */
+function cannotStart(err) {
+  const alert = document.getElementById(ALERT_ID);
+  if (!alert || !alert.hidden) return;
+  alert.textContent =
+    "Reconcile Lab could not start in this browser. It needs a browser with WebAssembly " +
+    "support; reloading the page may help. Details: " + err;
+  alert.hidden = false;
+}
+
+/** Starts the app before it is needed (a returning visitor, a link about to be followed); a failure is not shown. */
+function startQuietly() {
+  start().catch(() => {
+    started = null;
+  });
 }
 
 /** Says `text` in the page's role=status element (once the body exists, when it does not yet). */
@@ -228,10 +251,15 @@ function say(text) {
   else if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", () => say(text), { once: true });
 }
 
-/** Starts the app for a route that needs it, saying so until it runs. */
+/** Starts the app for a route that needs it, saying so until it runs, and why not if it cannot. */
 function startForRoute() {
-  if (!started) say("Starting Reconcile Lab…");
-  return start().finally(() => say(""));
+  if (!running) say("Starting Reconcile Lab…");
+  const run = start();
+  run.then(() => say(""), (err) => {
+    say("");
+    cannotStart(err);
+  });
+  return run;
 }
 
 /** Which view the page shows (before the body exists: the root element's data-view). */
@@ -302,15 +330,15 @@ function site() {
   const ready = () => {
     markNavigation();
     const warm = (event) => {
-      if (leadsIntoApp(event.target)) start();
+      if (leadsIntoApp(event.target)) startQuietly();
     };
     document.addEventListener("pointerover", warm);
     document.addEventListener("focusin", warm);
   };
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", ready, { once: true });
   else ready();
-  if (!isHome(location.hash)) startForRoute();
-  else if (hasSavedProgress()) start();
+  if (!isHome(location.hash)) startForRoute().catch(() => {});
+  else if (hasSavedProgress()) startQuietly();
 }
 
 // ----- embed.html's start view -----
@@ -350,7 +378,7 @@ function embed() {
   document.addEventListener("DOMContentLoaded", () => {
     const view = document.getElementById("embed-start");
     if (!view) {
-      start();
+      start().catch(cannotStart);
       return;
     }
     describeStart(view);
@@ -367,9 +395,11 @@ function embed() {
           const first = document.querySelector("#app button, #app a[href], #app input, #app textarea, #app select");
           first?.focus();
         }
-      }, () => {
+      }, (err) => {
         status.textContent = "";
         button.disabled = false;
+        started = null;
+        cannotStart(err);
       });
     };
     button.addEventListener("click", () => begin(true));
@@ -383,7 +413,14 @@ function embed() {
       if (data.version !== undefined && data.version !== 1) return;
       if (!started) begin(false);
     });
-    if (query.get("autoplay") === "1" || query.get("autoplay") === "true") {
+    let again = false;
+    try {
+      again = sessionStorage.getItem(START_KEY) !== null;
+      sessionStorage.removeItem(START_KEY);
+    } catch {
+      // No session storage: nothing was asked.
+    }
+    if (again || query.get("autoplay") === "1" || query.get("autoplay") === "true") {
       begin(false);
       return;
     }

@@ -21,10 +21,25 @@ after(async () => {
 test("a missing WebAssembly file shows a friendly error in the page's alert", async () => {
   const context = await browser.newContext();
   const page = await context.newPage();
-  await page.goto(`${server.origin}/`);
+  // The home page is plain HTML and needs no wasm; a lesson or the sandbox does.
+  await page.goto(`${server.origin}/#/sandbox`);
   const alert = page.getByRole("alert");
   await alert.waitFor({ timeout: 10_000 });
   assert.match(await alert.innerText(), /^Reconcile Lab could not start in this browser\./);
   assert.equal(await page.getByRole("heading", { level: 1, name: "Reconcile Lab" }).count(), 0);
+  assert.equal(await page.getByRole("status").filter({ hasText: "Starting" }).count(), 0, "no loading state left behind");
+  await context.close();
+});
+
+test("without the WebAssembly file the home page still lists the lessons, and a lesson link says why it cannot start", async () => {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  await page.goto(`${server.origin}/`);
+  await page.getByRole("heading", { level: 1, name: "Reconcile Lab" }).waitFor();
+  assert.equal(await page.getByRole("main").getByRole("listitem").getByRole("link").count(), 10);
+  assert.equal(await page.getByRole("alert").count(), 0, "nothing failed: nothing was loaded");
+  await page.getByRole("link", { name: "Conflicts" }).click();
+  await page.getByRole("alert").waitFor({ timeout: 10_000 });
+  assert.match(await page.getByRole("alert").innerText(), /^Reconcile Lab could not start in this browser\./);
   await context.close();
 });

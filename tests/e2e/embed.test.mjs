@@ -3,6 +3,8 @@
 // itself, `run` answers exactly what typing in the console prints, `step` and `reset` work,
 // messages from a window that is not its parent are ignored, malformed ones get an error result.
 // Also: the query parameters, "Open in Reconcile Lab", and embed.js's Run buttons on the demo page.
+// The embed first shows a start view (tests/e2e/firstload.test.mjs tests it); a host starts it
+// with the protocol's `start` once the start view says `standby` (docs/embed.md), as openHost does.
 
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
@@ -64,7 +66,10 @@ before(async () => {
 });
 after(async () => host?.close());
 
-/** Opens the host page with an embed of `query`; resolves once the embed said "ready". */
+/**
+ * Opens the host page with an embed of `query`; resolves once the embed said "ready". The embed
+ * shows its start view first (unless autoplay=1): the host starts it with `start`, as documented.
+ */
 async function openHost(query = "", { path = "/" } = {}) {
   const context = await browser.newContext(WIDE);
   const page = await context.newPage();
@@ -78,6 +83,10 @@ async function openHost(query = "", { path = "/" } = {}) {
   });
   const embed = `${site.origin}${path}embed.html${query}`;
   await page.goto(`${host.origin}/host.html?embed=${encodeURIComponent(embed)}`);
+  await page.waitForFunction(() => window.received.some((m) => ["standby", "ready"].includes(m.data.type)), null, { timeout: 20_000 });
+  if (await page.evaluate(() => !window.received.some((m) => m.data.type === "ready"))) {
+    await page.evaluate(() => window.send({ source: "reconcile-lab", version: 1, type: "start" }));
+  }
   await page.waitForFunction(() => window.received.some((m) => m.data.type === "ready"), null, { timeout: 20_000 });
   const frame = page.frameLocator("#lab");
   return { context, page, frame, problems };
@@ -277,7 +286,9 @@ test("embed.js on the demo page: playgrounds size themselves and Run buttons run
   assert.equal(await frames.first().getAttribute("title"), "Playground: watching a Deployment");
   assert.ok((await frames.first().getAttribute("src")).startsWith(`${site.origin}${SUB_PATH}embed.html?`));
   const first = page.frameLocator("#watching iframe");
-  await first.getByRole("region", { name: "Console" }).waitFor({ timeout: 20_000 });
+  // Each playground shows its start view until a Run button (or the reader) starts it.
+  await first.getByRole("button", { name: /^Start the playground/ }).waitFor({ timeout: 20_000 });
+  assert.equal(await first.getByRole("region", { name: "Console" }).count(), 0);
   const runs = page.getByRole("button", { name: "Run", exact: true });
   assert.ok((await runs.count()) >= 5);
   await runs.first().click();
@@ -287,10 +298,11 @@ test("embed.js on the demo page: playgrounds size themselves and Run buttons run
   await first.locator("[role=log]").getByText("kubectl create deployment web --image=nginx --replicas=2").waitFor();
   // The second playground is named by its snippets: they run there, not in the first.
   const second = page.frameLocator("#namespaces iframe");
-  await second.getByRole("region", { name: "Console" }).waitFor({ timeout: 20_000 });
+  await second.getByRole("button", { name: /^Start the playground/ }).waitFor({ timeout: 20_000 });
   await runs.nth(6).click();
   const nsOut = page.locator(".reconcile-lab-output").nth(6);
   await page.waitForFunction(() => document.querySelectorAll(".reconcile-lab-output")[6]?.textContent.includes("Terminating"));
+  await second.getByRole("region", { name: "Console" }).waitFor();
   assert.match(await nsOut.textContent(), /^namespace\/old created\nnamespace "old" deleted\nNAME\s+STATUS\s+AGE\nold\s+Terminating/);
   assert.equal(await first.locator("[role=log]").getByText("kubectl create ns old").count(), 0);
   // Sized: taller than an iframe's default 150px, and as tall as its content.
