@@ -232,8 +232,12 @@ window.ask = (msg) => new Promise((done) => {
     await new Promise((ok) => hostServer.listen(0, "127.0.0.1", ok));
     const host = `http://127.0.0.1:${hostServer.address().port}`;
     const { context, page, dialogs } = await openGuarded(browser, `${host}/host.html?embed=${encodeURIComponent(embed)}`, { waitForApp: false });
-    await page.waitForFunction(() => window.received.some((m) => m && m.type === "ready"), null, { timeout: 20_000 });
+    // The start view first (docs/embed.md): its title and sentence come from the query, as text.
+    await page.waitForFunction(() => window.received.some((m) => m && m.type === "standby"), null, { timeout: 20_000 });
     const frame = page.frame({ name: "lab" });
+    await assertNothingInjected(frame, dialogs, "the embed's start view");
+    await page.evaluate(() => lab.contentWindow.postMessage({ source: "reconcile-lab", type: "start" }, new URL(lab.src).origin));
+    await page.waitForFunction(() => window.received.some((m) => m && m.type === "ready"), null, { timeout: 20_000 });
     // Each ignored parameter is named in a notice, as text.
     const notices = await frame.evaluate(() => document.body.innerText);
     for (const p of [PAYLOADS[1], PAYLOADS[2], PAYLOADS[3]]) {
