@@ -115,7 +115,9 @@ export function recordProblems(page) {
 /**
  * Opens `url` in a fresh context and records every problem a learner would hit: console errors
  * (a Content-Security-Policy violation is one), uncaught exceptions, failed requests and HTTP
- * errors. Resolves once the app has mounted (its top-level heading is visible).
+ * errors. Resolves once the page shows its top-level heading: on a lesson or sandbox route, once the
+ * app has mounted (the static home is hidden there); on #/, at once (the home is plain HTML, and
+ * the app does not start for a first-time visitor: docs/size.md).
  */
 export async function openPage(browser, url, contextOptions = {}) {
   const context = await browser.newContext(contextOptions);
