@@ -61,3 +61,22 @@ fn boot_js_reads_the_progress_key_the_app_writes() {
     let key = reconcile_lab::session::saved::PROGRESS_KEY;
     assert!(boot.contains(&format!("const PROGRESS_KEY = \"{key}\";")), "boot.js must read {key:?}");
 }
+
+#[test]
+fn progress_lines_say_how_many_goals_are_met_and_when_a_lesson_is_complete() {
+    // The app writes these into the static list (src/web/lessons/mod.rs, show_progress).
+    let line = |met, total| {
+        reconcile_lab::session::lesson::LessonSummary {
+            slug: "s".into(),
+            title: "t".into(),
+            summary: String::new(),
+            met,
+            total,
+        }
+        .progress()
+    };
+    assert_eq!(line(2, 5), "2 of 5 goals");
+    assert_eq!(line(0, 5), "0 of 5 goals");
+    assert_eq!(line(5, 5), "Complete: 5 of 5 goals");
+    assert_eq!(line(0, 0), "0 of 0 goals");
+}
