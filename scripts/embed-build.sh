@@ -30,6 +30,7 @@ awk -v kb="$kb" '
     print "    </template>"
     print "    <!-- The start view (public/boot.js): the app loads when the learner or the host page asks. -->"
     print "    <section class=\"embed-start\" id=\"embed-start\" aria-labelledby=\"embed-start-title\">"
+    print "      <p class=\"embed-start__brand\">Reconcile Lab</p>"
     print "      <h1 class=\"embed-start__title\" id=\"embed-start-title\">Sandbox</h1>"
     print "      <p class=\"embed-start__what\">A miniature Kubernetes cluster and its controllers, running in your browser:"
     print "        type kubectl commands and step through what the controllers do, one event at a time.</p>"

@@ -62,6 +62,15 @@ pub fn home_section(indent: usize) -> String {
             .into(),
         "  </header>".into(),
         r#"  <main class="lessons-home">"#.into(),
+        r#"    <p class="lessons-home__intro">A miniature Kubernetes API server and its controllers run in this page."#
+            .into(),
+        "      Type kubectl commands, then step through what follows one action at a time: watch events reaching"
+            .into(),
+        "      informers, keys waiting in work queues, a stale write answered with 409 Conflict, the garbage collector"
+            .into(),
+        "      walking owner references. Each lesson sets goals and checks them as you go; the sandbox has every"
+            .into(),
+        "      control and no goals.</p>".into(),
         "    <h2>Lessons</h2>".into(),
         r#"    <ol class="lessons-home__list">"#.into(),
     ];
