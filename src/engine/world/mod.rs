@@ -127,6 +127,21 @@ pub const BUCKET_OPERATOR: &str = "bucket-operator";
 /// stopped in a new world; `start_process(POD_COUNTERS)` starts it.
 pub const POD_COUNTERS: &str = "pod-counters";
 
+/// The virtual time one step of work stands for when the world decides whether a timer is due.
+///
+/// The clock does not move while controllers work: steps at one instant all carry its time, so
+/// records and timestamps stay round. But in a real cluster every API round trip, watch delivery
+/// and handler call takes wall time, so a timer (a reflector's back-off before it watches or
+/// lists again, a work queue's `AddAfter`, a kubelet's grace period, a lease tick) always comes,
+/// however busy the controllers are. Without this, immediate work that feeds itself would starve
+/// every timer for ever: bug 12 of docs/reliability.md, where a ReplicaSet controller whose
+/// broken watch still caches a deleted ReplicaSet re-creates the pods the garbage collector
+/// deletes as dangling, at one frozen instant, and the reflector's re-watch that ends it in a
+/// real cluster within a second never becomes due. So after `n` steps at the current instant,
+/// timers due within `n` × 1 ms are due now: they run ahead of the remaining immediate work and
+/// move the clock to their own time (which starts the count again).
+pub const WORK_STEP: Duration = Duration::from_millis(1);
+
 /// The names of the processes, in order.
 pub const CONTROLLER_MANAGER_A: &str = "kube-controller-manager-a";
 /// The second controller-manager replica.
@@ -421,6 +436,8 @@ struct State {
     changes: u64,
     /// The resourceVersion of the latest change counted.
     last_change_rv: u64,
+    /// Steps of work performed since the clock last moved (see [`WORK_STEP`]).
+    busy: u64,
 }
 
 /// Whether an API call changed the cluster in a way a controller could be waiting for: a
@@ -574,6 +591,7 @@ impl World {
             queue_seq: 0,
             changes: 0,
             last_change_rv: 0,
+            busy: 0,
         };
         World {
             seed,
@@ -757,7 +775,11 @@ impl World {
             Act::Reconcile(pi, si, wi) => s.processes[*pi].slots[*si].held.get(*wi).map_or(0, |h| h.0),
             _ => 0,
         };
-        crate::sort::sort_by_key(&mut out, |(t, a)| (*t, if expired(a) { 0 } else { a.class() + 1 }, age(a), *a));
+        // Work takes time (see [`WORK_STEP`]): a timer that the work done at this instant has
+        // caught up with is due now, ahead of the work that would otherwise starve it.
+        let caught_up = now.after(WORK_STEP.saturating_mul(u32::try_from(s.busy).unwrap_or(u32::MAX)));
+        let key = |t: Time| if t > now && t <= caught_up { (now, 0) } else { (t, 1) };
+        crate::sort::sort_by_key(&mut out, |(t, a)| (key(*t), if expired(a) { 0 } else { a.class() + 1 }, age(a), *a));
         out
     }
 
@@ -953,6 +975,7 @@ impl World {
     }
 
     fn set_clock(&mut self, t: Time, sentence: String) -> StepRecord {
+        self.state.busy = 0;
         self.state.now = t;
         self.state.api.set_now(t);
         self.record(Actor::Lab, ActionKind::Clock, Vec::new(), Vec::new(), sentence)
@@ -1010,7 +1033,9 @@ impl World {
         if at > self.state.now {
             self.state.now = at;
             self.state.api.set_now(at);
+            self.state.busy = 0;
         }
+        self.state.busy += 1;
         match act {
             Act::Lease(p) => self.lease_tick(p),
             Act::List(p, i) => self.list(p, i),
@@ -1882,6 +1907,7 @@ impl World {
             }
             Fault::ClockJump(d) => {
                 let t = now.after(*d);
+                self.state.busy = 0;
                 self.state.now = t;
                 self.state.api.set_now(t);
                 format!("The clock jumped forward by {}.", fmt_duration(*d))
