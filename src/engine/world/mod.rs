@@ -3,7 +3,7 @@
 //!
 //! Processes (in this order, which is also the tie-break order of simultaneous actions):
 //! - `kube-controller-manager-a` and `kube-controller-manager-b`: two replicas that elect a leader
-//!   through the Lease `kube-system/kube-controller-manager` ([`leader`]). Like the real one, a
+//!   through the Lease `kube-system/kube-controller-manager` (client-go's elector, [`crate::engine::client::leaderelection`]). Like the real one, a
 //!   replica starts its informers and controllers only once it leads, and a replica that loses the
 //!   lease exits and comes back as a fresh candidate (new identity, empty caches and queues).
 //! - `kube-scheduler`: binds pods to nodes.
@@ -76,7 +76,6 @@
 pub mod api;
 pub mod cloud;
 pub mod informer;
-pub mod leader;
 pub mod record;
 
 use std::collections::{BTreeMap, VecDeque};
@@ -91,9 +90,8 @@ pub use record::{ActionKind, Actor, ApiCall, Delivered, ObjectRef, Pending, Queu
 use self::api::{Failure, WorldApi};
 use self::cloud::{Cloud, CloudApi, CloudFault};
 use self::informer::{replace, Informer, ReflectorState, BACKOFF_INITIAL};
-use self::leader::{LeaderElector, Tick};
 use crate::engine::apiserver::{ApiServer, DeleteOptions, Deleted, EventType, Patch, Subresource, WatchFrom};
-use crate::engine::client::WorkQueue;
+use crate::engine::client::{ElectionOutcome, LeaderElectionConfig, LeaderElector, WorkQueue};
 use crate::engine::controllers::bucket::BucketController;
 use crate::engine::controllers::deployment::DeploymentController;
 use crate::engine::controllers::edgetriggered::{PodCounter, Trigger};
@@ -118,6 +116,13 @@ pub fn controller_manager_controllers() -> Vec<Box<dyn Controller>> {
         Box::new(GarbageCollector::new()),
         Box::new(NamespaceController::new()),
     ]
+}
+
+/// A controller-manager replica's leader elector: client-go's (`engine::client::leaderelection`)
+/// on the Lease `kube-system/kube-controller-manager` with the defaults (15 s / 10 s / 2 s),
+/// releasing the Lease on a clean stop; its first attempt is due at `first_try`.
+fn controller_manager_elector(identity: String, first_try: Time) -> LeaderElector {
+    LeaderElector::new(LeaderElectionConfig::new("kube-system", "kube-controller-manager", &identity), first_try)
 }
 
 /// The Bucket operator: a single process running the Bucket controller (a custom resource's
@@ -244,12 +249,12 @@ pub struct Process {
 impl Process {
     /// Whether its controllers run: running, and leading if it elects a leader.
     pub fn active(&self) -> bool {
-        self.running && self.elector.as_ref().is_none_or(|e| e.leading)
+        self.running && self.elector.as_ref().is_none_or(LeaderElector::is_leading)
     }
 
     /// Whether it currently leads (processes without election never lead).
     pub fn leading(&self) -> bool {
-        self.running && self.elector.as_ref().is_some_and(|e| e.leading)
+        self.running && self.elector.as_ref().is_some_and(LeaderElector::is_leading)
     }
 
     fn failure(&self, now: Time) -> Option<Failure> {
@@ -540,7 +545,7 @@ impl World {
                 name: name.into(),
                 host: host.into(),
                 running: true,
-                elector: Some(LeaderElector::new("kube-system", "kube-controller-manager", identity, now)),
+                elector: Some(controller_manager_elector(identity, now)),
                 partitioned: false,
                 api_fails_until: None,
                 conflict_armed: false,
@@ -724,9 +729,9 @@ impl World {
         let now = s.now;
         let mut out = Vec::new();
         for (pi, p) in s.processes.iter().enumerate() {
-            if let Some(e) = &p.elector {
+            if let Some(t) = p.elector.as_ref().and_then(LeaderElector::next_tick_at) {
                 if p.running {
-                    out.push((e.next_tick.max(now), Act::Lease(pi)));
+                    out.push((t.max(now), Act::Lease(pi)));
                 }
             }
             if !p.active() {
@@ -762,7 +767,7 @@ impl World {
         // anything else happens at that instant: its timer fired first in real time.
         let expired = |a: &Act| match a {
             Act::Lease(pi) => {
-                s.processes[*pi].elector.as_ref().is_some_and(|e| e.leading && e.renew_deadline_at() <= now)
+                s.processes[*pi].elector.as_ref().and_then(LeaderElector::renew_deadline_at).is_some_and(|t| t <= now)
             }
             _ => false,
         };
@@ -1050,8 +1055,7 @@ impl World {
 
     fn lease_tick(&mut self, pi: usize) -> StepRecord {
         let now = self.state.now;
-        let jitter = Duration::from_millis(self.state.rng.below(2400));
-        let State { api, processes, event_seq, .. } = &mut self.state;
+        let State { api, processes, event_seq, rng, .. } = &mut self.state;
         let p = &mut processes[pi];
         let failure = p.failure(now);
         let mut calls = Vec::new();
@@ -1059,19 +1063,21 @@ impl World {
         let Some(elector) = p.elector.as_mut() else {
             return self.record(Actor::Lab, ActionKind::LeaseTick, Vec::new(), Vec::new(), String::new());
         };
-        let tick = {
+        let step = {
             let mut wapi = WorldApi { server: api, calls: &mut calls, failure, conflict_armed: &mut armed };
-            elector.tick(now, &mut wapi, jitter)
+            elector.tick(&mut wapi, now, rng)
         };
-        let identity = elector.identity.clone();
+        let identity = elector.identity().to_string();
+        let leading = elector.is_leading();
         let lease_ref = ObjectRef {
             kind: "Lease".into(),
             key: elector.lease_key(),
             resource_version: elector.lease_resource_version(),
         };
-        let renewed = matches!(tick, Tick::Renewed);
-        let sentence = match tick {
-            Tick::Acquired => {
+        let outcome = step.map(|s| s.outcome);
+        let renewed = outcome == Some(ElectionOutcome::Renewed);
+        let sentence = match outcome {
+            Some(ElectionOutcome::BecameLeader) => {
                 let lease =
                     api.get(Kind::by_kind("Lease").expect("kind"), Some("kube-system"), "kube-controller-manager");
                 if let Ok(lease) = lease {
@@ -1089,41 +1095,34 @@ impl World {
                 p.start(now);
                 format!("{} acquired the Lease kube-system/kube-controller-manager as {identity} and starts its controllers.", p.name)
             }
-            Tick::Renewed => format!("{} renewed its Lease (renewTime {}).", p.name, now.rfc3339_micro()),
-            Tick::RenewFailed => {
-                format!("{} could not renew its Lease; it keeps trying until the renew deadline.", p.name)
+            Some(ElectionOutcome::Renewed) => {
+                format!("{} renewed its Lease (renewTime {}).", p.name, now.rfc3339_micro())
             }
-            Tick::Lost => {
+            Some(ElectionOutcome::StoppedLeading) => {
+                let released = calls.iter().any(|c| c.verb == "UPDATE" && c.code == 200);
                 p.stop(api);
-                let host = p.host.clone();
-                let new_identity = format!("{host}_{}", self.state.rng.uuid_v4());
-                let p = &mut self.state.processes[pi];
-                if let Some(e) = p.elector.as_mut() {
-                    *e = LeaderElector::new(
-                        "kube-system",
-                        "kube-controller-manager",
-                        new_identity,
-                        now.after(Duration::from_secs(2)),
-                    );
-                }
+                let new_identity = format!("{}_{}", p.host, rng.uuid_v4());
+                p.elector = Some(controller_manager_elector(new_identity, now.after(Duration::from_secs(2))));
+                let released = if released { " It released the Lease on its way out;" } else { "" };
                 format!(
-                    "{} did not renew its Lease within the 10s renew deadline and stopped leading; the process exits and restarts as a candidate with empty caches.",
+                    "{} did not renew its Lease within the 10s renew deadline and stopped leading.{released} the process exits and restarts as a candidate with empty caches.",
                     p.name
                 )
             }
-            Tick::Waiting => {
-                let holder = self
-                    .state
-                    .api
+            _ if leading => {
+                format!("{} could not renew its Lease; it keeps trying until the renew deadline.", p.name)
+            }
+            Some(ElectionOutcome::HeldByOther { holder, .. }) => {
+                format!("{} tried to acquire the Lease, but {holder} holds it.", p.name)
+            }
+            _ if failure.is_some() => format!("{} could not reach the API server to try the Lease.", p.name),
+            _ => {
+                let holder = api
                     .get(Kind::by_kind("Lease").expect("kind"), Some("kube-system"), "kube-controller-manager")
                     .ok()
                     .and_then(|l| l.pointer("/spec/holderIdentity").and_then(Value::as_str).map(str::to_string))
                     .unwrap_or_default();
-                if failure.is_some() {
-                    format!("{} could not reach the API server to try the Lease.", self.state.processes[pi].name)
-                } else {
-                    format!("{} tried to acquire the Lease, but {holder} holds it.", self.state.processes[pi].name)
-                }
+                format!("{} tried to acquire the Lease, but {holder} holds it.", p.name)
             }
         };
         if renewed {
@@ -1788,18 +1787,18 @@ impl World {
                 let p = &mut processes[pi];
                 let mut released = false;
                 let failure = p.failure(now);
-                if clean {
-                    if let Some(e) = p.elector.as_mut() {
+                if let Some(e) = p.elector.as_mut() {
+                    if clean {
                         let mut armed = false;
                         let mut wapi = WorldApi { server: api, calls: &mut calls, failure, conflict_armed: &mut armed };
-                        released = e.release(now, &mut wapi);
+                        let step = e.shut_down(&mut wapi, now);
+                        released = step.outcome == ElectionOutcome::ShutDown { released: true };
+                    } else {
+                        e.crash();
                     }
                 }
                 p.stop(api);
                 p.running = false;
-                if let Some(e) = p.elector.as_mut() {
-                    e.leading = false;
-                }
                 match (clean, released) {
                     (true, true) => {
                         format!("{name} stopped cleanly and released its Lease; its caches and queues are gone.")
@@ -1828,7 +1827,7 @@ impl World {
                 p.running = true;
                 match p.elector.as_mut() {
                     Some(e) => {
-                        *e = LeaderElector::new("kube-system", "kube-controller-manager", new_identity, now);
+                        *e = controller_manager_elector(new_identity, now);
                         format!("{name} started as a new candidate: it will lead only once it holds the Lease.")
                     }
                     None => {
