@@ -1,26 +1,23 @@
 //! A process's shared informer for one kind, as the world steps it (kubernetes-semantics.md §2):
 //! the reflector lists, replaces the store and watches from the list's resourceVersion; each
 //! watch event updates the store *before* the handlers hear of it; an ERROR (410 Expired) or a
-//! broken watch sends the reflector back to list after a back-off (800 ms doubling to 30 s);
+//! broken watch sends the reflector back to list after a back-off (client-go's, from
+//! [`crate::engine::client::informer::Backoff`]: 800 ms doubling to 30 s, jitter 1.0, reset after
+//! 2 min);
 //! a relist tells handlers only about differences (updates for changed objects,
 //! `DeletedFinalStateUnknown` for vanished ones, nothing for unchanged ones).
 
+use serde_json::Value;
 use std::collections::BTreeMap;
 use std::sync::Arc;
-use std::time::Duration;
-
-use serde_json::Value;
 
 use crate::engine::apiserver::WatchId;
+use crate::engine::client::informer::Backoff;
 use crate::engine::controllers::Notification;
 use crate::engine::kinds::Kind;
 use crate::engine::object::ObjectExt;
+use crate::engine::rand::Rng;
 use crate::engine::time::Time;
-
-/// The reflector's back-off between failed list-and-watch attempts: 800 ms, doubling, capped at 30 s.
-pub const BACKOFF_INITIAL: Duration = Duration::from_millis(800);
-/// The back-off cap.
-pub const BACKOFF_MAX: Duration = Duration::from_secs(30);
 
 /// What the reflector does next.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -42,8 +39,8 @@ pub struct Informer {
     pub state: ReflectorState,
     /// `lastSyncResourceVersion`.
     pub last_sync_rv: u64,
-    /// The next back-off delay.
-    pub backoff: Duration,
+    /// The back-off between attempts (client-go's `backoffManager`).
+    pub backoff: Backoff,
     /// Whether the first list has completed (`HasSynced`).
     pub synced: bool,
 }
@@ -51,14 +48,15 @@ pub struct Informer {
 impl Informer {
     /// An informer that lists at `now`.
     pub fn new(kind: &'static Kind, now: Time) -> Informer {
-        Informer { kind, state: ReflectorState::ListAt(now), last_sync_rv: 0, backoff: BACKOFF_INITIAL, synced: false }
+        Informer { kind, state: ReflectorState::ListAt(now), last_sync_rv: 0, backoff: Backoff::new(), synced: false }
     }
 
-    /// The watch failed or broke: try again after the back-off, which then doubles.
-    pub fn back_off(&mut self, now: Time, relist: bool) {
-        let at = now.after(self.backoff);
+    /// The watch failed or broke: try again after the back-off's next delay (drawn with the
+    /// world's random source: `d + rand × d`, `d` doubling from 800 ms to 30 s; back to 800 ms
+    /// once 2 min passed since the back-off started).
+    pub fn back_off(&mut self, now: Time, relist: bool, rng: &mut Rng) {
+        let at = now.after(self.backoff.step(now, rng));
         self.state = if relist { ReflectorState::ListAt(at) } else { ReflectorState::WatchAt(at) };
-        self.backoff = (self.backoff * 2).min(BACKOFF_MAX);
     }
 }
 
@@ -112,15 +110,25 @@ mod tests {
     }
 
     #[test]
-    fn back_off_doubles_to_the_cap() {
+    fn back_off_is_client_gos_jittered_doubling_to_the_cap() {
         let mut i = Informer::new(Kind::by_kind("Pod").unwrap(), Time::START);
+        let mut rng = Rng::new(9);
         let mut delays = Vec::new();
         for _ in 0..8 {
-            i.back_off(Time::START, true);
+            i.back_off(Time::START, true, &mut rng);
             if let ReflectorState::ListAt(t) = i.state {
                 delays.push(t.since(Time::START).as_millis());
             }
         }
-        assert_eq!(delays, vec![800, 1600, 3200, 6400, 12800, 25600, 30000, 30000]);
+        let bases = [800, 1600, 3200, 6400, 12800, 25600, 30000, 30000];
+        for (d, b) in delays.iter().zip(bases) {
+            assert!(*d >= b && *d < 2 * b, "{delays:?}");
+        }
+        assert_eq!(delays.len(), 8);
+        // Two minutes after the back-off started it begins again at 800 ms.
+        i.back_off(Time::START.after(std::time::Duration::from_secs(121)), true, &mut rng);
+        let ReflectorState::ListAt(t) = i.state else { panic!("lists") };
+        let d = t.since(Time::START.after(std::time::Duration::from_secs(121))).as_millis();
+        assert!((800..1600).contains(&d), "{d}");
     }
 }

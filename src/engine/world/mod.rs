@@ -89,7 +89,7 @@ pub use record::{ActionKind, Actor, ApiCall, Delivered, ObjectRef, Pending, Queu
 
 use self::api::{Failure, WorldApi};
 use self::cloud::{Cloud, CloudApi, CloudFault};
-use self::informer::{replace, Informer, ReflectorState, BACKOFF_INITIAL};
+use self::informer::{replace, Informer, ReflectorState};
 use crate::engine::apiserver::{ApiServer, DeleteOptions, Deleted, EventType, Patch, Subresource, WatchFrom};
 use crate::engine::client::{ElectionOutcome, LeaderElectionConfig, LeaderElector, WorkQueue};
 use crate::engine::controllers::bucket::BucketController;
@@ -1192,13 +1192,13 @@ impl World {
 
     fn list(&mut self, pi: usize, ii: usize) -> StepRecord {
         let now = self.state.now;
-        let State { api, processes, .. } = &mut self.state;
+        let State { api, processes, rng, .. } = &mut self.state;
         let p = &mut processes[pi];
         let kind = p.informers[ii].kind;
         let actor = Actor::Informer { process: p.name.clone(), kind: kind.kind.to_string() };
         if let Some(f) = p.failure(now) {
             let err = f.status("Get", &format!("/{}", kind.resource));
-            p.informers[ii].back_off(now, true);
+            p.informers[ii].back_off(now, true, rng);
             let call = ApiCall {
                 verb: "LIST".into(),
                 target: kind.resource.into(),
@@ -1217,7 +1217,7 @@ impl World {
         let list = match api.list(kind, None, &Selector::everything()) {
             Ok(l) => l,
             Err(e) => {
-                p.informers[ii].back_off(now, true);
+                p.informers[ii].back_off(now, true, rng);
                 return self.record(actor, ActionKind::List, Vec::new(), Vec::new(), e.message);
             }
         };
@@ -1237,7 +1237,6 @@ impl World {
         let relist = inf.synced;
         inf.last_sync_rv = rv;
         inf.synced = true;
-        inf.backoff = BACKOFF_INITIAL;
         let id = api.watch(kind, None, Selector::everything(), WatchFrom::Exact(rv));
         inf.state = ReflectorState::Watching(id);
         let call = ApiCall {
@@ -1274,14 +1273,14 @@ impl World {
 
     fn rewatch(&mut self, pi: usize, ii: usize) -> StepRecord {
         let now = self.state.now;
-        let State { api, processes, .. } = &mut self.state;
+        let State { api, processes, rng, .. } = &mut self.state;
         let p = &mut processes[pi];
         let inf = &mut p.informers[ii];
         let kind = inf.kind;
         let actor = Actor::Informer { process: p.name.clone(), kind: kind.kind.to_string() };
         let rv = inf.last_sync_rv;
         if p.partitioned {
-            inf.back_off(now, false);
+            inf.back_off(now, false, rng);
             let sentence = format!(
                 "The {} informer of {} could not reach the API server to watch again; it backs off.",
                 kind.kind, p.name
@@ -1308,7 +1307,7 @@ impl World {
 
     fn deliver(&mut self, pi: usize, ii: usize) -> StepRecord {
         let now = self.state.now;
-        let State { api, processes, .. } = &mut self.state;
+        let State { api, processes, rng, .. } = &mut self.state;
         let p = &mut processes[pi];
         let kind = p.informers[ii].kind;
         let actor = Actor::Informer { process: p.name.clone(), kind: kind.kind.to_string() };
@@ -1342,7 +1341,7 @@ impl World {
             }
             EventType::Error => {
                 api.stop_watch(id);
-                p.informers[ii].back_off(now, true);
+                p.informers[ii].back_off(now, true, rng);
                 let msg = obj.get("message").and_then(Value::as_str).unwrap_or("").to_string();
                 let code = obj.get("code").and_then(Value::as_u64).unwrap_or(0);
                 let sentence = format!(
@@ -1765,14 +1764,14 @@ impl World {
             Fault::BreakWatch { process, kind } => {
                 let pi = self.process_index(process).unwrap_or(0);
                 let k = kind_of(kind);
-                let State { api, processes, .. } = &mut self.state;
+                let State { api, processes, rng, .. } = &mut self.state;
                 let mut lost = 0;
                 for inf in processes[pi].informers.iter_mut().filter(|i| k.is_some_and(|k| std::ptr::eq(i.kind, k))) {
                     if let ReflectorState::Watching(id) = inf.state {
                         lost = api.pending_events(id).len();
                         api.stop_watch(id);
                     }
-                    inf.back_off(now, false);
+                    inf.back_off(now, false, rng);
                 }
                 format!("The {kind} watch of {process} broke: {lost} event(s) in flight are lost; the reflector will watch again from its last resourceVersion after a back-off.")
             }
@@ -1851,13 +1850,13 @@ impl World {
             }
             Fault::Partition(name) => {
                 let pi = self.process_index(name).unwrap_or(0);
-                let State { api, processes, .. } = &mut self.state;
+                let State { api, processes, rng, .. } = &mut self.state;
                 let p = &mut processes[pi];
                 p.partitioned = true;
                 for inf in p.informers.iter_mut() {
                     if let ReflectorState::Watching(id) = inf.state {
                         api.stop_watch(id);
-                        inf.back_off(now, false);
+                        inf.back_off(now, false, rng);
                     }
                 }
                 format!("{name} is cut off from the API server: its watches break and its calls fail.")
