@@ -9,8 +9,9 @@
 //! - `kube-scheduler`: binds pods to nodes.
 //! - `kubelet`: the kubelets of the three Nodes (`node-1` to `node-3`).
 //!
-//! Each process has shared informers ([`informer`]) and, per controller, a listener buffer of
-//! handler notifications and a work queue (client-go's, from `engine::client`).
+//! Each process has shared informers ([`informer`]: still the World's own; its module doc lists
+//! how they differ from `engine::client`'s and what swapping them needs) and, per controller, a
+//! listener buffer of handler notifications and a work queue (client-go's, from `engine::client`).
 //!
 //! # Steps
 //! [`World::step`] performs exactly one action and returns its [`StepRecord`]. The possible
