@@ -713,3 +713,39 @@ fn step_back_over_a_take_returns_the_key_to_the_queue() {
     let r = w.step().unwrap();
     assert_eq!((r.action, r.worked_key()), (ActionKind::Reconcile, Some(key.as_str())));
 }
+
+/// `WaitForNamedCacheSync`: a controller's workers start only once every informer it reads has
+/// listed. A learner who runs the Deployment informer's list and the handler first sees the key
+/// wait in the queue, with no take offered, until the ReplicaSet and Pod informers have listed.
+#[test]
+fn workers_wait_for_their_informers_to_sync() {
+    use reconcile_lab::engine::world::Actor;
+    let mut w = World::new(2);
+    w.create(deployment("web", 1, "nginx")).unwrap();
+    // Until kube-controller-manager-a leads and its informers are about to list.
+    while !w.process(CONTROLLER_MANAGER_A).unwrap().leading() {
+        w.step();
+    }
+    let is = |p: &reconcile_lab::engine::world::Pending, action: ActionKind, who: &str| {
+        p.action == action
+            && match &p.actor {
+                Actor::Informer { process, kind } => process == CONTROLLER_MANAGER_A && kind == who,
+                Actor::Controller { process, controller } => process == CONTROLLER_MANAGER_A && controller == who,
+                _ => false,
+            }
+    };
+    let run = |w: &mut World, action: ActionKind, who: &str| {
+        let id = w.pending().iter().find(|p| is(p, action, who)).map(|p| p.id).expect("offered");
+        w.run(id).unwrap();
+    };
+    run(&mut w, ActionKind::List, "Deployment");
+    run(&mut w, ActionKind::RunHandler, "deployment-controller");
+    let dc =
+        w.process(CONTROLLER_MANAGER_A).unwrap().slots.iter().find(|s| s.controller.name() == "deployment-controller");
+    assert!(!dc.unwrap().queue.is_empty(), "the handler queued default/web");
+    assert!(!w.pending().iter().any(|p| is(p, ActionKind::TakeKey, "deployment-controller")));
+    run(&mut w, ActionKind::List, "ReplicaSet");
+    assert!(!w.pending().iter().any(|p| is(p, ActionKind::TakeKey, "deployment-controller")));
+    run(&mut w, ActionKind::List, "Pod");
+    assert!(w.pending().iter().any(|p| is(p, ActionKind::TakeKey, "deployment-controller")));
+}

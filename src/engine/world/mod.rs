@@ -258,6 +258,13 @@ impl Process {
         self.running && self.elector.as_ref().is_some_and(LeaderElector::is_leading)
     }
 
+    /// `cache.WaitForNamedCacheSync`: a controller's workers start only once every informer it
+    /// reads has listed (`HasSynced`), as kube-controller-manager's controllers wait in `Run`
+    /// before starting their workers. Handlers run before that; keys they queue wait.
+    fn caches_synced(&self, slot: &Slot) -> bool {
+        slot.controller.watches().iter().all(|k| self.informers.iter().any(|i| std::ptr::eq(i.kind, *k) && i.synced))
+    }
+
     fn failure(&self, now: Time) -> Option<Failure> {
         if self.partitioned {
             Some(Failure::Unreachable)
@@ -756,7 +763,7 @@ impl World {
                 for wi in 0..slot.held.len() {
                     out.push((now, Act::Reconcile(pi, si, wi)));
                 }
-                if !slot.queue.is_empty() && slot.held.len() < slot.workers {
+                if !slot.queue.is_empty() && slot.held.len() < slot.workers && p.caches_synced(slot) {
                     out.push((now, Act::Take(pi, si)));
                 }
                 if let Some(t) = slot.queue.next_ready_at() {
