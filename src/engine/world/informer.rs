@@ -9,8 +9,9 @@
 //!
 //! # This informer versus `engine::client`'s (what remains of issue 4)
 //!
-//! The World's leader election is `engine::client::leaderelection`'s and its reflectors back off
-//! with `engine::client::informer::Backoff`; the reflector, cache and handler plumbing are still
+//! The World's leader election is `engine::client::leaderelection`'s, its reflectors back off
+//! with `engine::client::informer::Backoff`, and a controller's workers wait until its informers
+//! have synced (`WaitForNamedCacheSync`); the reflector, cache and handler plumbing are still
 //! this module's and the World's (`World::list`, `rewatch`, `deliver`, `handler`). They differ
 //! from [`crate::engine::client::informer::Informer`] in behaviour as follows:
 //!
@@ -37,9 +38,6 @@
 //!   objects (`Arc`); `OnAdd` has no `isInInitialList`. The client informer keeps one
 //!   `processorListener` queue per handler with its own copies, an `isInInitialList` flag and a
 //!   per-handler `HasSynced`.
-//! - **Cache sync.** Here a controller's workers may take keys before every informer of the
-//!   process has listed, if a learner runs them first (in `step` order the lists come first);
-//!   kube-controller-manager's controllers wait for `WaitForNamedCacheSync`.
 //!
 //! To finish the swap: the client `Indexer` and `Notification` must hold `Arc<Value>` (so that
 //! three processes caching 10,000 pods still share one copy, as here); `Caches` must read the
