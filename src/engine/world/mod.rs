@@ -1773,15 +1773,22 @@ impl World {
                 let pi = self.process_index(process).unwrap_or(0);
                 let k = kind_of(kind);
                 let State { api, processes, rng, .. } = &mut self.state;
-                let mut lost = 0;
+                let mut lost = None;
+                // Only an open watch can break. A reflector that has not listed yet (or is backing
+                // off) keeps its plan: turning a pending first list into a watch from
+                // resourceVersion 0 left the cache empty and never synced (long run, saved as
+                // tests/regressions/fault-340372-4996.faults).
                 for inf in processes[pi].informers.iter_mut().filter(|i| k.is_some_and(|k| std::ptr::eq(i.kind, k))) {
                     if let ReflectorState::Watching(id) = inf.state {
-                        lost = api.pending_events(id).len();
+                        lost = Some(api.pending_events(id).len());
                         api.stop_watch(id);
+                        inf.back_off(now, false, rng);
                     }
-                    inf.back_off(now, false, rng);
                 }
-                format!("The {kind} watch of {process} broke: {lost} event(s) in flight are lost; the reflector will watch again from its last resourceVersion after a back-off.")
+                match lost {
+                    Some(lost) => format!("The {kind} watch of {process} broke: {lost} event(s) in flight are lost; the reflector will watch again from its last resourceVersion after a back-off."),
+                    None => format!("The {kind} informer of {process} has no open watch to break (it has not listed yet, or is backing off); nothing changes."),
+                }
             }
             Fault::ExpireHistory => {
                 self.state.api.expire_history();
