@@ -309,6 +309,10 @@ fn tv40_partitioned_leader_steps_down() {
     }
     let down = stepped_down.expect("A stops leading").since(t0);
     assert!(down <= Duration::from_secs(12), "{down:?}");
+    // Cut off, it could not release the Lease on its way out.
+    let lost = "kube-controller-manager-a did not renew its Lease within the 10s renew deadline and stopped leading; \
+                the process exits and restarts as a candidate with empty caches.";
+    assert!(w.history().iter().any(|r| r.sentence == lost), "no record says: {lost}");
     assert!(w.process(CONTROLLER_MANAGER_B).unwrap().leading());
 }
 

@@ -3,9 +3,10 @@
 //!
 //! Processes (in this order, which is also the tie-break order of simultaneous actions):
 //! - `kube-controller-manager-a` and `kube-controller-manager-b`: two replicas that elect a leader
-//!   through the Lease `kube-system/kube-controller-manager` (client-go's elector, [`crate::engine::client::leaderelection`]). Like the real one, a
-//!   replica starts its informers and controllers only once it leads, and a replica that loses the
-//!   lease exits and comes back as a fresh candidate (new identity, empty caches and queues).
+//!   through the Lease `kube-system/kube-controller-manager` with client-go's elector
+//!   ([`crate::engine::client::leaderelection`]). Like the real one, a replica starts its
+//!   informers and controllers only once it leads, and a replica that loses the lease exits and
+//!   comes back as a fresh candidate (new identity, empty caches and queues).
 //! - `kube-scheduler`: binds pods to nodes.
 //! - `kubelet`: the kubelets of the three Nodes (`node-1` to `node-3`).
 //!
@@ -1113,9 +1114,9 @@ impl World {
                 p.stop(api);
                 let new_identity = format!("{}_{}", p.host, rng.uuid_v4());
                 p.elector = Some(controller_manager_elector(new_identity, now.after(Duration::from_secs(2))));
-                let released = if released { " It released the Lease on its way out;" } else { "" };
+                let released = if released { " (it released the Lease on its way out)" } else { "" };
                 format!(
-                    "{} did not renew its Lease within the 10s renew deadline and stopped leading.{released} the process exits and restarts as a candidate with empty caches.",
+                    "{} did not renew its Lease within the 10s renew deadline and stopped leading{released}; the process exits and restarts as a candidate with empty caches.",
                     p.name
                 )
             }
