@@ -226,6 +226,32 @@ fn tv39_first_acquisition() {
     assert_eq!(events(&w, "LeaderElection"), vec![format!("{holder} became leader")]);
 }
 
+/// The replicas run client-go's elector (`engine::client::leaderelection`): the new leader's
+/// renew loop starts at once (`wait.Until` runs its function immediately, at the same instant as
+/// the acquisition), then renews every `RetryPeriod` without jitter; the follower tries every
+/// `RetryPeriod` plus up to 1.2 × `RetryPeriod` of jitter (2 s to 4.4 s).
+#[test]
+fn controller_manager_replicas_elect_with_client_go_timings() {
+    let mut w = World::new(3);
+    w.advance(Duration::from_secs(30));
+    let ticks = |p: &str| -> Vec<Duration> {
+        let times: Vec<_> = w
+            .history()
+            .iter()
+            .filter(|r| r.action == ActionKind::LeaseTick && r.actor.to_string().contains(p))
+            .map(|r| r.time)
+            .collect();
+        times.windows(2).map(|t| t[1].since(t[0])).collect()
+    };
+    let a = ticks(CONTROLLER_MANAGER_A);
+    assert_eq!(a[0], Duration::ZERO, "the renew loop starts at once after acquiring: {a:?}");
+    assert!(a[1..].iter().all(|d| *d == Duration::from_secs(2)), "renewals every 2 s: {a:?}");
+    let b = ticks(CONTROLLER_MANAGER_B);
+    assert!(b.len() >= 5, "{b:?}");
+    assert!(b.iter().all(|d| *d >= Duration::from_secs(2) && *d < Duration::from_millis(4_400)), "{b:?}");
+    assert!(b.windows(2).any(|d| d[0] != d[1]), "jittered: {b:?}");
+}
+
 /// TV-40: renewals every 2 s; after the leader is killed the other replica takes over after a
 /// full lease duration without change, on its own clock.
 #[test]
@@ -283,6 +309,10 @@ fn tv40_partitioned_leader_steps_down() {
     }
     let down = stepped_down.expect("A stops leading").since(t0);
     assert!(down <= Duration::from_secs(12), "{down:?}");
+    // Cut off, it could not release the Lease on its way out.
+    let lost = "kube-controller-manager-a did not renew its Lease within the 10s renew deadline and stopped leading; \
+                the process exits and restarts as a candidate with empty caches.";
+    assert!(w.history().iter().any(|r| r.sentence == lost), "no record says: {lost}");
     assert!(w.process(CONTROLLER_MANAGER_B).unwrap().leading());
 }
 
@@ -612,11 +642,11 @@ fn starting_a_running_leader_changes_nothing() {
     let mut w = World::new(25);
     w.advance(Duration::from_secs(8));
     let before = w.process(CONTROLLER_MANAGER_A).unwrap().elector.clone().unwrap();
-    assert!(before.leading);
+    assert!(before.is_leading());
     let r = w.start_process(CONTROLLER_MANAGER_A).unwrap();
     assert_eq!(r.sentence, "kube-controller-manager-a is already running; nothing changes.");
     let after = w.process(CONTROLLER_MANAGER_A).unwrap().elector.clone().unwrap();
-    assert_eq!(after.identity, before.identity);
+    assert_eq!(after.identity(), before.identity());
     assert!(w.process(CONTROLLER_MANAGER_A).unwrap().leading());
 }
 
@@ -686,4 +716,40 @@ fn step_back_over_a_take_returns_the_key_to_the_queue() {
     assert_eq!(held(&w), vec![key.clone()], "replay takes it again");
     let r = w.step().unwrap();
     assert_eq!((r.action, r.worked_key()), (ActionKind::Reconcile, Some(key.as_str())));
+}
+
+/// `WaitForNamedCacheSync`: a controller's workers start only once every informer it reads has
+/// listed. A learner who runs the Deployment informer's list and the handler first sees the key
+/// wait in the queue, with no take offered, until the ReplicaSet and Pod informers have listed.
+#[test]
+fn workers_wait_for_their_informers_to_sync() {
+    use reconcile_lab::engine::world::Actor;
+    let mut w = World::new(2);
+    w.create(deployment("web", 1, "nginx")).unwrap();
+    // Until kube-controller-manager-a leads and its informers are about to list.
+    while !w.process(CONTROLLER_MANAGER_A).unwrap().leading() {
+        w.step();
+    }
+    let is = |p: &reconcile_lab::engine::world::Pending, action: ActionKind, who: &str| {
+        p.action == action
+            && match &p.actor {
+                Actor::Informer { process, kind } => process == CONTROLLER_MANAGER_A && kind == who,
+                Actor::Controller { process, controller } => process == CONTROLLER_MANAGER_A && controller == who,
+                _ => false,
+            }
+    };
+    let run = |w: &mut World, action: ActionKind, who: &str| {
+        let id = w.pending().iter().find(|p| is(p, action, who)).map(|p| p.id).expect("offered");
+        w.run(id).unwrap();
+    };
+    run(&mut w, ActionKind::List, "Deployment");
+    run(&mut w, ActionKind::RunHandler, "deployment-controller");
+    let dc =
+        w.process(CONTROLLER_MANAGER_A).unwrap().slots.iter().find(|s| s.controller.name() == "deployment-controller");
+    assert!(!dc.unwrap().queue.is_empty(), "the handler queued default/web");
+    assert!(!w.pending().iter().any(|p| is(p, ActionKind::TakeKey, "deployment-controller")));
+    run(&mut w, ActionKind::List, "ReplicaSet");
+    assert!(!w.pending().iter().any(|p| is(p, ActionKind::TakeKey, "deployment-controller")));
+    run(&mut w, ActionKind::List, "Pod");
+    assert!(w.pending().iter().any(|p| is(p, ActionKind::TakeKey, "deployment-controller")));
 }

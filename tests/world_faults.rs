@@ -206,3 +206,48 @@ fn already_exists_without_cache_entry_is_not_a_collision() {
     assert!(d.pointer("/status/collisionCount").is_none());
     assert_converged(&w, "api", 2);
 }
+
+/// Bug 12 (docs/reliability.md): after a broken ReplicaSet watch, the ReplicaSet controller's
+/// cache still holds a ReplicaSet the user deleted, so it re-creates each pod the garbage
+/// collector deletes as dangling. Every step of that loop is immediate, and it used to run for
+/// ever at one virtual instant: the reflector's re-watch, due after its back-off, never came.
+/// Work takes time (`WORK_STEP`): the re-watch comes within its back-off's worth of steps,
+/// delivers the deletion, and the world settles with no pod left.
+#[test]
+fn immediate_work_does_not_starve_the_reflectors_rewatch() {
+    let mut w = World::new(345_728);
+    w.create(deployment("web", 1, "nginx:1.27")).unwrap();
+    for _ in 0..46 {
+        w.step();
+    }
+    let rs = list(&w, "ReplicaSet").first().map(|r| r.name().to_string()).expect("a ReplicaSet");
+    w.delete(kind("ReplicaSet"), Some("default"), &rs, Default::default()).unwrap();
+    let background = reconcile_lab::engine::apiserver::DeleteOptions {
+        propagation_policy: Some(reconcile_lab::engine::apiserver::Propagation::Background),
+        ..Default::default()
+    };
+    w.delete(kind("Deployment"), Some("default"), "web", background).unwrap();
+    let broke_at = w.now();
+    w.break_watch(CONTROLLER_MANAGER_A, "ReplicaSet").unwrap();
+    let s = w.run_until_idle(5_000);
+    assert!(matches!(s, Settled::Idle { .. }), "{s:?}");
+    let rewatch = w
+        .history()
+        .iter()
+        .find(|r| {
+            r.sentence.starts_with("The ReplicaSet informer of kube-controller-manager-a watches replicasets again")
+        })
+        .expect("the reflector watched again");
+    let waited = rewatch.time.since(broke_at);
+    assert!(waited >= Duration::from_millis(800) && waited < Duration::from_millis(1_600), "{waited:?}");
+    // The loop did run meanwhile (as it would in a real cluster, for a moment): pods were created
+    // for the stale ReplicaSet and deleted again.
+    let recreated = w
+        .history()
+        .iter()
+        .filter(|r| r.number < rewatch.number && r.sentence.contains(&format!("CREATE Pod default/{rs}-")))
+        .count();
+    assert!(recreated >= 2, "{recreated}");
+    assert!(list(&w, "Pod").is_empty(), "{:?}", list(&w, "Pod").iter().map(|p| p.key()).collect::<Vec<_>>());
+    assert_caches_match(&w);
+}

@@ -73,7 +73,7 @@ pub fn replicas(world: &World) -> Vec<ReplicaView> {
             if p.partitioned {
                 state.push_str(", partitioned");
             }
-            Some(ReplicaView { process: p.name.clone(), identity: e.identity.clone(), state, acting: p.active() })
+            Some(ReplicaView { process: p.name.clone(), identity: e.identity().to_string(), state, acting: p.active() })
         })
         .collect()
 }

@@ -324,6 +324,33 @@ impl LeaderElector {
     }
 
     /// `isLeaseValid`: the observed lease has not run out on this candidate's clock.
+    /// While leading: when the current (or next) renewal round gives up if it has not renewed
+    /// by then (`RenewDeadline` after the round's start).
+    pub fn renew_deadline_at(&self) -> Option<Time> {
+        if self.state != ElectorState::Leading {
+            return None;
+        }
+        self.renew_started.or(self.next_tick).map(|t| t.after(self.config.renew_deadline))
+    }
+
+    /// The Lease's `namespace/name`.
+    pub fn lease_key(&self) -> String {
+        format!("{}/{}", self.config.lease_namespace, self.config.lease_name)
+    }
+
+    /// The resourceVersion of the Lease as this elector last read or wrote it (0: never).
+    pub fn lease_resource_version(&self) -> u64 {
+        self.lease.as_ref().map(rv_of).unwrap_or(0)
+    }
+
+    /// The process died: the elector stops at once and releases nothing (a crash, or a process
+    /// that exits after losing its lease without reaching the API server).
+    pub fn crash(&mut self) {
+        self.state = ElectorState::Stopped;
+        self.next_tick = None;
+        self.renew_started = None;
+    }
+
     fn is_lease_valid(&self, now: Time) -> bool {
         self.lease_expiry() > now
     }
@@ -367,7 +394,11 @@ impl LeaderElector {
                 }
             }
             ElectorState::Leading => {
-                let started = *self.renew_started.get_or_insert(now);
+                // A renewal round starts when its timer is due. A tick that runs later (the lab's
+                // clock jump: time passed and the process ran nothing) counts the time it missed
+                // against the renew deadline, as the leader's own timer would have.
+                let due = self.next_tick.unwrap_or(now).min(now);
+                let started = *self.renew_started.get_or_insert(due);
                 let deadline = started.after(self.config.renew_deadline);
                 if now >= deadline {
                     // PollUntilContextTimeout gave up: renew() returns and the leader stops.

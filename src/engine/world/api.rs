@@ -219,3 +219,19 @@ impl Api for WorldApi<'_> {
         out
     }
 }
+
+/// The leader elector's calls go through the same connection (recorded, and failing when the
+/// process is partitioned or its calls fail).
+impl crate::engine::client::LeaseClient for WorldApi<'_> {
+    fn get_lease(&mut self, namespace: &str, name: &str) -> Result<Value, Status> {
+        let kind = Kind::by_kind("Lease")
+            .ok_or_else(|| Status::new(Reason::InternalError, "the server does not serve leases"))?;
+        Api::get(self, kind, Some(namespace), name)
+    }
+    fn create_lease(&mut self, lease: Value) -> Result<Value, Status> {
+        Api::create(self, lease)
+    }
+    fn update_lease(&mut self, lease: Value) -> Result<Value, Status> {
+        Api::update(self, lease)
+    }
+}

@@ -3,14 +3,16 @@
 //!
 //! Processes (in this order, which is also the tie-break order of simultaneous actions):
 //! - `kube-controller-manager-a` and `kube-controller-manager-b`: two replicas that elect a leader
-//!   through the Lease `kube-system/kube-controller-manager` ([`leader`]). Like the real one, a
-//!   replica starts its informers and controllers only once it leads, and a replica that loses the
-//!   lease exits and comes back as a fresh candidate (new identity, empty caches and queues).
+//!   through the Lease `kube-system/kube-controller-manager` with client-go's elector
+//!   ([`crate::engine::client::leaderelection`]). Like the real one, a replica starts its
+//!   informers and controllers only once it leads, and a replica that loses the lease exits and
+//!   comes back as a fresh candidate (new identity, empty caches and queues).
 //! - `kube-scheduler`: binds pods to nodes.
 //! - `kubelet`: the kubelets of the three Nodes (`node-1` to `node-3`).
 //!
-//! Each process has shared informers ([`informer`]) and, per controller, a listener buffer of
-//! handler notifications and a work queue (client-go's, from `engine::client`).
+//! Each process has shared informers ([`informer`]: still the World's own; its module doc lists
+//! how they differ from `engine::client`'s and what swapping them needs) and, per controller, a
+//! listener buffer of handler notifications and a work queue (client-go's, from `engine::client`).
 //!
 //! # Steps
 //! [`World::step`] performs exactly one action and returns its [`StepRecord`]. The possible
@@ -76,7 +78,6 @@
 pub mod api;
 pub mod cloud;
 pub mod informer;
-pub mod leader;
 pub mod record;
 
 use std::collections::{BTreeMap, VecDeque};
@@ -90,10 +91,9 @@ pub use record::{ActionKind, Actor, ApiCall, Delivered, ObjectRef, Pending, Queu
 
 use self::api::{Failure, WorldApi};
 use self::cloud::{Cloud, CloudApi, CloudFault};
-use self::informer::{replace, Informer, ReflectorState, BACKOFF_INITIAL};
-use self::leader::{LeaderElector, Tick};
+use self::informer::{replace, Informer, ReflectorState};
 use crate::engine::apiserver::{ApiServer, DeleteOptions, Deleted, EventType, Patch, Subresource, WatchFrom};
-use crate::engine::client::WorkQueue;
+use crate::engine::client::{ElectionOutcome, LeaderElectionConfig, LeaderElector, WorkQueue};
 use crate::engine::controllers::bucket::BucketController;
 use crate::engine::controllers::deployment::DeploymentController;
 use crate::engine::controllers::edgetriggered::{PodCounter, Trigger};
@@ -120,12 +120,36 @@ pub fn controller_manager_controllers() -> Vec<Box<dyn Controller>> {
     ]
 }
 
+/// A controller-manager replica's leader elector: client-go's (`engine::client::leaderelection`)
+/// on the Lease `kube-system/kube-controller-manager` with the defaults (15 s / 10 s / 2 s),
+/// releasing the Lease on a clean stop; its first attempt is due at `first_try`.
+fn controller_manager_elector(identity: String, first_try: Time) -> LeaderElector {
+    LeaderElector::new(LeaderElectionConfig::new("kube-system", "kube-controller-manager", &identity), first_try)
+}
+
 /// The Bucket operator: a single process running the Bucket controller (a custom resource's
 /// controller runs outside kube-controller-manager, as an operator does).
 pub const BUCKET_OPERATOR: &str = "bucket-operator";
 /// The edge- versus level-triggered pod counters (lesson `missed-events`): a process that is
 /// stopped in a new world; `start_process(POD_COUNTERS)` starts it.
 pub const POD_COUNTERS: &str = "pod-counters";
+
+/// The virtual time one step of work stands for when the world decides whether a timer is due.
+///
+/// The clock does not move while controllers work: steps at one instant all carry its time, so
+/// records and timestamps stay round. But in a real cluster every API round trip, watch delivery
+/// and handler call takes wall time, so a timer (a reflector's back-off before it watches or
+/// lists again, a work queue's `AddAfter`, a kubelet's grace period, a lease tick) always comes,
+/// however busy the controllers are. Without this, immediate work that feeds itself would starve
+/// every timer for ever: bug 12 of docs/reliability.md, where a ReplicaSet controller whose
+/// broken watch still caches a deleted ReplicaSet re-creates the pods the garbage collector
+/// deletes as dangling, at one frozen instant, and the reflector's re-watch that ends it in a
+/// real cluster within a second never becomes due. So after `n` steps at the current instant,
+/// timers due within `n` × 1 ms are due now: they run ahead of the remaining immediate work and
+/// move the clock to their own time (which starts the count again). Small runs (every transcript
+/// and lesson) are unchanged; a 1,000-replica Deployment now converges in 12.5 s of virtual time
+/// rather than 2.5 s, its pods starting while others are still being created.
+pub const WORK_STEP: Duration = Duration::from_millis(1);
 
 /// The names of the processes, in order.
 pub const CONTROLLER_MANAGER_A: &str = "kube-controller-manager-a";
@@ -229,12 +253,19 @@ pub struct Process {
 impl Process {
     /// Whether its controllers run: running, and leading if it elects a leader.
     pub fn active(&self) -> bool {
-        self.running && self.elector.as_ref().is_none_or(|e| e.leading)
+        self.running && self.elector.as_ref().is_none_or(LeaderElector::is_leading)
     }
 
     /// Whether it currently leads (processes without election never lead).
     pub fn leading(&self) -> bool {
-        self.running && self.elector.as_ref().is_some_and(|e| e.leading)
+        self.running && self.elector.as_ref().is_some_and(LeaderElector::is_leading)
+    }
+
+    /// `cache.WaitForNamedCacheSync`: a controller's workers start only once every informer it
+    /// reads has listed (`HasSynced`), as kube-controller-manager's controllers wait in `Run`
+    /// before starting their workers. Handlers run before that; keys they queue wait.
+    fn caches_synced(&self, slot: &Slot) -> bool {
+        slot.controller.watches().iter().all(|k| self.informers.iter().any(|i| std::ptr::eq(i.kind, *k) && i.synced))
     }
 
     fn failure(&self, now: Time) -> Option<Failure> {
@@ -421,6 +452,8 @@ struct State {
     changes: u64,
     /// The resourceVersion of the latest change counted.
     last_change_rv: u64,
+    /// Steps of work performed since the clock last moved (see [`WORK_STEP`]).
+    busy: u64,
 }
 
 /// Whether an API call changed the cluster in a way a controller could be waiting for: a
@@ -523,7 +556,7 @@ impl World {
                 name: name.into(),
                 host: host.into(),
                 running: true,
-                elector: Some(LeaderElector::new("kube-system", "kube-controller-manager", identity, now)),
+                elector: Some(controller_manager_elector(identity, now)),
                 partitioned: false,
                 api_fails_until: None,
                 conflict_armed: false,
@@ -574,6 +607,7 @@ impl World {
             queue_seq: 0,
             changes: 0,
             last_change_rv: 0,
+            busy: 0,
         };
         World {
             seed,
@@ -706,9 +740,9 @@ impl World {
         let now = s.now;
         let mut out = Vec::new();
         for (pi, p) in s.processes.iter().enumerate() {
-            if let Some(e) = &p.elector {
+            if let Some(t) = p.elector.as_ref().and_then(LeaderElector::next_tick_at) {
                 if p.running {
-                    out.push((e.next_tick.max(now), Act::Lease(pi)));
+                    out.push((t.max(now), Act::Lease(pi)));
                 }
             }
             if !p.active() {
@@ -732,7 +766,7 @@ impl World {
                 for wi in 0..slot.held.len() {
                     out.push((now, Act::Reconcile(pi, si, wi)));
                 }
-                if !slot.queue.is_empty() && slot.held.len() < slot.workers {
+                if !slot.queue.is_empty() && slot.held.len() < slot.workers && p.caches_synced(slot) {
                     out.push((now, Act::Take(pi, si)));
                 }
                 if let Some(t) = slot.queue.next_ready_at() {
@@ -744,7 +778,7 @@ impl World {
         // anything else happens at that instant: its timer fired first in real time.
         let expired = |a: &Act| match a {
             Act::Lease(pi) => {
-                s.processes[*pi].elector.as_ref().is_some_and(|e| e.leading && e.renew_deadline_at() <= now)
+                s.processes[*pi].elector.as_ref().and_then(LeaderElector::renew_deadline_at).is_some_and(|t| t <= now)
             }
             _ => false,
         };
@@ -757,7 +791,11 @@ impl World {
             Act::Reconcile(pi, si, wi) => s.processes[*pi].slots[*si].held.get(*wi).map_or(0, |h| h.0),
             _ => 0,
         };
-        crate::sort::sort_by_key(&mut out, |(t, a)| (*t, if expired(a) { 0 } else { a.class() + 1 }, age(a), *a));
+        // Work takes time (see [`WORK_STEP`]): a timer that the work done at this instant has
+        // caught up with is due now, ahead of the work that would otherwise starve it.
+        let caught_up = now.after(WORK_STEP.saturating_mul(u32::try_from(s.busy).unwrap_or(u32::MAX)));
+        let key = |t: Time| if t > now && t <= caught_up { (now, 0) } else { (t, 1) };
+        crate::sort::sort_by_key(&mut out, |(t, a)| (key(*t), if expired(a) { 0 } else { a.class() + 1 }, age(a), *a));
         out
     }
 
@@ -953,6 +991,7 @@ impl World {
     }
 
     fn set_clock(&mut self, t: Time, sentence: String) -> StepRecord {
+        self.state.busy = 0;
         self.state.now = t;
         self.state.api.set_now(t);
         self.record(Actor::Lab, ActionKind::Clock, Vec::new(), Vec::new(), sentence)
@@ -1010,7 +1049,9 @@ impl World {
         if at > self.state.now {
             self.state.now = at;
             self.state.api.set_now(at);
+            self.state.busy = 0;
         }
+        self.state.busy += 1;
         match act {
             Act::Lease(p) => self.lease_tick(p),
             Act::List(p, i) => self.list(p, i),
@@ -1025,8 +1066,7 @@ impl World {
 
     fn lease_tick(&mut self, pi: usize) -> StepRecord {
         let now = self.state.now;
-        let jitter = Duration::from_millis(self.state.rng.below(2400));
-        let State { api, processes, event_seq, .. } = &mut self.state;
+        let State { api, processes, event_seq, rng, .. } = &mut self.state;
         let p = &mut processes[pi];
         let failure = p.failure(now);
         let mut calls = Vec::new();
@@ -1034,19 +1074,21 @@ impl World {
         let Some(elector) = p.elector.as_mut() else {
             return self.record(Actor::Lab, ActionKind::LeaseTick, Vec::new(), Vec::new(), String::new());
         };
-        let tick = {
+        let step = {
             let mut wapi = WorldApi { server: api, calls: &mut calls, failure, conflict_armed: &mut armed };
-            elector.tick(now, &mut wapi, jitter)
+            elector.tick(&mut wapi, now, rng)
         };
-        let identity = elector.identity.clone();
+        let identity = elector.identity().to_string();
+        let leading = elector.is_leading();
         let lease_ref = ObjectRef {
             kind: "Lease".into(),
             key: elector.lease_key(),
             resource_version: elector.lease_resource_version(),
         };
-        let renewed = matches!(tick, Tick::Renewed);
-        let sentence = match tick {
-            Tick::Acquired => {
+        let outcome = step.map(|s| s.outcome);
+        let renewed = outcome == Some(ElectionOutcome::Renewed);
+        let sentence = match outcome {
+            Some(ElectionOutcome::BecameLeader) => {
                 let lease =
                     api.get(Kind::by_kind("Lease").expect("kind"), Some("kube-system"), "kube-controller-manager");
                 if let Ok(lease) = lease {
@@ -1064,41 +1106,34 @@ impl World {
                 p.start(now);
                 format!("{} acquired the Lease kube-system/kube-controller-manager as {identity} and starts its controllers.", p.name)
             }
-            Tick::Renewed => format!("{} renewed its Lease (renewTime {}).", p.name, now.rfc3339_micro()),
-            Tick::RenewFailed => {
-                format!("{} could not renew its Lease; it keeps trying until the renew deadline.", p.name)
+            Some(ElectionOutcome::Renewed) => {
+                format!("{} renewed its Lease (renewTime {}).", p.name, now.rfc3339_micro())
             }
-            Tick::Lost => {
+            Some(ElectionOutcome::StoppedLeading) => {
+                let released = calls.iter().any(|c| c.verb == "UPDATE" && c.code == 200);
                 p.stop(api);
-                let host = p.host.clone();
-                let new_identity = format!("{host}_{}", self.state.rng.uuid_v4());
-                let p = &mut self.state.processes[pi];
-                if let Some(e) = p.elector.as_mut() {
-                    *e = LeaderElector::new(
-                        "kube-system",
-                        "kube-controller-manager",
-                        new_identity,
-                        now.after(Duration::from_secs(2)),
-                    );
-                }
+                let new_identity = format!("{}_{}", p.host, rng.uuid_v4());
+                p.elector = Some(controller_manager_elector(new_identity, now.after(Duration::from_secs(2))));
+                let released = if released { " (it released the Lease on its way out)" } else { "" };
                 format!(
-                    "{} did not renew its Lease within the 10s renew deadline and stopped leading; the process exits and restarts as a candidate with empty caches.",
+                    "{} did not renew its Lease within the 10s renew deadline and stopped leading{released}; the process exits and restarts as a candidate with empty caches.",
                     p.name
                 )
             }
-            Tick::Waiting => {
-                let holder = self
-                    .state
-                    .api
+            _ if leading => {
+                format!("{} could not renew its Lease; it keeps trying until the renew deadline.", p.name)
+            }
+            Some(ElectionOutcome::HeldByOther { holder, .. }) => {
+                format!("{} tried to acquire the Lease, but {holder} holds it.", p.name)
+            }
+            _ if failure.is_some() => format!("{} could not reach the API server to try the Lease.", p.name),
+            _ => {
+                let holder = api
                     .get(Kind::by_kind("Lease").expect("kind"), Some("kube-system"), "kube-controller-manager")
                     .ok()
                     .and_then(|l| l.pointer("/spec/holderIdentity").and_then(Value::as_str).map(str::to_string))
                     .unwrap_or_default();
-                if failure.is_some() {
-                    format!("{} could not reach the API server to try the Lease.", self.state.processes[pi].name)
-                } else {
-                    format!("{} tried to acquire the Lease, but {holder} holds it.", self.state.processes[pi].name)
-                }
+                format!("{} tried to acquire the Lease, but {holder} holds it.", p.name)
             }
         };
         if renewed {
@@ -1168,13 +1203,13 @@ impl World {
 
     fn list(&mut self, pi: usize, ii: usize) -> StepRecord {
         let now = self.state.now;
-        let State { api, processes, .. } = &mut self.state;
+        let State { api, processes, rng, .. } = &mut self.state;
         let p = &mut processes[pi];
         let kind = p.informers[ii].kind;
         let actor = Actor::Informer { process: p.name.clone(), kind: kind.kind.to_string() };
         if let Some(f) = p.failure(now) {
             let err = f.status("Get", &format!("/{}", kind.resource));
-            p.informers[ii].back_off(now, true);
+            p.informers[ii].back_off(now, true, rng);
             let call = ApiCall {
                 verb: "LIST".into(),
                 target: kind.resource.into(),
@@ -1193,7 +1228,7 @@ impl World {
         let list = match api.list(kind, None, &Selector::everything()) {
             Ok(l) => l,
             Err(e) => {
-                p.informers[ii].back_off(now, true);
+                p.informers[ii].back_off(now, true, rng);
                 return self.record(actor, ActionKind::List, Vec::new(), Vec::new(), e.message);
             }
         };
@@ -1213,7 +1248,6 @@ impl World {
         let relist = inf.synced;
         inf.last_sync_rv = rv;
         inf.synced = true;
-        inf.backoff = BACKOFF_INITIAL;
         let id = api.watch(kind, None, Selector::everything(), WatchFrom::Exact(rv));
         inf.state = ReflectorState::Watching(id);
         let call = ApiCall {
@@ -1250,14 +1284,14 @@ impl World {
 
     fn rewatch(&mut self, pi: usize, ii: usize) -> StepRecord {
         let now = self.state.now;
-        let State { api, processes, .. } = &mut self.state;
+        let State { api, processes, rng, .. } = &mut self.state;
         let p = &mut processes[pi];
         let inf = &mut p.informers[ii];
         let kind = inf.kind;
         let actor = Actor::Informer { process: p.name.clone(), kind: kind.kind.to_string() };
         let rv = inf.last_sync_rv;
         if p.partitioned {
-            inf.back_off(now, false);
+            inf.back_off(now, false, rng);
             let sentence = format!(
                 "The {} informer of {} could not reach the API server to watch again; it backs off.",
                 kind.kind, p.name
@@ -1284,7 +1318,7 @@ impl World {
 
     fn deliver(&mut self, pi: usize, ii: usize) -> StepRecord {
         let now = self.state.now;
-        let State { api, processes, .. } = &mut self.state;
+        let State { api, processes, rng, .. } = &mut self.state;
         let p = &mut processes[pi];
         let kind = p.informers[ii].kind;
         let actor = Actor::Informer { process: p.name.clone(), kind: kind.kind.to_string() };
@@ -1318,7 +1352,7 @@ impl World {
             }
             EventType::Error => {
                 api.stop_watch(id);
-                p.informers[ii].back_off(now, true);
+                p.informers[ii].back_off(now, true, rng);
                 let msg = obj.get("message").and_then(Value::as_str).unwrap_or("").to_string();
                 let code = obj.get("code").and_then(Value::as_u64).unwrap_or(0);
                 let sentence = format!(
@@ -1741,16 +1775,23 @@ impl World {
             Fault::BreakWatch { process, kind } => {
                 let pi = self.process_index(process).unwrap_or(0);
                 let k = kind_of(kind);
-                let State { api, processes, .. } = &mut self.state;
-                let mut lost = 0;
+                let State { api, processes, rng, .. } = &mut self.state;
+                let mut lost = None;
+                // Only an open watch can break. A reflector that has not listed yet (or is backing
+                // off) keeps its plan: turning a pending first list into a watch from
+                // resourceVersion 0 left the cache empty and never synced (long run, saved as
+                // tests/regressions/fault-340372-4996.faults).
                 for inf in processes[pi].informers.iter_mut().filter(|i| k.is_some_and(|k| std::ptr::eq(i.kind, k))) {
                     if let ReflectorState::Watching(id) = inf.state {
-                        lost = api.pending_events(id).len();
+                        lost = Some(api.pending_events(id).len());
                         api.stop_watch(id);
+                        inf.back_off(now, false, rng);
                     }
-                    inf.back_off(now, false);
                 }
-                format!("The {kind} watch of {process} broke: {lost} event(s) in flight are lost; the reflector will watch again from its last resourceVersion after a back-off.")
+                match lost {
+                    Some(lost) => format!("The {kind} watch of {process} broke: {lost} event(s) in flight are lost; the reflector will watch again from its last resourceVersion after a back-off."),
+                    None => format!("The {kind} informer of {process} has no open watch to break (it has not listed yet, or is backing off); nothing changes."),
+                }
             }
             Fault::ExpireHistory => {
                 self.state.api.expire_history();
@@ -1763,18 +1804,18 @@ impl World {
                 let p = &mut processes[pi];
                 let mut released = false;
                 let failure = p.failure(now);
-                if clean {
-                    if let Some(e) = p.elector.as_mut() {
+                if let Some(e) = p.elector.as_mut() {
+                    if clean {
                         let mut armed = false;
                         let mut wapi = WorldApi { server: api, calls: &mut calls, failure, conflict_armed: &mut armed };
-                        released = e.release(now, &mut wapi);
+                        let step = e.shut_down(&mut wapi, now);
+                        released = step.outcome == ElectionOutcome::ShutDown { released: true };
+                    } else {
+                        e.crash();
                     }
                 }
                 p.stop(api);
                 p.running = false;
-                if let Some(e) = p.elector.as_mut() {
-                    e.leading = false;
-                }
                 match (clean, released) {
                     (true, true) => {
                         format!("{name} stopped cleanly and released its Lease; its caches and queues are gone.")
@@ -1803,7 +1844,7 @@ impl World {
                 p.running = true;
                 match p.elector.as_mut() {
                     Some(e) => {
-                        *e = LeaderElector::new("kube-system", "kube-controller-manager", new_identity, now);
+                        *e = controller_manager_elector(new_identity, now);
                         format!("{name} started as a new candidate: it will lead only once it holds the Lease.")
                     }
                     None => {
@@ -1827,13 +1868,13 @@ impl World {
             }
             Fault::Partition(name) => {
                 let pi = self.process_index(name).unwrap_or(0);
-                let State { api, processes, .. } = &mut self.state;
+                let State { api, processes, rng, .. } = &mut self.state;
                 let p = &mut processes[pi];
                 p.partitioned = true;
                 for inf in p.informers.iter_mut() {
                     if let ReflectorState::Watching(id) = inf.state {
                         api.stop_watch(id);
-                        inf.back_off(now, false);
+                        inf.back_off(now, false, rng);
                     }
                 }
                 format!("{name} is cut off from the API server: its watches break and its calls fail.")
@@ -1882,6 +1923,7 @@ impl World {
             }
             Fault::ClockJump(d) => {
                 let t = now.after(*d);
+                self.state.busy = 0;
                 self.state.now = t;
                 self.state.api.set_now(t);
                 format!("The clock jumped forward by {}.", fmt_duration(*d))
