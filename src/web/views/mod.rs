@@ -39,13 +39,10 @@ pub use queues::WorkQueues;
 pub use source::WorldSource;
 pub use watch::{InformerCaches, WatchEvents};
 
-use leptos::prelude::*;
-
-/// "showing 200 of 1,000" under a capped list, or nothing.
-#[component]
-fn CapNote(
-    /// The note from `Capped::note`.
-    note: Option<String>,
-) -> impl IntoView {
-    note.map(|n| view! { <p class="views__cap-note">{n}</p> })
+/// Rows paired with how many equal rows came before them: unique keys for a `<For>` keyed by the
+/// whole row, so that a step rebuilds only the rows whose values changed (a row that reads the
+/// same keeps its elements) even if two rows happen to read the same. The lists are capped (at
+/// most a hundred rows), so the quadratic count costs microseconds.
+fn numbered<T: Clone + PartialEq>(rows: &[T]) -> Vec<(usize, T)> {
+    rows.iter().enumerate().map(|(i, r)| (rows[..i].iter().filter(|p| *p == r).count(), r.clone())).collect()
 }

@@ -2,7 +2,7 @@
 
 use leptos::prelude::*;
 
-use super::{CapNote, WorldSource};
+use super::{numbered, WorldSource};
 use crate::views::conflicts::{conflicts, ConflictView};
 use crate::views::queues::{queue_views, QueueView};
 
@@ -29,8 +29,10 @@ pub fn WorkQueues(
             }
         >
             <div class="views__stack">
-                <For each=move || busy.get() key=|q| q.clone() let:queue>
-                    <Queue queue />
+                // One block per queue, kept across steps; inside it, only the keys that changed
+                // are rebuilt.
+                <For each=move || busy.with(|b| b.iter().map(QueueView::id).collect::<Vec<_>>()) key=String::clone let:id>
+                    <Queue id busy />
                 </For>
                 <p class="views__state">
                     {move || {
@@ -64,10 +66,8 @@ fn conflicts_memo(source: WorldSource) -> Memo<Vec<ConflictView>> {
     source.memo(conflicts)
 }
 
-#[component]
-fn Queue(queue: QueueView) -> impl IntoView {
-    let title = format!("{} queue ({})", queue.controller, queue.process);
-    let label = title.clone();
+/// The texts of one queue's four lists, in the order they are shown.
+fn key_texts(queue: &QueueView) -> [Vec<String>; 4] {
     let waiting = queue
         .waiting
         .items
@@ -94,38 +94,50 @@ fn Queue(queue: QueueView) -> impl IntoView {
             format!("{} (ready {}{retry})", d.key, d.countdown)
         })
         .collect::<Vec<_>>();
-    let notes = [queue.waiting.note(), queue.delayed.note()].into_iter().flatten().next();
+    [waiting, processing, dirty, delayed]
+}
+
+#[component]
+fn Queue(id: String, busy: Memo<Vec<QueueView>>) -> impl IntoView {
+    let queue = Memo::new(move |_| busy.with(|b| b.iter().find(|q| q.id() == id).cloned().unwrap_or_default()));
+    let title = queue.with_untracked(|q| format!("{} queue ({})", q.controller, q.process));
+    let label = title.clone();
+    let texts = Memo::new(move |_| queue.with(key_texts));
+    let note = move || queue.with(|q| [q.waiting.note(), q.delayed.note()].into_iter().flatten().next());
     view! {
         <div class="queue" role="group" aria-label=label>
             <h3 class="views__subtitle">{title}</h3>
             <dl class="queue__lists">
-                <KeyList label="Waiting" keys=waiting />
-                <KeyList label="Processing" keys=processing />
-                <KeyList label="Dirty while processing" keys=dirty />
-                <KeyList label="Delayed" keys=delayed />
+                <KeyList label="Waiting" texts which=0 />
+                <KeyList label="Processing" texts which=1 />
+                <KeyList label="Dirty while processing" texts which=2 />
+                <KeyList label="Delayed" texts which=3 />
             </dl>
-            <CapNote note=notes />
+            {move || note().map(|n| view! { <p class="views__cap-note">{n}</p> })}
         </div>
     }
 }
 
+/// One of a queue's lists: `texts` holds all four, `which` picks this one.
 #[component]
-fn KeyList(label: &'static str, keys: Vec<String>) -> impl IntoView {
-    let empty = keys.is_empty();
+fn KeyList(label: &'static str, texts: Memo<[Vec<String>; 4]>, which: usize) -> impl IntoView {
+    let keys = Memo::new(move |_| texts.with(|t| numbered(&t[which])));
     view! {
         <div class="queue__list">
             <dt>{label}</dt>
             <dd>
-                {if empty {
-                    view! { <span class="views__muted">"none"</span> }.into_any()
-                } else {
-                    view! {
-                        <ul class="queue__keys" aria-label=label>
-                            {keys.into_iter().map(|k| view! { <li class="queue__key views__mono">{k}</li> }).collect_view()}
-                        </ul>
-                    }
-                        .into_any()
-                }}
+                <Show
+                    when=move || keys.with(|k| !k.is_empty())
+                    fallback=|| view! { <span class="views__muted">"none"</span> }
+                >
+                    <ul class="queue__keys" aria-label=label>
+                        <For
+                            each=move || keys.get()
+                            key=Clone::clone
+                            children=|(_, k)| view! { <li class="queue__key views__mono">{k}</li> }
+                        />
+                    </ul>
+                </Show>
             </dd>
         </div>
     }

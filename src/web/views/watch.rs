@@ -2,7 +2,7 @@
 
 use leptos::prelude::*;
 
-use super::{CapNote, WorldSource};
+use super::{numbered, WorldSource};
 use crate::views::caches::{process_caches, CacheRow, Freshness, ProcessCache};
 use crate::views::watch::{watch_streams, WatchEventRow, WatchStream};
 
@@ -34,8 +34,10 @@ pub fn WatchEvents(
             }
         >
             <div class="views__stack">
-                <For each=move || busy.get() key=|s| s.clone() let:stream>
-                    <Stream stream />
+                // One block per stream, kept across steps; inside it, only the events that changed
+                // are rebuilt.
+                <For each=move || busy.with(|b| b.iter().map(WatchStream::id).collect::<Vec<_>>()) key=String::clone let:id>
+                    <Stream id busy />
                 </For>
                 <Show when=move || !quiet.with(Vec::is_empty)>
                     <p class="views__state">
@@ -53,28 +55,37 @@ fn is_busy(s: &WatchStream) -> bool {
 }
 
 #[component]
-fn Stream(stream: WatchStream) -> impl IntoView {
-    let title = format!("{} informer ({})", stream.kind, stream.process);
+fn Stream(id: String, busy: Memo<Vec<WatchStream>>) -> impl IntoView {
+    let stream = Memo::new(move |_| busy.with(|b| b.iter().find(|s| s.id() == id).cloned().unwrap_or_default()));
+    let title = stream.with_untracked(|s| format!("{} informer ({})", s.kind, s.process));
     let label = title.clone();
-    let flying_note = (stream.in_flight_total > stream.in_flight.len())
-        .then(|| format!("showing {} of {} in flight", stream.in_flight.len(), stream.in_flight_total));
-    let has_flying = stream.in_flight_total > 0;
+    let flying_note = move || {
+        stream.with(|s| {
+            (s.in_flight_total > s.in_flight.len())
+                .then(|| format!("showing {} of {} in flight", s.in_flight.len(), s.in_flight_total))
+        })
+    };
     view! {
         <div class="watch" role="group" aria-label=label>
             <h3 class="views__subtitle">{title}</h3>
-            <p class="views__state">{stream.state}</p>
+            <p class="views__state">{move || stream.with(|s| s.state.clone())}</p>
             <ol class="watch__events" aria-label="Delivered">
-                {stream.delivered.into_iter().map(|e| view! { <Event event=e /> }).collect_view()}
+                <For
+                    each=move || stream.with(|s| numbered(&s.delivered))
+                    key=Clone::clone
+                    children=|(_, event)| view! { <Event event /> }
+                />
             </ol>
-            {has_flying
-                .then(|| {
-                    view! {
-                        <ol class="watch__events watch__events--in-flight" aria-label="In flight">
-                            {stream.in_flight.into_iter().map(|e| view! { <Event event=e /> }).collect_view()}
-                        </ol>
-                    }
-                })}
-            <CapNote note=flying_note />
+            <Show when=move || stream.with(|s| s.in_flight_total > 0)>
+                <ol class="watch__events watch__events--in-flight" aria-label="In flight">
+                    <For
+                        each=move || stream.with(|s| numbered(&s.in_flight))
+                        key=Clone::clone
+                        children=|(_, event)| view! { <Event event /> }
+                    />
+                </ol>
+            </Show>
+            {move || flying_note().map(|n| view! { <p class="views__cap-note">{n}</p> })}
         </div>
     }
 }
@@ -118,8 +129,14 @@ pub fn InformerCaches(
             }
         >
             <div class="views__stack">
-                <For each=move || caches.get() key=|c| c.clone() let:cache>
-                    <ProcessCacheTable cache />
+                // One table per process, kept across steps; inside it, only the rows that changed
+                // are rebuilt (keying a table by its whole value rebuilt sixty rows a step).
+                <For
+                    each=move || caches.with(|cs| cs.iter().map(|c| c.process.clone()).collect::<Vec<_>>())
+                    key=String::clone
+                    let:process
+                >
+                    <ProcessCacheTable process caches />
                 </For>
             </div>
         </Show>
@@ -127,15 +144,17 @@ pub fn InformerCaches(
 }
 
 #[component]
-fn ProcessCacheTable(cache: ProcessCache) -> impl IntoView {
-    let title = format!("Cache of {}", cache.process);
+fn ProcessCacheTable(process: String, caches: Memo<Vec<ProcessCache>>) -> impl IntoView {
+    let title = format!("Cache of {process}");
     let label = title.clone();
-    let summary = if cache.out_of_date == 0 {
-        "Every entry matches the API server.".to_string()
-    } else {
-        format!("{} entries differ from the API server.", cache.out_of_date)
+    let cache =
+        Memo::new(move |_| caches.with(|cs| cs.iter().find(|c| c.process == process).cloned().unwrap_or_default()));
+    let summary = move || {
+        cache.with(|c| match c.out_of_date {
+            0 => "Every entry matches the API server.".to_string(),
+            n => format!("{n} entries differ from the API server."),
+        })
     };
-    let note = cache.rows.note();
     view! {
         <div class="cache" role="group" aria-label=label>
             <h3 class="views__subtitle">{title}</h3>
@@ -151,10 +170,16 @@ fn ProcessCacheTable(cache: ProcessCache) -> impl IntoView {
                             <th scope="col">"State"</th>
                         </tr>
                     </thead>
-                    <tbody>{cache.rows.items.into_iter().map(|r| view! { <CacheLine row=r /> }).collect_view()}</tbody>
+                    <tbody>
+                        <For
+                            each=move || cache.with(|c| numbered(&c.rows.items))
+                            key=Clone::clone
+                            children=|(_, row)| view! { <CacheLine row /> }
+                        />
+                    </tbody>
                 </table>
             </div>
-            <CapNote note />
+            {move || cache.with(|c| c.rows.note()).map(|n| view! { <p class="views__cap-note">{n}</p> })}
         </div>
     }
 }
