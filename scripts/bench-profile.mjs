@@ -166,6 +166,16 @@ try {
     const dirty = layouts.reduce((t, e) => t + (e.args.beginData.dirtyObjects ?? 0), 0);
     console.log(`a typical layout: ${l.args.beginData.dirtyObjects} dirty of ${l.args.beginData.totalObjects} objects, ${(l.dur / 1000).toFixed(1)} ms (${layouts.length} layouts; ${(dirty / STEPS).toFixed(0)} dirty objects a step)`);
   }
+  // How much was repainted: the clip quads of the Paint events (one per invalidated layer).
+  const paints = events.filter((e) => e.name === "Paint" && e.ph === "X" && Array.isArray(e.args?.data?.clip));
+  if (paints.length) {
+    const area = paints.reduce((t, e) => {
+      const [x1, y1, x2, , , y3] = e.args.data.clip;
+      return t + Math.abs((x2 - x1) * (y3 - y1));
+    }, 0);
+    if (process.env.PAINTS) for (const e of paints.slice(0, 12)) console.log(JSON.stringify({ dur: e.dur, ...e.args.data }));
+    console.log(`paint: ${(area / STEPS / 1e3).toFixed(0)} thousand px² a step in ${(paints.length / STEPS).toFixed(1)} paints (the viewport is 1,260 thousand)`);
+  }
   const styles = events.filter((e) => e.name === "UpdateLayoutTree" && e.ph === "X" && e.args?.elementCount !== undefined);
   if (styles.length) {
     const elements = styles.reduce((t, e) => t + e.args.elementCount, 0);
@@ -198,6 +208,8 @@ try {
   for (const [n, t] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 14)) console.log(`${n.padEnd(40)} ${(t / STEPS).toFixed(2).padStart(8)}`);
   console.log("-- the largest others --");
   for (const [n, t] of others) console.log(`${n.padEnd(40)} ${(t / STEPS).toFixed(2).padStart(8)}`);
+  // SHOT=file.png: what the page looked like after the steps.
+  if (process.env.SHOT) await page.screenshot({ path: process.env.SHOT });
   await context.close();
 } finally {
   await browser.close();

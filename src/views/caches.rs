@@ -68,7 +68,7 @@ pub struct CacheRow {
 }
 
 /// One process's caches.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct ProcessCache {
     /// `kube-controller-manager-a`.
     pub process: String,

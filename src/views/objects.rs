@@ -36,7 +36,7 @@ pub struct ObjectRow {
 }
 
 /// One kind's objects.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct KindGroup {
     /// `Pod`.
     pub kind: String,

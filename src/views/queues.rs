@@ -37,7 +37,7 @@ pub struct DelayedKey {
 }
 
 /// One controller's queue.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct QueueView {
     /// `kube-controller-manager-a`.
     pub process: String,

@@ -28,7 +28,7 @@ pub struct WatchEventRow {
 }
 
 /// One informer's watch stream.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct WatchStream {
     /// `kube-controller-manager-a`.
     pub process: String,

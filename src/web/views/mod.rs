@@ -39,10 +39,60 @@ pub use queues::WorkQueues;
 pub use source::WorldSource;
 pub use watch::{InformerCaches, WatchEvents};
 
-/// Rows paired with how many equal rows came before them: unique keys for a `<For>` keyed by the
-/// whole row, so that a step rebuilds only the rows whose values changed (a row that reads the
-/// same keeps its elements) even if two rows happen to read the same. The lists are capped (at
-/// most a hundred rows), so the quadratic count costs microseconds.
-fn numbered<T: Clone + PartialEq>(rows: &[T]) -> Vec<(usize, T)> {
+use leptos::prelude::*;
+
+use crate::views::caches::CacheRow;
+use crate::views::cloud::CloudBucketView;
+use crate::views::conflicts::ConflictView;
+use crate::views::leases::{LeaseView, ReplicaView};
+use crate::views::objects::ObjectRow;
+use crate::views::watch::WatchEventRow;
+
+/// One row of a machinery view's keyed list: every list goes through [`Rows`].
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+enum Item {
+    /// A block's id (a kind, a process, `process/kind`), or a queue's key as shown.
+    Text(String),
+    /// A row of the Objects list.
+    Object(ObjectRow),
+    /// A row of a process's cache table.
+    Cache(CacheRow),
+    /// A watch event, delivered or in flight.
+    Event(WatchEventRow),
+    /// A 409 in the Conflicts list.
+    Conflict(ConflictView),
+    /// A Lease.
+    Lease(LeaseView),
+    /// A controller-manager replica.
+    Replica(ReplicaView),
+    /// An external bucket.
+    Bucket(CloudBucketView),
+}
+
+/// The items of a list model, for [`Rows`].
+fn items<T: Clone + Send + Sync + 'static>(model: Memo<Vec<T>>, item: fn(T) -> Item) -> Memo<Vec<Item>> {
+    Memo::new(move |_| model.with(|m| m.iter().cloned().map(item).collect()))
+}
+
+/// A keyed list whose rows are keyed by their whole value: a step rebuilds only the rows whose
+/// values changed (the others keep their elements), and the blocks keyed by id stay across steps.
+///
+/// One component, one item type and a type-erased `render` for every list of these views: each
+/// distinct `<For>` compiles its own copy of Leptos' keyed diff into the wasm (a few KB each),
+/// and the first load is over its budget already.
+#[component]
+fn Rows(
+    /// The rows, in order.
+    items: Memo<Vec<Item>>,
+    /// Builds one row's view.
+    render: UnsyncCallback<Item, AnyView>,
+) -> impl IntoView {
+    view! { <For each=move || items.with(|i| numbered(i)) key=Clone::clone children=move |(_, item)| render.run(item) /> }
+}
+
+/// Rows paired with how many equal rows came before them, so that keys stay unique even if two
+/// rows read the same. The lists are capped (at most a hundred rows), so the quadratic count
+/// costs microseconds.
+fn numbered(rows: &[Item]) -> Vec<(usize, Item)> {
     rows.iter().enumerate().map(|(i, r)| (rows[..i].iter().filter(|p| *p == r).count(), r.clone())).collect()
 }

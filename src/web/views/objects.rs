@@ -3,7 +3,7 @@
 
 use leptos::prelude::*;
 
-use super::{numbered, WorldSource};
+use super::{Item, Rows, WorldSource};
 use crate::views::objects::{
     key_field_changes, object_detail, object_groups, FieldChange, KindGroup, ObjectDetail, ObjectRow,
 };
@@ -43,6 +43,11 @@ pub fn Objects(
         };
         (now, changes)
     });
+    let kinds = Memo::new(move |_| groups.with(|gs| gs.iter().map(|g| Item::Text(g.kind.clone())).collect::<Vec<_>>()));
+    let group = UnsyncCallback::new(move |item: Item| match item {
+        Item::Text(kind) => view! { <Group kind groups selected on_select /> }.into_any(),
+        _ => ().into_any(),
+    });
     view! {
         <Show
             when=move || !groups.with(Vec::is_empty)
@@ -52,13 +57,7 @@ pub fn Objects(
                 <nav class="objects__list" aria-label="Stored objects">
                     // One block per kind, kept across steps; inside it, only the rows that changed
                     // are rebuilt (keying a block by its whole value rebuilt a hundred rows a step).
-                    <For
-                        each=move || groups.with(|gs| gs.iter().map(|g| g.kind.clone()).collect::<Vec<_>>())
-                        key=String::clone
-                        let:kind
-                    >
-                        <Group kind groups selected on_select />
-                    </For>
+                    <Rows items=kinds render=group />
                 </nav>
                 <div class="objects__detail">
                     {move || match changes.with(|(d, _)| d.clone()) {
@@ -82,19 +81,33 @@ fn Group(
     on_select: Callback<(String, String)>,
 ) -> impl IntoView {
     let label = kind.clone();
-    let group = Memo::new(move |_| groups.with(|gs| gs.iter().find(|g| g.kind == kind).cloned().unwrap_or_default()));
-    let heading = move || group.with(|g| format!("{} ({})", g.kind, crate::views::thousands(g.rows.total)));
+    let (k1, k2) = (kind.clone(), kind.clone());
+    let heading = move || {
+        groups.with(|gs| {
+            let total = gs.iter().find(|g| g.kind == k1).map_or(0, |g| g.rows.total);
+            format!("{k1} ({})", crate::views::thousands(total))
+        })
+    };
+    let note = move || groups.with(|gs| gs.iter().find(|g| g.kind == k2).and_then(|g| g.rows.note()));
+    let rows = Memo::new(move |_| {
+        groups.with(|gs| {
+            gs.iter()
+                .find(|g| g.kind == kind)
+                .map(|g| g.rows.items.iter().cloned().map(Item::Object).collect())
+                .unwrap_or_default()
+        })
+    });
+    let line = UnsyncCallback::new(move |item: Item| match item {
+        Item::Object(row) => view! { <ObjectLine row selected on_select /> }.into_any(),
+        _ => ().into_any(),
+    });
     view! {
         <div class="objects__group" role="group" aria-label=label>
             <h3 class="views__subtitle">{heading}</h3>
             <ul class="objects__rows">
-                <For
-                    each=move || group.with(|g| numbered(&g.rows.items))
-                    key=Clone::clone
-                    children=move |(_, row)| view! { <ObjectLine row selected on_select /> }
-                />
+                <Rows items=rows render=line />
             </ul>
-            {move || group.with(|g| g.rows.note()).map(|n| view! { <p class="views__cap-note">{n}</p> })}
+            {move || note().map(|n| view! { <p class="views__cap-note">{n}</p> })}
         </div>
     }
 }

@@ -2,7 +2,7 @@
 
 use leptos::prelude::*;
 
-use super::{numbered, WorldSource};
+use super::{items, Item, Rows, WorldSource};
 use crate::views::conflicts::{conflicts, ConflictView};
 use crate::views::queues::{queue_views, QueueView};
 
@@ -19,6 +19,15 @@ pub fn WorkQueues(
         queues.with(|qs| qs.iter().filter(|q| q.is_empty()).map(|q| q.controller.clone()).collect::<Vec<_>>())
     });
     let found = conflicts_memo(source);
+    let ids = Memo::new(move |_| busy.with(|b| b.iter().map(|q| Item::Text(q.id())).collect::<Vec<_>>()));
+    let conflict = UnsyncCallback::new(|item: Item| match item {
+        Item::Conflict(c) => view! { <Conflict c /> }.into_any(),
+        _ => ().into_any(),
+    });
+    let queue = UnsyncCallback::new(move |item: Item| match item {
+        Item::Text(id) => view! { <Queue id busy /> }.into_any(),
+        _ => ().into_any(),
+    });
     view! {
         <Show
             when=move || !queues.with(Vec::is_empty)
@@ -31,9 +40,7 @@ pub fn WorkQueues(
             <div class="views__stack">
                 // One block per queue, kept across steps; inside it, only the keys that changed
                 // are rebuilt.
-                <For each=move || busy.with(|b| b.iter().map(QueueView::id).collect::<Vec<_>>()) key=String::clone let:id>
-                    <Queue id busy />
-                </For>
+                <Rows items=ids render=queue />
                 <p class="views__state">
                     {move || {
                         let idle = idle.get();
@@ -53,9 +60,7 @@ pub fn WorkQueues(
                 }
             >
                 <ol class="conflicts__list">
-                    <For each=move || found.get() key=|c| c.clone() let:c>
-                        <Conflict c />
-                    </For>
+                    <Rows items=items(found, Item::Conflict) render=conflict />
                 </ol>
             </Show>
         </div>
@@ -66,76 +71,89 @@ fn conflicts_memo(source: WorldSource) -> Memo<Vec<ConflictView>> {
     source.memo(conflicts)
 }
 
-/// The texts of one queue's four lists, in the order they are shown.
-fn key_texts(queue: &QueueView) -> [Vec<String>; 4] {
-    let waiting = queue
-        .waiting
-        .items
-        .iter()
-        .map(|k| {
-            let mut s = k.key.clone();
-            if k.adds > 1 {
-                s.push_str(&format!(" ({} adds collapsed into one)", k.adds));
-            }
-            if k.requeues > 0 {
-                s.push_str(&format!(" (retry {})", k.requeues));
-            }
-            s
-        })
-        .collect::<Vec<_>>();
-    let processing = queue.processing.items.iter().map(|k| k.key.clone()).collect::<Vec<_>>();
-    let dirty = queue.dirty_while_processing.items.clone();
-    let delayed = queue
-        .delayed
-        .items
-        .iter()
-        .map(|d| {
-            let retry = if d.requeues > 0 { format!(", retry {}", d.requeues) } else { String::new() };
-            format!("{} (ready {}{retry})", d.key, d.countdown)
-        })
-        .collect::<Vec<_>>();
-    [waiting, processing, dirty, delayed]
+/// The texts of one of a queue's four lists (`which`, in the order they are shown), or with
+/// `which` 4, the note under them.
+fn key_texts(queue: &QueueView, which: usize) -> Vec<Item> {
+    let texts: Vec<String> = match which {
+        0 => queue
+            .waiting
+            .items
+            .iter()
+            .map(|k| {
+                let mut s = k.key.clone();
+                if k.adds > 1 {
+                    s.push_str(&format!(" ({} adds collapsed into one)", k.adds));
+                }
+                if k.requeues > 0 {
+                    s.push_str(&format!(" (retry {})", k.requeues));
+                }
+                s
+            })
+            .collect(),
+        1 => queue.processing.items.iter().map(|k| k.key.clone()).collect(),
+        2 => queue.dirty_while_processing.items.clone(),
+        4 => [queue.waiting.note(), queue.delayed.note()].into_iter().flatten().take(1).collect(),
+        _ => queue
+            .delayed
+            .items
+            .iter()
+            .map(|d| {
+                let retry = if d.requeues > 0 { format!(", retry {}", d.requeues) } else { String::new() };
+                format!("{} (ready {}{retry})", d.key, d.countdown)
+            })
+            .collect(),
+    };
+    texts.into_iter().map(Item::Text).collect()
 }
 
 #[component]
 fn Queue(id: String, busy: Memo<Vec<QueueView>>) -> impl IntoView {
-    let queue = Memo::new(move |_| busy.with(|b| b.iter().find(|q| q.id() == id).cloned().unwrap_or_default()));
-    let title = queue.with_untracked(|q| format!("{} queue ({})", q.controller, q.process));
+    let title = busy.with_untracked(|b| {
+        b.iter().find(|q| q.id() == id).map(|q| format!("{} queue ({})", q.controller, q.process)).unwrap_or_default()
+    });
     let label = title.clone();
-    let texts = Memo::new(move |_| queue.with(key_texts));
-    let note = move || queue.with(|q| [q.waiting.note(), q.delayed.note()].into_iter().flatten().next());
+    // What this block shows, read from the panel's model: the block itself stays across steps.
+    let part = move |which: usize| {
+        let id = id.clone();
+        Memo::new(move |_| {
+            busy.with(|b| b.iter().find(|q| q.id() == id).map(|q| key_texts(q, which)).unwrap_or_default())
+        })
+    };
+    let lists = [0, 1, 2, 3].map(part.clone());
+    let note = part(4);
     view! {
         <div class="queue" role="group" aria-label=label>
             <h3 class="views__subtitle">{title}</h3>
             <dl class="queue__lists">
-                <KeyList label="Waiting" texts which=0 />
-                <KeyList label="Processing" texts which=1 />
-                <KeyList label="Dirty while processing" texts which=2 />
-                <KeyList label="Delayed" texts which=3 />
+                <KeyList label="Waiting" keys=lists[0] />
+                <KeyList label="Processing" keys=lists[1] />
+                <KeyList label="Dirty while processing" keys=lists[2] />
+                <KeyList label="Delayed" keys=lists[3] />
             </dl>
-            {move || note().map(|n| view! { <p class="views__cap-note">{n}</p> })}
+            {move || note.with(|n| match n.first() {
+                Some(Item::Text(t)) => Some(view! { <p class="views__cap-note">{t.clone()}</p> }),
+                _ => None,
+            })}
         </div>
     }
 }
 
-/// One of a queue's lists: `texts` holds all four, `which` picks this one.
 #[component]
-fn KeyList(label: &'static str, texts: Memo<[Vec<String>; 4]>, which: usize) -> impl IntoView {
-    let keys = Memo::new(move |_| texts.with(|t| numbered(&t[which])));
+fn KeyList(label: &'static str, keys: Memo<Vec<Item>>) -> impl IntoView {
+    let key = UnsyncCallback::new(|item: Item| match item {
+        Item::Text(k) => view! { <li class="queue__key views__mono">{k}</li> }.into_any(),
+        _ => ().into_any(),
+    });
     view! {
         <div class="queue__list">
             <dt>{label}</dt>
             <dd>
                 <Show
-                    when=move || keys.with(|k| !k.is_empty())
+                    when=move || !keys.with(Vec::is_empty)
                     fallback=|| view! { <span class="views__muted">"none"</span> }
                 >
                     <ul class="queue__keys" aria-label=label>
-                        <For
-                            each=move || keys.get()
-                            key=Clone::clone
-                            children=|(_, k)| view! { <li class="queue__key views__mono">{k}</li> }
-                        />
+                        <Rows items=keys render=key />
                     </ul>
                 </Show>
             </dd>

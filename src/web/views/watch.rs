@@ -2,7 +2,7 @@
 
 use leptos::prelude::*;
 
-use super::{numbered, WorldSource};
+use super::{Item, Rows, WorldSource};
 use crate::views::caches::{process_caches, CacheRow, Freshness, ProcessCache};
 use crate::views::watch::{watch_streams, WatchEventRow, WatchStream};
 
@@ -24,6 +24,11 @@ pub fn WatchEvents(
                 .collect::<Vec<_>>()
         })
     });
+    let ids = Memo::new(move |_| busy.with(|b| b.iter().map(|s| Item::Text(s.id())).collect::<Vec<_>>()));
+    let stream = UnsyncCallback::new(move |item: Item| match item {
+        Item::Text(id) => view! { <Stream id busy /> }.into_any(),
+        _ => ().into_any(),
+    });
     view! {
         <Show
             when=move || !streams.with(Vec::is_empty)
@@ -36,9 +41,7 @@ pub fn WatchEvents(
             <div class="views__stack">
                 // One block per stream, kept across steps; inside it, only the events that changed
                 // are rebuilt.
-                <For each=move || busy.with(|b| b.iter().map(WatchStream::id).collect::<Vec<_>>()) key=String::clone let:id>
-                    <Stream id busy />
-                </For>
+                <Rows items=ids render=stream />
                 <Show when=move || !quiet.with(Vec::is_empty)>
                     <p class="views__state">
                         {move || format!("Listed, no event since: {}.", quiet.get().join("; "))}
@@ -56,37 +59,50 @@ fn is_busy(s: &WatchStream) -> bool {
 
 #[component]
 fn Stream(id: String, busy: Memo<Vec<WatchStream>>) -> impl IntoView {
-    let stream = Memo::new(move |_| busy.with(|b| b.iter().find(|s| s.id() == id).cloned().unwrap_or_default()));
-    let title = stream.with_untracked(|s| format!("{} informer ({})", s.kind, s.process));
-    let label = title.clone();
-    let flying_note = move || {
-        stream.with(|s| {
-            (s.in_flight_total > s.in_flight.len())
-                .then(|| format!("showing {} of {} in flight", s.in_flight.len(), s.in_flight_total))
-        })
+    let title = busy.with_untracked(|b| {
+        b.iter().find(|s| s.id() == id).map(|s| format!("{} informer ({})", s.kind, s.process)).unwrap_or_default()
+    });
+    // What this block shows, read from the panel's model: the block itself stays across steps.
+    let part = move |f: fn(&WatchStream) -> Vec<Item>| {
+        let id = id.clone();
+        Memo::new(move |_| busy.with(|b| b.iter().find(|s| s.id() == id).map(f).unwrap_or_default()))
     };
+    let state = part(|s| vec![Item::Text(s.state.clone())]);
+    let delivered = part(|s| s.delivered.iter().cloned().map(Item::Event).collect());
+    let in_flight = part(|s| s.in_flight.iter().cloned().map(Item::Event).collect());
+    let note = part(|s| {
+        (s.in_flight_total > s.in_flight.len())
+            .then(|| Item::Text(format!("showing {} of {} in flight", s.in_flight.len(), s.in_flight_total)))
+            .into_iter()
+            .collect()
+    });
+    let label = title.clone();
+    let event = UnsyncCallback::new(|item: Item| match item {
+        Item::Event(event) => view! { <Event event /> }.into_any(),
+        _ => ().into_any(),
+    });
     view! {
         <div class="watch" role="group" aria-label=label>
             <h3 class="views__subtitle">{title}</h3>
-            <p class="views__state">{move || stream.with(|s| s.state.clone())}</p>
+            <p class="views__state">{move || text_of(&state.get())}</p>
             <ol class="watch__events" aria-label="Delivered">
-                <For
-                    each=move || stream.with(|s| numbered(&s.delivered))
-                    key=Clone::clone
-                    children=|(_, event)| view! { <Event event /> }
-                />
+                <Rows items=delivered render=event />
             </ol>
-            <Show when=move || stream.with(|s| s.in_flight_total > 0)>
+            <Show when=move || !in_flight.with(Vec::is_empty)>
                 <ol class="watch__events watch__events--in-flight" aria-label="In flight">
-                    <For
-                        each=move || stream.with(|s| numbered(&s.in_flight))
-                        key=Clone::clone
-                        children=|(_, event)| view! { <Event event /> }
-                    />
+                    <Rows items=in_flight render=event />
                 </ol>
             </Show>
-            {move || flying_note().map(|n| view! { <p class="views__cap-note">{n}</p> })}
+            {move || (!note.with(Vec::is_empty)).then(|| view! { <p class="views__cap-note">{text_of(&note.get())}</p> })}
         </div>
+    }
+}
+
+/// The text of a one-item list of [`Item::Text`] (empty otherwise).
+fn text_of(items: &[Item]) -> String {
+    match items.first() {
+        Some(Item::Text(t)) => t.clone(),
+        _ => String::new(),
     }
 }
 
@@ -119,6 +135,11 @@ pub fn InformerCaches(
     source: WorldSource,
 ) -> impl IntoView {
     let caches = source.memo(process_caches);
+    let processes = Memo::new(move |_| caches.with(|cs| cs.iter().map(|c| Item::Text(c.process.clone())).collect()));
+    let table = UnsyncCallback::new(move |item: Item| match item {
+        Item::Text(process) => view! { <ProcessCacheTable process caches /> }.into_any(),
+        _ => ().into_any(),
+    });
     view! {
         <Show
             when=move || !caches.with(Vec::is_empty)
@@ -131,13 +152,7 @@ pub fn InformerCaches(
             <div class="views__stack">
                 // One table per process, kept across steps; inside it, only the rows that changed
                 // are rebuilt (keying a table by its whole value rebuilt sixty rows a step).
-                <For
-                    each=move || caches.with(|cs| cs.iter().map(|c| c.process.clone()).collect::<Vec<_>>())
-                    key=String::clone
-                    let:process
-                >
-                    <ProcessCacheTable process caches />
-                </For>
+                <Rows items=processes render=table />
             </div>
         </Show>
     }
@@ -147,18 +162,27 @@ pub fn InformerCaches(
 fn ProcessCacheTable(process: String, caches: Memo<Vec<ProcessCache>>) -> impl IntoView {
     let title = format!("Cache of {process}");
     let label = title.clone();
-    let cache =
-        Memo::new(move |_| caches.with(|cs| cs.iter().find(|c| c.process == process).cloned().unwrap_or_default()));
-    let summary = move || {
-        cache.with(|c| match c.out_of_date {
+    // What this table shows, read from the panel's model: the table itself stays across steps.
+    let part = move |f: fn(&ProcessCache) -> Vec<Item>| {
+        let process = process.clone();
+        Memo::new(move |_| caches.with(|cs| cs.iter().find(|c| c.process == process).map(f).unwrap_or_default()))
+    };
+    let summary = part(|c| {
+        vec![Item::Text(match c.out_of_date {
             0 => "Every entry matches the API server.".to_string(),
             n => format!("{n} entries differ from the API server."),
-        })
-    };
+        })]
+    });
+    let rows = part(|c| c.rows.items.iter().cloned().map(Item::Cache).collect());
+    let note = part(|c| c.rows.note().map(Item::Text).into_iter().collect());
+    let line = UnsyncCallback::new(|item: Item| match item {
+        Item::Cache(row) => view! { <CacheLine row /> }.into_any(),
+        _ => ().into_any(),
+    });
     view! {
         <div class="cache" role="group" aria-label=label>
             <h3 class="views__subtitle">{title}</h3>
-            <p class="views__state">{summary}</p>
+            <p class="views__state">{move || text_of(&summary.get())}</p>
             <div class="views__scroll">
                 <table class="views__table">
                     <thead>
@@ -171,15 +195,11 @@ fn ProcessCacheTable(process: String, caches: Memo<Vec<ProcessCache>>) -> impl I
                         </tr>
                     </thead>
                     <tbody>
-                        <For
-                            each=move || cache.with(|c| numbered(&c.rows.items))
-                            key=Clone::clone
-                            children=|(_, row)| view! { <CacheLine row /> }
-                        />
+                        <Rows items=rows render=line />
                     </tbody>
                 </table>
             </div>
-            {move || cache.with(|c| c.rows.note()).map(|n| view! { <p class="views__cap-note">{n}</p> })}
+            {move || (!note.with(Vec::is_empty)).then(|| view! { <p class="views__cap-note">{text_of(&note.get())}</p> })}
         </div>
     }
 }
