@@ -3,7 +3,7 @@
 use leptos::prelude::*;
 
 use super::{Item, Rows, WorldSource};
-use crate::views::caches::{process_caches, CacheRow, Freshness, ProcessCache};
+use crate::views::caches::{process_caches_with, CacheRow, Freshness, ProcessCache, RvMemo};
 use crate::views::watch::{watch_streams, WatchEventRow, WatchStream};
 
 /// "Watch events": one block per informer, its delivered events then those still in flight.
@@ -134,7 +134,10 @@ pub fn InformerCaches(
     /// The world to show.
     source: WorldSource,
 ) -> impl IntoView {
-    let caches = source.memo(process_caches);
+    // The resourceVersions already read stay across steps: a step reads only the objects that
+    // reached a cache since the last one (RvMemo says why).
+    let rvs = StoredValue::new_local(RvMemo::default());
+    let caches = source.memo(move |w| rvs.try_update_value(|m| process_caches_with(w, m)).unwrap_or_default());
     let processes = Memo::new(move |_| caches.with(|cs| cs.iter().map(|c| Item::Text(c.process.clone())).collect()));
     let table = UnsyncCallback::new(move |item: Item| match item {
         Item::Text(process) => view! { <ProcessCacheTable process caches /> }.into_any(),
