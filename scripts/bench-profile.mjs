@@ -129,6 +129,18 @@ try {
   for (const [p, t] of [...byPlace].sort((a, b) => b[1] - a[1])) console.log(`${p.padEnd(40)} ${(t / STEPS).toFixed(2).padStart(8)}`);
   console.log("-- functions --");
   for (const [f, t] of [...byFn].sort((a, b) => b[1] - a[1]).slice(0, Number(process.env.TOP ?? 15))) console.log(`${f.slice(0, 60).padEnd(60)} ${(t / STEPS).toFixed(2).padStart(8)}`);
+  // INCL="owner_graph,process_caches": total time (self plus callees) of the functions whose
+  // names contain each text, per step (an outer call's time is not counted twice).
+  for (const want of (process.env.INCL ?? "").split(",").filter(Boolean)) {
+    const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+    const total = (node, inside) => {
+      const match = !inside && node.callFrame.functionName.includes(want);
+      let t = match || inside ? dt.get(node.id) ?? 0 : 0;
+      for (const c of node.children ?? []) t += total(byId.get(c), inside || match);
+      return t;
+    };
+    console.log(`${want.padEnd(40)} ${(total(profile.nodes[0], false) / STEPS).toFixed(2).padStart(8)} ms a step, inclusive`);
+  }
   // CALLERS="get_index_of": who calls the functions whose name contains that text (self time by
   // the chain of their three nearest callers).
   if (process.env.CALLERS) {
