@@ -3,7 +3,18 @@
 // time per trace event (script, style, layout, paint, garbage collection), summed over the steps.
 // A tool for finding what to make cheaper; the figures for the budgets come from bench-page.mjs.
 //
+// Also: DOM mutations per step by region (a MutationObserver), how many objects each layout had
+// dirty and how many elements each style recalculation covered, the painted layers, and the main
+// thread's self time per trace event.
+//
 // Usage: node scripts/bench-profile.mjs [pods]   (default 1000; needs a release dist/)
+// Switches (environment variables), to find where the time goes:
+//   DIST=dir        serve another build (one with readable wasm names: see BENCHMARKS.md)
+//   HIDE="A,B"      leave those regions' bodies out of style, layout and paint (they still update)
+//   CSS="..."       add a style sheet (to try a rule before writing it into style/)
+//   INCL="f,g"      inclusive CPU time per step of the functions whose names contain f, g
+//   CALLERS="f"     the callers of the functions whose names contain f
+//   TOP=n           how many functions to list (15); PAINTS=1 lists the paint events; SHOT=x.png
 
 import { launchBrowser, serveDist, typeInConsole } from "../tests/e2e/harness.mjs";
 
