@@ -16,7 +16,8 @@
 //! ```
 //! `version` is any signal that changes whenever the world does (a step, a command, step back);
 //! each panel recomputes its model in a memo on that signal and re-renders only the rows whose
-//! values changed (keyed lists keyed by the row's value).
+//! values changed: every list goes through [`Rows`] (blocks keyed by their id, rows by their
+//! value), one compiled keyed list for all of them.
 //!
 //! Every string reaches the DOM as a text node or an attribute value, never through `inner_html`
 //! (issue 10: object names and labels are user text).
@@ -51,7 +52,8 @@ use crate::views::watch::WatchEventRow;
 /// One row of a machinery view's keyed list: every list goes through [`Rows`].
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 enum Item {
-    /// A block's id (a kind, a process, `process/kind`), or a queue's key as shown.
+    /// A block's id (a kind, a process, `process/kind`), a queue's key as shown, or one line of
+    /// text a block reads from its model (a state, a summary, a note).
     Text(String),
     /// A row of the Objects list.
     Object(ObjectRow),
