@@ -140,8 +140,11 @@ struct Item<'a> {
     namespace: Cow<'a, str>,
     name: Cow<'a, str>,
     owners: Vec<Owner<'a>>,
+    /// The marks of an external bucket; an object's come from `meta`, read only if it is drawn.
     marks: Vec<NodeMark>,
     external: bool,
+    /// The object's metadata (`None` for an external bucket).
+    meta: Option<&'a ObjectMetadata>,
 }
 
 fn kind_rank(kind: &str) -> usize {
@@ -151,25 +154,11 @@ fn kind_rank(kind: &str) -> usize {
 /// One object of a metadata listing: kind, namespace ("" if cluster-scoped), name, metadata.
 type Listed<'a> = (&'static str, &'a str, &'a str, &'a ObjectMetadata);
 
-fn item_of<'a>((kind, namespace, name, meta): Listed<'a>, live: &BTreeSet<&str>) -> Item<'a> {
-    let mut marks = Vec::new();
-    if meta.deleting {
-        marks.push(NodeMark::Terminating);
-    }
-    for f in &meta.finalizers {
-        marks.push(match f.as_str() {
-            "foregroundDeletion" => NodeMark::ForegroundDeletion,
-            "orphan" => NodeMark::Orphan,
-            other => NodeMark::Finalizer(other.to_string()),
-        });
-    }
+fn item_of<'a>((kind, namespace, name, meta): Listed<'a>) -> Item<'a> {
     let owners: Vec<Owner<'a>> = meta
         .owner_references
         .iter()
         .map(|r| {
-            if !live.contains(r.uid.as_str()) {
-                marks.push(NodeMark::DanglingOwner(format!("{} {}", r.kind, r.name)));
-            }
             (
                 Cow::Borrowed(r.uid.as_str()),
                 r.controller == Some(true),
@@ -184,9 +173,33 @@ fn item_of<'a>((kind, namespace, name, meta): Listed<'a>, live: &BTreeSet<&str>)
         namespace: Cow::Borrowed(namespace),
         name: Cow::Borrowed(name),
         owners,
-        marks,
+        marks: Vec::new(),
         external: false,
+        meta: Some(meta),
     }
+}
+
+/// An object's marks: deletion, finalizers, then owners that are not in the cluster (`live`
+/// holds the uids of the objects listed). Built only for the objects drawn: at 1,000 pods, doing
+/// it for all of them was a good part of this view's cost in the page.
+fn marks_of(meta: &ObjectMetadata, live: &BTreeMap<&str, usize>) -> Vec<NodeMark> {
+    let mut marks = Vec::new();
+    if meta.deleting {
+        marks.push(NodeMark::Terminating);
+    }
+    for f in &meta.finalizers {
+        marks.push(match f.as_str() {
+            "foregroundDeletion" => NodeMark::ForegroundDeletion,
+            "orphan" => NodeMark::Orphan,
+            other => NodeMark::Finalizer(other.to_string()),
+        });
+    }
+    for r in &meta.owner_references {
+        if !live.contains_key(r.uid.as_str()) {
+            marks.push(NodeMark::DanglingOwner(format!("{} {}", r.kind, r.name)));
+        }
+    }
+    marks
 }
 
 /// The owner graph of the world now. `touched` holds the `(kind, namespace/name)` pairs the
@@ -199,14 +212,13 @@ pub fn owner_graph(world: &World, touched: &[(String, String)]) -> OwnerGraph {
         .filter_map(|k| Kind::by_kind(k))
         .flat_map(|kind| api.list_metadata(kind, None).map(move |(ns, name, m)| (kind.kind, ns, name, m)))
         .collect();
-    let live: BTreeSet<&str> = objects.iter().map(|o| o.3.uid.as_str()).collect();
-    let mut items: Vec<Item> = objects.iter().map(|o| item_of(*o, &live)).collect();
+    let mut items: Vec<Item> = objects.iter().map(|o| item_of(*o)).collect();
     for b in cloud_buckets(world) {
         let mut marks = vec![NodeMark::External(b.state)];
         if b.leaked {
             marks.push(NodeMark::Leaked);
         }
-        let owners = if live.contains(b.owner_uid.as_str()) {
+        let owners = if objects.iter().any(|o| o.3.uid == b.owner_uid) {
             vec![(Cow::Owned(b.owner_uid.clone()), false, false, ("", ""))]
         } else {
             Vec::new()
@@ -219,6 +231,7 @@ pub fn owner_graph(world: &World, touched: &[(String, String)]) -> OwnerGraph {
             owners,
             marks,
             external: true,
+            meta: None,
         });
     }
     let touched: BTreeSet<(&str, String)> =
@@ -307,7 +320,10 @@ fn layout(mut items: Vec<Item<'_>>, touched: &BTreeSet<(&str, String)>) -> Owner
                 words.push(format!("owner {} {} is gone", what.0, what.1));
             }
         }
-        words.extend(it.marks.iter().filter(|m| !matches!(m, NodeMark::DanglingOwner(_))).map(NodeMark::label));
+        // The index holds every listed object's uid (and the external buckets' ids, which are
+        // never an owner's uid).
+        let marks = it.meta.map_or_else(|| it.marks.clone(), |m| marks_of(m, &index));
+        words.extend(marks.iter().filter(|m| !matches!(m, NodeMark::DanglingOwner(_))).map(NodeMark::label));
         nodes.push(GraphNode {
             id: it.id.to_string(),
             kind: it.kind.to_string(),
@@ -315,7 +331,7 @@ fn layout(mut items: Vec<Item<'_>>, touched: &BTreeSet<(&str, String)>) -> Owner
             depth,
             x: x[i],
             y: MARGIN + depth as i32 * LAYER,
-            marks: it.marks.clone(),
+            marks,
             touched: !it.external && touched.contains(&(&*it.kind, key)),
             accessible_name: words.join(", "),
         });
@@ -430,6 +446,7 @@ mod tests {
                 owners: vec![("root".into(), true, true, ("ReplicaSet", "r"))],
                 marks: Vec::new(),
                 external: false,
+                meta: None,
             })
             .chain(std::iter::once(Item {
                 id: "root".into(),
@@ -439,6 +456,7 @@ mod tests {
                 owners: Vec::new(),
                 marks: Vec::new(),
                 external: false,
+                meta: None,
             }))
             .collect();
         let g = layout(items, &BTreeSet::new());

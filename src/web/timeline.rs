@@ -45,10 +45,14 @@ pub fn Timeline() -> impl IntoView {
             (t.len(), t.current(), notice, t.first_kept(s.world()))
         })
     });
+    // The first row rendered moves in steps of OVERSCAN rows: while the list follows the newest
+    // step, the scroller moves one row a step, and a window moving with it changed the rendered
+    // rows a second time in every step's frame (after the new row itself), which laid the page
+    // out twice. The extra OVERSCAN rows at the end keep the rows in view covered.
     let window = Memo::new(move |_| {
         let (len, _, _, _) = meta.get();
-        let first = ((scroll_top.get() / ROW) as usize).saturating_sub(OVERSCAN).min(len);
-        let count = (height.get() / ROW) as usize + 2 * OVERSCAN;
+        let first = (((scroll_top.get() / ROW) as usize).saturating_sub(OVERSCAN) / OVERSCAN * OVERSCAN).min(len);
+        let count = (height.get() / ROW) as usize + 3 * OVERSCAN;
         (first, (first + count).min(len))
     });
     let rows = Memo::new(move |_| {

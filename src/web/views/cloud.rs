@@ -2,7 +2,7 @@
 
 use leptos::prelude::*;
 
-use super::WorldSource;
+use super::{items, Item, Rows, WorldSource};
 use crate::views::cloud::cloud_buckets;
 
 /// "Cloud": the external buckets, each marked LEAKED in words when no Bucket object owns it.
@@ -12,6 +12,28 @@ pub fn Cloud(
     source: WorldSource,
 ) -> impl IntoView {
     let buckets = source.memo(cloud_buckets);
+    let bucket = UnsyncCallback::new(|item: Item| match item {
+        Item::Bucket(b) => view! {
+            <tr class=if b.leaked { "cloud__row cloud__row--leaked" } else { "cloud__row" }>
+                <td class="views__mono">{b.name}</td>
+                <td>{b.region}</td>
+                <td>{b.state}</td>
+                <td>
+                    {if b.leaked {
+                        view! {
+                            <span class="views__icon" aria-hidden="true">"⚠"</span>
+                            " LEAKED"
+                        }
+                            .into_any()
+                    } else {
+                        view! { <span class="views__mono">{format!("Bucket uid {}", b.owner_uid)}</span> }.into_any()
+                    }}
+                </td>
+            </tr>
+        }
+        .into_any(),
+        _ => ().into_any(),
+    });
     view! {
         <Show
             when=move || !buckets.with(Vec::is_empty)
@@ -42,24 +64,7 @@ pub fn Cloud(
                         </tr>
                     </thead>
                     <tbody>
-                        <For each=move || buckets.get() key=|b| b.clone() let:b>
-                            <tr class=if b.leaked { "cloud__row cloud__row--leaked" } else { "cloud__row" }>
-                                <td class="views__mono">{b.name}</td>
-                                <td>{b.region}</td>
-                                <td>{b.state}</td>
-                                <td>
-                                    {if b.leaked {
-                                        view! {
-                                            <span class="views__icon" aria-hidden="true">"⚠"</span>
-                                            " LEAKED"
-                                        }
-                                            .into_any()
-                                    } else {
-                                        view! { <span class="views__mono">{format!("Bucket uid {}", b.owner_uid)}</span> }.into_any()
-                                    }}
-                                </td>
-                            </tr>
-                        </For>
+                        <Rows items=items(buckets, Item::Bucket) render=bucket />
                     </tbody>
                 </table>
             </div>

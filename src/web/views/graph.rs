@@ -22,10 +22,13 @@ pub fn OwnerGraph(
     // Nodes and edges are keyed by what they show, not by where they sit: when a new pod shifts
     // the columns, the existing elements move (one attribute each) instead of being rebuilt,
     // which kept a step with 1,000 pods from fitting a frame (about a thousand layout objects
-    // recreated per step). Positions come from this map, recomputed once per graph.
+    // recreated per step). Positions, and whether the step touched a node (which changes every
+    // step for a few nodes: one class and one mark, not a rebuilt node), come from this map,
+    // recomputed once per graph.
     let places = Memo::new(move |_| {
         graph.with(|g| {
-            let nodes: HashMap<String, (i32, i32)> = g.nodes.items.iter().map(|n| (n.id.clone(), (n.x, n.y))).collect();
+            let nodes: HashMap<String, (i32, i32, bool)> =
+                g.nodes.items.iter().map(|n| (n.id.clone(), (n.x, n.y, n.touched))).collect();
             let edges: HashMap<(String, String), [i32; 4]> =
                 g.edges.iter().map(|e| ((e.from.clone(), e.to.clone()), [e.x1, e.y1, e.x2, e.y2])).collect();
             (nodes, edges)
@@ -62,7 +65,7 @@ pub fn OwnerGraph(
                     </For>
                     <For
                         each=move || graph.get().nodes.items
-                        key=|n| (n.id.clone(), n.name.clone(), n.marks.clone(), n.touched, n.accessible_name.clone())
+                        key=|n| (n.id.clone(), n.name.clone(), n.marks.clone(), n.accessible_name.clone())
                         let:node
                     >
                         <Node node places />
@@ -84,8 +87,9 @@ pub fn OwnerGraph(
     }
 }
 
-/// Where nodes (by id) and edges (by owner and dependent id) sit in the current graph.
-type Places = Memo<(HashMap<String, (i32, i32)>, HashMap<(String, String), [i32; 4]>)>;
+/// Where nodes (by id; and whether the last step touched them) and edges (by owner and dependent
+/// id) sit in the current graph.
+type Places = Memo<(HashMap<String, (i32, i32, bool)>, HashMap<(String, String), [i32; 4]>)>;
 
 #[component]
 fn Edge(edge: GraphEdge, places: Places) -> impl IntoView {
@@ -123,7 +127,6 @@ fn Node(node: GraphNode, places: Places) -> impl IntoView {
         (node.marks.contains(&NodeMark::Terminating), " graph__node--terminating"),
         (node.marks.contains(&NodeMark::Leaked), " graph__node--leaked"),
         (node.marks.iter().any(|m| matches!(m, NodeMark::External(_))), " graph__node--external"),
-        (node.touched, " graph__node--touched"),
     ] {
         if cond {
             class.push_str(modifier);
@@ -141,21 +144,22 @@ fn Node(node: GraphNode, places: Places) -> impl IntoView {
         .collect::<Vec<_>>()
         .join(" · ");
     let id = node.id.clone();
-    let fallback = (node.x, node.y);
+    let fallback = (node.x, node.y, node.touched);
     let at = Memo::new(move |_| places.with(|(nodes, _)| nodes.get(&id).copied().unwrap_or(fallback)));
     view! {
         <g
             class=class
+            class:graph__node--touched=move || at.get().2
             tabindex="0"
             role="img"
             aria-label=node.accessible_name
             transform=move || {
-                let (x, y) = at.get();
+                let (x, y, _) = at.get();
                 format!("translate({x} {y})")
             }
         >
             <rect class="graph__box" x="0" y="0" width=NODE_WIDTH height=NODE_HEIGHT rx="4" />
-            <text class="graph__kind" x="6" y="13">{node.kind}{node.touched.then_some(" ✱")}</text>
+            <text class="graph__kind" x="6" y="13">{node.kind}{move || at.get().2.then_some(" ✱")}</text>
             <text class="graph__name" x="6" y="28">{short(&node.name)}</text>
             <text class="graph__marks" x="6" y="42">{short(&marks)}</text>
         </g>

@@ -2,7 +2,7 @@
 
 use leptos::prelude::*;
 
-use super::WorldSource;
+use super::{items, Item, Rows, WorldSource};
 use crate::views::leases::{leases, replicas};
 
 /// "Leases": each Lease's holder, renew time and transitions, and which controller-manager
@@ -14,6 +14,31 @@ pub fn Leases(
 ) -> impl IntoView {
     let lease_rows = source.memo(leases);
     let replica_rows = source.memo(replicas);
+    let lease = UnsyncCallback::new(|item: Item| match item {
+        Item::Lease(l) => view! {
+            <tr>
+                <td class="views__mono">{l.key}</td>
+                <td class="views__mono">{l.holder}</td>
+                <td class="views__mono">{l.renew_time}</td>
+                <td>{l.transitions}</td>
+            </tr>
+        }
+        .into_any(),
+        _ => ().into_any(),
+    });
+    let replica = UnsyncCallback::new(|item: Item| match item {
+        Item::Replica(r) => view! {
+            <li class=if r.acting { "leases__replica leases__replica--acting" } else { "leases__replica" }>
+                <span class="views__icon" aria-hidden="true">{if r.acting { "●" } else { "○" }}</span>
+                " "
+                <strong>{r.process}</strong>
+                {format!(": {}", r.state)}
+                <span class="views__muted views__mono">{format!(" ({})", r.identity)}</span>
+            </li>
+        }
+        .into_any(),
+        _ => ().into_any(),
+    });
     view! {
         <Show
             when=move || !lease_rows.with(Vec::is_empty)
@@ -34,28 +59,13 @@ pub fn Leases(
                         </tr>
                     </thead>
                     <tbody>
-                        <For each=move || lease_rows.get() key=|l| l.clone() let:l>
-                            <tr>
-                                <td class="views__mono">{l.key}</td>
-                                <td class="views__mono">{l.holder}</td>
-                                <td class="views__mono">{l.renew_time}</td>
-                                <td>{l.transitions}</td>
-                            </tr>
-                        </For>
+                        <Rows items=items(lease_rows, Item::Lease) render=lease />
                     </tbody>
                 </table>
             </div>
         </Show>
         <ul class="leases__replicas" aria-label="Controller-manager replicas">
-            <For each=move || replica_rows.get() key=|r| r.clone() let:r>
-                <li class=if r.acting { "leases__replica leases__replica--acting" } else { "leases__replica" }>
-                    <span class="views__icon" aria-hidden="true">{if r.acting { "●" } else { "○" }}</span>
-                    " "
-                    <strong>{r.process}</strong>
-                    {format!(": {}", r.state)}
-                    <span class="views__muted views__mono">{format!(" ({})", r.identity)}</span>
-                </li>
-            </For>
+            <Rows items=items(replica_rows, Item::Replica) render=replica />
         </ul>
     }
 }

@@ -16,7 +16,8 @@
 //! ```
 //! `version` is any signal that changes whenever the world does (a step, a command, step back);
 //! each panel recomputes its model in a memo on that signal and re-renders only the rows whose
-//! values changed (keyed lists keyed by the row's value).
+//! values changed: every list goes through [`Rows`] (blocks keyed by their id, rows by their
+//! value), one compiled keyed list for all of them.
 //!
 //! Every string reaches the DOM as a text node or an attribute value, never through `inner_html`
 //! (issue 10: object names and labels are user text).
@@ -41,11 +42,59 @@ pub use watch::{InformerCaches, WatchEvents};
 
 use leptos::prelude::*;
 
-/// "showing 200 of 1,000" under a capped list, or nothing.
+use crate::views::caches::CacheRow;
+use crate::views::cloud::CloudBucketView;
+use crate::views::conflicts::ConflictView;
+use crate::views::leases::{LeaseView, ReplicaView};
+use crate::views::objects::ObjectRow;
+use crate::views::watch::WatchEventRow;
+
+/// One row of a machinery view's keyed list: every list goes through [`Rows`].
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+enum Item {
+    /// A block's id (a kind, a process, `process/kind`), a queue's key as shown, or one line of
+    /// text a block reads from its model (a state, a summary, a note).
+    Text(String),
+    /// A row of the Objects list.
+    Object(ObjectRow),
+    /// A row of a process's cache table.
+    Cache(CacheRow),
+    /// A watch event, delivered or in flight.
+    Event(WatchEventRow),
+    /// A 409 in the Conflicts list.
+    Conflict(ConflictView),
+    /// A Lease.
+    Lease(LeaseView),
+    /// A controller-manager replica.
+    Replica(ReplicaView),
+    /// An external bucket.
+    Bucket(CloudBucketView),
+}
+
+/// The items of a list model, for [`Rows`].
+fn items<T: Clone + Send + Sync + 'static>(model: Memo<Vec<T>>, item: fn(T) -> Item) -> Memo<Vec<Item>> {
+    Memo::new(move |_| model.with(|m| m.iter().cloned().map(item).collect()))
+}
+
+/// A keyed list whose rows are keyed by their whole value: a step rebuilds only the rows whose
+/// values changed (the others keep their elements), and the blocks keyed by id stay across steps.
+///
+/// One component, one item type and a type-erased `render` for every list of these views: each
+/// distinct `<For>` compiles its own copy of Leptos' keyed diff into the wasm (a few KB each),
+/// and the first load is over its budget already.
 #[component]
-fn CapNote(
-    /// The note from `Capped::note`.
-    note: Option<String>,
+fn Rows(
+    /// The rows, in order.
+    items: Memo<Vec<Item>>,
+    /// Builds one row's view.
+    render: UnsyncCallback<Item, AnyView>,
 ) -> impl IntoView {
-    note.map(|n| view! { <p class="views__cap-note">{n}</p> })
+    view! { <For each=move || items.with(|i| numbered(i)) key=Clone::clone children=move |(_, item)| render.run(item) /> }
+}
+
+/// Rows paired with how many equal rows came before them, so that keys stay unique even if two
+/// rows read the same. The lists are capped (at most a hundred rows), so the quadratic count
+/// costs microseconds.
+fn numbered(rows: &[Item]) -> Vec<(usize, Item)> {
+    rows.iter().enumerate().map(|(i, r)| (rows[..i].iter().filter(|p| *p == r).count(), r.clone())).collect()
 }

@@ -3,8 +3,10 @@
 
 use leptos::prelude::*;
 
-use super::{CapNote, WorldSource};
-use crate::views::objects::{key_field_changes, object_detail, object_groups, FieldChange, KindGroup, ObjectDetail};
+use super::{Item, Rows, WorldSource};
+use crate::views::objects::{
+    key_field_changes, object_detail, object_groups, FieldChange, KindGroup, ObjectDetail, ObjectRow,
+};
 use crate::views::touched_by_last_step;
 
 /// The selected object: `(kind, namespace/name)`.
@@ -41,6 +43,11 @@ pub fn Objects(
         };
         (now, changes)
     });
+    let kinds = Memo::new(move |_| groups.with(|gs| gs.iter().map(|g| Item::Text(g.kind.clone())).collect::<Vec<_>>()));
+    let group = UnsyncCallback::new(move |item: Item| match item {
+        Item::Text(kind) => view! { <Group kind groups selected on_select /> }.into_any(),
+        _ => ().into_any(),
+    });
     view! {
         <Show
             when=move || !groups.with(Vec::is_empty)
@@ -48,9 +55,9 @@ pub fn Objects(
         >
             <div class="objects">
                 <nav class="objects__list" aria-label="Stored objects">
-                    <For each=move || groups.get() key=|g| g.clone() let:group>
-                        <Group group selected on_select />
-                    </For>
+                    // One block per kind, kept across steps; inside it, only the rows that changed
+                    // are rebuilt (keying a block by its whole value rebuilt a hundred rows a step).
+                    <Rows items=kinds render=group />
                 </nav>
                 <div class="objects__detail">
                     {move || match changes.with(|(d, _)| d.clone()) {
@@ -67,49 +74,69 @@ pub fn Objects(
 }
 
 #[component]
-fn Group(group: KindGroup, selected: Signal<Selection>, on_select: Callback<(String, String)>) -> impl IntoView {
-    let heading = format!("{} ({})", group.kind, crate::views::thousands(group.rows.total));
-    let note = group.rows.note();
+fn Group(
+    kind: String,
+    groups: Memo<Vec<KindGroup>>,
+    selected: Signal<Selection>,
+    on_select: Callback<(String, String)>,
+) -> impl IntoView {
+    let label = kind.clone();
+    let (k1, k2) = (kind.clone(), kind.clone());
+    let heading = move || {
+        groups.with(|gs| {
+            let total = gs.iter().find(|g| g.kind == k1).map_or(0, |g| g.rows.total);
+            format!("{k1} ({})", crate::views::thousands(total))
+        })
+    };
+    let note = move || groups.with(|gs| gs.iter().find(|g| g.kind == k2).and_then(|g| g.rows.note()));
+    let rows = Memo::new(move |_| {
+        groups.with(|gs| {
+            gs.iter()
+                .find(|g| g.kind == kind)
+                .map(|g| g.rows.items.iter().cloned().map(Item::Object).collect())
+                .unwrap_or_default()
+        })
+    });
+    let line = UnsyncCallback::new(move |item: Item| match item {
+        Item::Object(row) => view! { <ObjectLine row selected on_select /> }.into_any(),
+        _ => ().into_any(),
+    });
     view! {
-        <div class="objects__group" role="group" aria-label=group.kind.clone()>
+        <div class="objects__group" role="group" aria-label=label>
             <h3 class="views__subtitle">{heading}</h3>
             <ul class="objects__rows">
-                {group
-                    .rows
-                    .items
-                    .into_iter()
-                    .map(|row| {
-                        let id = (row.kind.clone(), row.key.clone());
-                        let id_for_pressed = id.clone();
-                        let pressed = move || {
-                            if selected.with(|s| s.as_ref() == Some(&id_for_pressed)) { "true" } else { "false" }
-                        };
-                        let label = format!("{} {}", row.kind, row.key);
-                        let extra = format!(
-                            " rv {}{}{}",
-                            row.resource_version,
-                            if row.terminating { " · Terminating" } else { "" },
-                            if row.touched { " · changed at this step" } else { "" },
-                        );
-                        view! {
-                            <li>
-                                <button
-                                    type="button"
-                                    class="objects__row"
-                                    class:objects__row--touched=row.touched
-                                    aria-pressed=pressed
-                                    on:click=move |_| on_select.run(id.clone())
-                                >
-                                    <span class="views__mono">{label}</span>
-                                    <span class="views__muted">{extra}</span>
-                                </button>
-                            </li>
-                        }
-                    })
-                    .collect_view()}
+                <Rows items=rows render=line />
             </ul>
-            <CapNote note />
+            {move || note().map(|n| view! { <p class="views__cap-note">{n}</p> })}
         </div>
+    }
+}
+
+#[component]
+fn ObjectLine(row: ObjectRow, selected: Signal<Selection>, on_select: Callback<(String, String)>) -> impl IntoView {
+    let id = (row.kind.clone(), row.key.clone());
+    let id_for_pressed = id.clone();
+    let pressed = move || if selected.with(|s| s.as_ref() == Some(&id_for_pressed)) { "true" } else { "false" };
+    let label = format!("{} {}", row.kind, row.key);
+    let extra = format!(
+        " rv {}{}{}",
+        row.resource_version,
+        if row.terminating { " · Terminating" } else { "" },
+        if row.touched { " · changed at this step" } else { "" },
+    );
+    view! {
+        <li>
+            <button
+                type="button"
+                class="objects__row"
+                class:objects__row--touched=row.touched
+                aria-pressed=pressed
+                on:click=move |_| on_select.run(id.clone())
+            >
+                <span class="views__mono">{label}</span>
+                <span class="views__muted">{extra}</span>
+            </button>
+        </li>
     }
 }
 

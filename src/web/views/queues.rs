@@ -2,7 +2,7 @@
 
 use leptos::prelude::*;
 
-use super::{CapNote, WorldSource};
+use super::{items, Item, Rows, WorldSource};
 use crate::views::conflicts::{conflicts, ConflictView};
 use crate::views::queues::{queue_views, QueueView};
 
@@ -19,6 +19,15 @@ pub fn WorkQueues(
         queues.with(|qs| qs.iter().filter(|q| q.is_empty()).map(|q| q.controller.clone()).collect::<Vec<_>>())
     });
     let found = conflicts_memo(source);
+    let ids = Memo::new(move |_| busy.with(|b| b.iter().map(|q| Item::Text(q.id())).collect::<Vec<_>>()));
+    let conflict = UnsyncCallback::new(|item: Item| match item {
+        Item::Conflict(c) => view! { <Conflict c /> }.into_any(),
+        _ => ().into_any(),
+    });
+    let queue = UnsyncCallback::new(move |item: Item| match item {
+        Item::Text(id) => view! { <Queue id busy /> }.into_any(),
+        _ => ().into_any(),
+    });
     view! {
         <Show
             when=move || !queues.with(Vec::is_empty)
@@ -29,9 +38,9 @@ pub fn WorkQueues(
             }
         >
             <div class="views__stack">
-                <For each=move || busy.get() key=|q| q.clone() let:queue>
-                    <Queue queue />
-                </For>
+                // One block per queue, kept across steps; inside it, only the keys that changed
+                // are rebuilt.
+                <Rows items=ids render=queue />
                 <p class="views__state">
                     {move || {
                         let idle = idle.get();
@@ -51,9 +60,7 @@ pub fn WorkQueues(
                 }
             >
                 <ol class="conflicts__list">
-                    <For each=move || found.get() key=|c| c.clone() let:c>
-                        <Conflict c />
-                    </For>
+                    <Rows items=items(found, Item::Conflict) render=conflict />
                 </ol>
             </Show>
         </div>
@@ -64,68 +71,91 @@ fn conflicts_memo(source: WorldSource) -> Memo<Vec<ConflictView>> {
     source.memo(conflicts)
 }
 
+/// The texts of one of a queue's four lists (`which`, in the order they are shown), or with
+/// `which` 4, the note under them.
+fn key_texts(queue: &QueueView, which: usize) -> Vec<Item> {
+    let texts: Vec<String> = match which {
+        0 => queue
+            .waiting
+            .items
+            .iter()
+            .map(|k| {
+                let mut s = k.key.clone();
+                if k.adds > 1 {
+                    s.push_str(&format!(" ({} adds collapsed into one)", k.adds));
+                }
+                if k.requeues > 0 {
+                    s.push_str(&format!(" (retry {})", k.requeues));
+                }
+                s
+            })
+            .collect(),
+        1 => queue.processing.items.iter().map(|k| k.key.clone()).collect(),
+        2 => queue.dirty_while_processing.items.clone(),
+        4 => [queue.waiting.note(), queue.delayed.note()].into_iter().flatten().take(1).collect(),
+        _ => queue
+            .delayed
+            .items
+            .iter()
+            .map(|d| {
+                let retry = if d.requeues > 0 { format!(", retry {}", d.requeues) } else { String::new() };
+                format!("{} (ready {}{retry})", d.key, d.countdown)
+            })
+            .collect(),
+    };
+    texts.into_iter().map(Item::Text).collect()
+}
+
 #[component]
-fn Queue(queue: QueueView) -> impl IntoView {
-    let title = format!("{} queue ({})", queue.controller, queue.process);
+fn Queue(id: String, busy: Memo<Vec<QueueView>>) -> impl IntoView {
+    let title = busy.with_untracked(|b| {
+        b.iter().find(|q| q.id() == id).map(|q| format!("{} queue ({})", q.controller, q.process)).unwrap_or_default()
+    });
     let label = title.clone();
-    let waiting = queue
-        .waiting
-        .items
-        .iter()
-        .map(|k| {
-            let mut s = k.key.clone();
-            if k.adds > 1 {
-                s.push_str(&format!(" ({} adds collapsed into one)", k.adds));
-            }
-            if k.requeues > 0 {
-                s.push_str(&format!(" (retry {})", k.requeues));
-            }
-            s
+    // What this block shows, read from the panel's model: the block itself stays across steps.
+    let part = move |which: usize| {
+        let id = id.clone();
+        Memo::new(move |_| {
+            busy.with(|b| b.iter().find(|q| q.id() == id).map(|q| key_texts(q, which)).unwrap_or_default())
         })
-        .collect::<Vec<_>>();
-    let processing = queue.processing.items.iter().map(|k| k.key.clone()).collect::<Vec<_>>();
-    let dirty = queue.dirty_while_processing.items.clone();
-    let delayed = queue
-        .delayed
-        .items
-        .iter()
-        .map(|d| {
-            let retry = if d.requeues > 0 { format!(", retry {}", d.requeues) } else { String::new() };
-            format!("{} (ready {}{retry})", d.key, d.countdown)
-        })
-        .collect::<Vec<_>>();
-    let notes = [queue.waiting.note(), queue.delayed.note()].into_iter().flatten().next();
+    };
+    let lists = [0, 1, 2, 3].map(part.clone());
+    let note = part(4);
     view! {
         <div class="queue" role="group" aria-label=label>
             <h3 class="views__subtitle">{title}</h3>
             <dl class="queue__lists">
-                <KeyList label="Waiting" keys=waiting />
-                <KeyList label="Processing" keys=processing />
-                <KeyList label="Dirty while processing" keys=dirty />
-                <KeyList label="Delayed" keys=delayed />
+                <KeyList label="Waiting" keys=lists[0] />
+                <KeyList label="Processing" keys=lists[1] />
+                <KeyList label="Dirty while processing" keys=lists[2] />
+                <KeyList label="Delayed" keys=lists[3] />
             </dl>
-            <CapNote note=notes />
+            {move || note.with(|n| match n.first() {
+                Some(Item::Text(t)) => Some(view! { <p class="views__cap-note">{t.clone()}</p> }),
+                _ => None,
+            })}
         </div>
     }
 }
 
 #[component]
-fn KeyList(label: &'static str, keys: Vec<String>) -> impl IntoView {
-    let empty = keys.is_empty();
+fn KeyList(label: &'static str, keys: Memo<Vec<Item>>) -> impl IntoView {
+    let key = UnsyncCallback::new(|item: Item| match item {
+        Item::Text(k) => view! { <li class="queue__key views__mono">{k}</li> }.into_any(),
+        _ => ().into_any(),
+    });
     view! {
         <div class="queue__list">
             <dt>{label}</dt>
             <dd>
-                {if empty {
-                    view! { <span class="views__muted">"none"</span> }.into_any()
-                } else {
-                    view! {
-                        <ul class="queue__keys" aria-label=label>
-                            {keys.into_iter().map(|k| view! { <li class="queue__key views__mono">{k}</li> }).collect_view()}
-                        </ul>
-                    }
-                        .into_any()
-                }}
+                <Show
+                    when=move || !keys.with(Vec::is_empty)
+                    fallback=|| view! { <span class="views__muted">"none"</span> }
+                >
+                    <ul class="queue__keys" aria-label=label>
+                        <Rows items=keys render=key />
+                    </ul>
+                </Show>
             </dd>
         </div>
     }

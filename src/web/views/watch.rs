@@ -2,8 +2,8 @@
 
 use leptos::prelude::*;
 
-use super::{CapNote, WorldSource};
-use crate::views::caches::{process_caches, CacheRow, Freshness, ProcessCache};
+use super::{Item, Rows, WorldSource};
+use crate::views::caches::{process_caches_with, CacheRow, Freshness, ProcessCache, RvMemo};
 use crate::views::watch::{watch_streams, WatchEventRow, WatchStream};
 
 /// "Watch events": one block per informer, its delivered events then those still in flight.
@@ -24,6 +24,11 @@ pub fn WatchEvents(
                 .collect::<Vec<_>>()
         })
     });
+    let ids = Memo::new(move |_| busy.with(|b| b.iter().map(|s| Item::Text(s.id())).collect::<Vec<_>>()));
+    let stream = UnsyncCallback::new(move |item: Item| match item {
+        Item::Text(id) => view! { <Stream id busy /> }.into_any(),
+        _ => ().into_any(),
+    });
     view! {
         <Show
             when=move || !streams.with(Vec::is_empty)
@@ -34,9 +39,9 @@ pub fn WatchEvents(
             }
         >
             <div class="views__stack">
-                <For each=move || busy.get() key=|s| s.clone() let:stream>
-                    <Stream stream />
-                </For>
+                // One block per stream, kept across steps; inside it, only the events that changed
+                // are rebuilt.
+                <Rows items=ids render=stream />
                 <Show when=move || !quiet.with(Vec::is_empty)>
                     <p class="views__state">
                         {move || format!("Listed, no event since: {}.", quiet.get().join("; "))}
@@ -53,29 +58,51 @@ fn is_busy(s: &WatchStream) -> bool {
 }
 
 #[component]
-fn Stream(stream: WatchStream) -> impl IntoView {
-    let title = format!("{} informer ({})", stream.kind, stream.process);
+fn Stream(id: String, busy: Memo<Vec<WatchStream>>) -> impl IntoView {
+    let title = busy.with_untracked(|b| {
+        b.iter().find(|s| s.id() == id).map(|s| format!("{} informer ({})", s.kind, s.process)).unwrap_or_default()
+    });
+    // What this block shows, read from the panel's model: the block itself stays across steps.
+    let part = move |f: fn(&WatchStream) -> Vec<Item>| {
+        let id = id.clone();
+        Memo::new(move |_| busy.with(|b| b.iter().find(|s| s.id() == id).map(f).unwrap_or_default()))
+    };
+    let state = part(|s| vec![Item::Text(s.state.clone())]);
+    let delivered = part(|s| s.delivered.iter().cloned().map(Item::Event).collect());
+    let in_flight = part(|s| s.in_flight.iter().cloned().map(Item::Event).collect());
+    let note = part(|s| {
+        (s.in_flight_total > s.in_flight.len())
+            .then(|| Item::Text(format!("showing {} of {} in flight", s.in_flight.len(), s.in_flight_total)))
+            .into_iter()
+            .collect()
+    });
     let label = title.clone();
-    let flying_note = (stream.in_flight_total > stream.in_flight.len())
-        .then(|| format!("showing {} of {} in flight", stream.in_flight.len(), stream.in_flight_total));
-    let has_flying = stream.in_flight_total > 0;
+    let event = UnsyncCallback::new(|item: Item| match item {
+        Item::Event(event) => view! { <Event event /> }.into_any(),
+        _ => ().into_any(),
+    });
     view! {
         <div class="watch" role="group" aria-label=label>
             <h3 class="views__subtitle">{title}</h3>
-            <p class="views__state">{stream.state}</p>
+            <p class="views__state">{move || text_of(&state.get())}</p>
             <ol class="watch__events" aria-label="Delivered">
-                {stream.delivered.into_iter().map(|e| view! { <Event event=e /> }).collect_view()}
+                <Rows items=delivered render=event />
             </ol>
-            {has_flying
-                .then(|| {
-                    view! {
-                        <ol class="watch__events watch__events--in-flight" aria-label="In flight">
-                            {stream.in_flight.into_iter().map(|e| view! { <Event event=e /> }).collect_view()}
-                        </ol>
-                    }
-                })}
-            <CapNote note=flying_note />
+            <Show when=move || !in_flight.with(Vec::is_empty)>
+                <ol class="watch__events watch__events--in-flight" aria-label="In flight">
+                    <Rows items=in_flight render=event />
+                </ol>
+            </Show>
+            {move || (!note.with(Vec::is_empty)).then(|| view! { <p class="views__cap-note">{text_of(&note.get())}</p> })}
         </div>
+    }
+}
+
+/// The text of a one-item list of [`Item::Text`] (empty otherwise).
+fn text_of(items: &[Item]) -> String {
+    match items.first() {
+        Some(Item::Text(t)) => t.clone(),
+        _ => String::new(),
     }
 }
 
@@ -107,7 +134,15 @@ pub fn InformerCaches(
     /// The world to show.
     source: WorldSource,
 ) -> impl IntoView {
-    let caches = source.memo(process_caches);
+    // The resourceVersions already read stay across steps: a step reads only the objects that
+    // reached a cache since the last one (RvMemo says why).
+    let rvs = StoredValue::new_local(RvMemo::default());
+    let caches = source.memo(move |w| rvs.try_update_value(|m| process_caches_with(w, m)).unwrap_or_default());
+    let processes = Memo::new(move |_| caches.with(|cs| cs.iter().map(|c| Item::Text(c.process.clone())).collect()));
+    let table = UnsyncCallback::new(move |item: Item| match item {
+        Item::Text(process) => view! { <ProcessCacheTable process caches /> }.into_any(),
+        _ => ().into_any(),
+    });
     view! {
         <Show
             when=move || !caches.with(Vec::is_empty)
@@ -118,28 +153,39 @@ pub fn InformerCaches(
             }
         >
             <div class="views__stack">
-                <For each=move || caches.get() key=|c| c.clone() let:cache>
-                    <ProcessCacheTable cache />
-                </For>
+                // One table per process, kept across steps; inside it, only the rows that changed
+                // are rebuilt (keying a table by its whole value rebuilt sixty rows a step).
+                <Rows items=processes render=table />
             </div>
         </Show>
     }
 }
 
 #[component]
-fn ProcessCacheTable(cache: ProcessCache) -> impl IntoView {
-    let title = format!("Cache of {}", cache.process);
+fn ProcessCacheTable(process: String, caches: Memo<Vec<ProcessCache>>) -> impl IntoView {
+    let title = format!("Cache of {process}");
     let label = title.clone();
-    let summary = if cache.out_of_date == 0 {
-        "Every entry matches the API server.".to_string()
-    } else {
-        format!("{} entries differ from the API server.", cache.out_of_date)
+    // What this table shows, read from the panel's model: the table itself stays across steps.
+    let part = move |f: fn(&ProcessCache) -> Vec<Item>| {
+        let process = process.clone();
+        Memo::new(move |_| caches.with(|cs| cs.iter().find(|c| c.process == process).map(f).unwrap_or_default()))
     };
-    let note = cache.rows.note();
+    let summary = part(|c| {
+        vec![Item::Text(match c.out_of_date {
+            0 => "Every entry matches the API server.".to_string(),
+            n => format!("{n} entries differ from the API server."),
+        })]
+    });
+    let rows = part(|c| c.rows.items.iter().cloned().map(Item::Cache).collect());
+    let note = part(|c| c.rows.note().map(Item::Text).into_iter().collect());
+    let line = UnsyncCallback::new(|item: Item| match item {
+        Item::Cache(row) => view! { <CacheLine row /> }.into_any(),
+        _ => ().into_any(),
+    });
     view! {
         <div class="cache" role="group" aria-label=label>
             <h3 class="views__subtitle">{title}</h3>
-            <p class="views__state">{summary}</p>
+            <p class="views__state">{move || text_of(&summary.get())}</p>
             <div class="views__scroll">
                 <table class="views__table">
                     <thead>
@@ -151,10 +197,12 @@ fn ProcessCacheTable(cache: ProcessCache) -> impl IntoView {
                             <th scope="col">"State"</th>
                         </tr>
                     </thead>
-                    <tbody>{cache.rows.items.into_iter().map(|r| view! { <CacheLine row=r /> }).collect_view()}</tbody>
+                    <tbody>
+                        <Rows items=rows render=line />
+                    </tbody>
                 </table>
             </div>
-            <CapNote note />
+            {move || (!note.with(Vec::is_empty)).then(|| view! { <p class="views__cap-note">{text_of(&note.get())}</p> })}
         </div>
     }
 }
