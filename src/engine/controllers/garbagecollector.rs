@@ -152,6 +152,12 @@ pub struct Node {
     pub owners: Vec<OwnerReference>,
     /// The uids of the nodes that name this one as an owner.
     pub dependents: BTreeSet<Arc<str>>,
+    /// The dependents whose reference to this node has `blockOwnerDeletion: true`
+    /// (upstream's `blockingDependents()`, kept up to date instead of computed by a scan).
+    pub blocking: BTreeSet<Arc<str>>,
+    /// Those of [`Node::blocking`] that are neither being deleted nor deleting their own
+    /// dependents: what a foreground owner still has to queue for deletion.
+    pub blocking_idle: BTreeSet<Arc<str>>,
     /// The object has a `deletionTimestamp`.
     pub being_deleted: bool,
     /// The object is being deleted with the `foregroundDeletion` finalizer: the collector
@@ -166,7 +172,13 @@ pub struct Node {
 /// Invariants (checked by [`Graph::check_invariants`]): an owner reference of a node names either
 /// a node that lists it as a dependent, or no node at all (the owner was deleted and removed; the
 /// dependent is queued and its reference is dangling); every dependent a node lists is in the
-/// graph and has an owner reference with that node's uid; virtual nodes have no owners.
+/// graph and has an owner reference with that node's uid; virtual nodes have no owners; a node's
+/// `blocking` and `blocking_idle` are exactly the dependents they describe.
+///
+/// A foreground deletion of an owner with n dependents visits the owner after each dependent is
+/// gone; upstream computes `blockingDependents()` by a scan of the dependents each time (n² in
+/// all). Here each node keeps those sets up to date as its dependents change, so a visit costs
+/// the dependents it queues.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Graph {
     /// `uidToNode`. Nodes and uids are shared: the world's snapshots copy the collector, and
@@ -193,16 +205,33 @@ impl Graph {
     /// The uids of a node's dependents whose reference to it has `blockOwnerDeletion: true`
     /// (`blockingDependents`).
     pub fn blocking_dependents(&self, uid: &str) -> Vec<String> {
-        let Some(n) = self.nodes.get(uid) else { return Vec::new() };
-        n.dependents
-            .iter()
-            .filter(|d| {
-                self.nodes
-                    .get(&***d)
-                    .is_some_and(|dep| dep.owners.iter().any(|r| r.uid == uid && r.block_owner_deletion == Some(true)))
-            })
-            .map(|d| d.to_string())
-            .collect()
+        self.nodes.get(uid).map(|n| n.blocking.iter().map(|d| d.to_string()).collect()).unwrap_or_default()
+    }
+
+    /// Brings the `blocking` sets of a node's owners up to date with its references and state.
+    fn relink_blocking(&mut self, uid: &str) {
+        let Some(dep) = self.nodes.get(uid).cloned() else { return };
+        let idle = !dep.being_deleted && !dep.deleting_dependents;
+        for r in &dep.owners {
+            // An owner removed and seen again does not list dependents that named it before.
+            let Some(owner) = self.nodes.get(r.uid.as_str()).filter(|o| o.dependents.contains(uid)) else { continue };
+            let blocks = r.block_owner_deletion == Some(true);
+            if owner.blocking.contains(uid) == blocks && owner.blocking_idle.contains(uid) == (blocks && idle) {
+                continue;
+            }
+            let Some(owner) = self.node_mut(&r.uid) else { continue };
+            let key: Arc<str> = Arc::from(uid);
+            if blocks {
+                owner.blocking.insert(key.clone());
+            } else {
+                owner.blocking.remove(uid);
+            }
+            if blocks && idle {
+                owner.blocking_idle.insert(key);
+            } else {
+                owner.blocking_idle.remove(uid);
+            }
+        }
     }
 
     /// Every ownership edge, for drawing: (owner uid, dependent uid, `blockOwnerDeletion`), in
@@ -311,6 +340,17 @@ impl Graph {
                     }
                     Some(_) => {}
                 }
+            }
+            let blocks = |d: &Node| d.owners.iter().any(|r| *r.uid == **uid && r.block_owner_deletion == Some(true));
+            let blocking: BTreeSet<Arc<str>> =
+                n.dependents.iter().filter(|d| self.nodes.get(&***d).is_some_and(|d| blocks(d))).cloned().collect();
+            let idle: BTreeSet<Arc<str>> = blocking
+                .iter()
+                .filter(|d| self.nodes.get(&***d).is_some_and(|d| !d.being_deleted && !d.deleting_dependents))
+                .cloned()
+                .collect();
+            if n.blocking != blocking || n.blocking_idle != idle {
+                return Err(format!("{}'s blocking dependents are out of date", n.identity));
             }
             for d in &n.dependents {
                 match self.nodes.get(d) {
@@ -426,6 +466,8 @@ impl GarbageCollector {
                         identity: Identity::of_owner(r, &dep_identity.namespace),
                         owners: Vec::new(),
                         dependents: crate::sort::btree_set([Arc::from(uid)]),
+                        blocking: BTreeSet::new(),
+                        blocking_idle: BTreeSet::new(),
                         being_deleted: false,
                         deleting_dependents: false,
                         is_virtual: true,
@@ -469,6 +511,8 @@ impl GarbageCollector {
         for r in refs {
             if let Some(owner) = self.graph.node_mut(&r.uid) {
                 owner.dependents.remove(uid);
+                owner.blocking.remove(uid);
+                owner.blocking_idle.remove(uid);
             }
         }
     }
@@ -556,6 +600,8 @@ impl GarbageCollector {
                             identity: observed,
                             owners: refs.clone(),
                             dependents: BTreeSet::new(),
+                            blocking: BTreeSet::new(),
+                            blocking_idle: BTreeSet::new(),
                             being_deleted,
                             deleting_dependents: being_deleted && has(new, FINALIZER_FOREGROUND),
                             is_virtual: false,
@@ -577,6 +623,7 @@ impl GarbageCollector {
                     }
                 }
                 self.process_transitions(old, new, &mut out);
+                self.graph.relink_blocking(&uid);
             }
             GraphChange::Delete(obj) => {
                 let uid = obj.uid().to_string();
@@ -772,19 +819,16 @@ impl GarbageCollector {
 
     /// `processDeletingDependentsItem`.
     fn process_deleting_dependents_item(&mut self, item: &Node, ctx: &mut Ctx<'_>) -> Result<(), ItemError> {
-        let blocking = self.graph.blocking_dependents(&item.identity.uid);
-        if blocking.is_empty() {
+        let node = self.graph.node(&item.identity.uid);
+        if node.is_none_or(|n| n.blocking.is_empty()) {
             return remove_finalizer(&item.identity, FINALIZER_FOREGROUND, ctx);
         }
         // Upstream queues every blocking dependent that is not itself deletingDependents. Those
         // already being deleted would return at once (see `attempt_to_delete_item`): the lab
         // leaves them out, which changes no API call but spares a foreground deletion of n pods
         // n² empty steps.
-        let keys: Vec<String> = blocking
-            .iter()
-            .filter(|d| !self.graph.node(d).is_some_and(|n| n.deleting_dependents || n.being_deleted))
-            .map(|d| QueueName::AttemptToDelete.key(d))
-            .collect();
+        let keys: Vec<String> =
+            node.iter().flat_map(|n| &n.blocking_idle).map(|d| QueueName::AttemptToDelete.key(d)).collect();
         self.enqueue_from_worker(keys);
         Ok(())
     }
@@ -1153,6 +1197,44 @@ mod tests {
         update(&mut gc, &unblocked, &released);
         assert!(gc.graph().node("u-rs").unwrap().dependents.is_empty());
         gc.graph().check_invariants().unwrap();
+    }
+
+    #[test]
+    fn blocking_dependents_follow_each_change_without_a_scan() {
+        let mut gc = GarbageCollector::new();
+        let rs = obj("ReplicaSet", "d", "rs", "u-rs", json!([]));
+        let pods: Vec<Value> = ["a", "b", "c"]
+            .iter()
+            .map(|p| obj("Pod", "d", p, &format!("u-{p}"), json!([oref("ReplicaSet", "rs", "u-rs", *p != "c")])))
+            .collect();
+        // One dependent arrives before its owner (a virtual owner first).
+        add(&mut gc, &pods[0]);
+        add(&mut gc, &rs);
+        add(&mut gc, &pods[1]);
+        add(&mut gc, &pods[2]);
+        let sets = |gc: &GarbageCollector| {
+            gc.graph().check_invariants().unwrap();
+            let n = gc.graph().node("u-rs").unwrap();
+            let names = |s: &BTreeSet<Arc<str>>| s.iter().map(|u| u.to_string()).collect::<Vec<_>>();
+            (names(&n.blocking), names(&n.blocking_idle))
+        };
+        assert_eq!(sets(&gc), (vec!["u-a".into(), "u-b".into()], vec!["u-a".into(), "u-b".into()]));
+        let mut a_deleting = pods[0].clone();
+        a_deleting["metadata"]["deletionTimestamp"] = json!("2026-01-01T00:00:00Z");
+        update(&mut gc, &pods[0], &a_deleting);
+        assert_eq!(sets(&gc), (vec!["u-a".into(), "u-b".into()], vec!["u-b".into()]), "a is being deleted");
+        let c_blocking = obj("Pod", "d", "c", "u-c", json!([oref("ReplicaSet", "rs", "u-rs", true)]));
+        update(&mut gc, &pods[2], &c_blocking);
+        assert_eq!(sets(&gc).1, vec!["u-b".to_string(), "u-c".into()], "c now blocks");
+        gc.handle(
+            kind("Pod"),
+            &Notification::Delete { obj: a_deleting, final_state_unknown: false },
+            &Caches::default(),
+            Time::START,
+        );
+        update(&mut gc, &pods[1], &obj("Pod", "d", "b", "u-b", json!([])));
+        assert_eq!(sets(&gc), (vec!["u-c".into()], vec!["u-c".into()]), "a gone, b released");
+        assert_eq!(gc.graph().blocking_dependents("u-rs"), vec!["u-c".to_string()]);
     }
 
     #[test]
