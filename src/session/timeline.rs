@@ -25,7 +25,7 @@ pub const HISTORY_LIMIT: usize = 20_000;
 /// The measure overstates what a snapshot holds: a snapshot shares every object, informer-cache
 /// entry and owner-graph node that has not changed since with the live world (the store's entries
 /// and the graph's nodes are `Arc`s), so its own cost is its maps and the processes' small state
-/// (7.2 MB at 10,000 pods, tests/session_memory.rs; it was 16.4 MB with the owner graph and the
+/// (7.2 MB at 10,000 pods, counted by a counting allocator; it was 16.4 MB with the owner graph and the
 /// store's keys copied) plus the old versions of what changed after it, and those are decoded in
 /// the informer caches at about 24 KB a pod. A measure of the unshared part (entries not pointer-equal to the
 /// next snapshot's) would let a session keep more snapshots at 10,000 pods, where today it keeps
