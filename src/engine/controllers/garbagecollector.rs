@@ -215,7 +215,8 @@ impl Graph {
         for r in &dep.owners {
             // An owner removed and seen again does not list dependents that named it before.
             let Some(owner) = self.nodes.get(r.uid.as_str()).filter(|o| o.dependents.contains(uid)) else { continue };
-            let blocks = r.block_owner_deletion == Some(true);
+            // As upstream: any reference to the owner that blocks (the same uid may appear twice).
+            let blocks = dep.owners.iter().any(|o| o.uid == r.uid && o.block_owner_deletion == Some(true));
             if owner.blocking.contains(uid) == blocks && owner.blocking_idle.contains(uid) == (blocks && idle) {
                 continue;
             }
@@ -342,13 +343,15 @@ impl Graph {
                 }
             }
             let blocks = |d: &Node| d.owners.iter().any(|r| *r.uid == **uid && r.block_owner_deletion == Some(true));
-            let blocking: BTreeSet<Arc<str>> =
-                n.dependents.iter().filter(|d| self.nodes.get(&***d).is_some_and(|d| blocks(d))).cloned().collect();
-            let idle: BTreeSet<Arc<str>> = blocking
-                .iter()
-                .filter(|d| self.nodes.get(&***d).is_some_and(|d| !d.being_deleted && !d.deleting_dependents))
-                .cloned()
-                .collect();
+            let blocking = crate::sort::btree_set(
+                n.dependents.iter().filter(|d| self.nodes.get(&***d).is_some_and(|d| blocks(d))).cloned(),
+            );
+            let idle = crate::sort::btree_set(
+                blocking
+                    .iter()
+                    .filter(|d| self.nodes.get(&***d).is_some_and(|d| !d.being_deleted && !d.deleting_dependents))
+                    .cloned(),
+            );
             if n.blocking != blocking || n.blocking_idle != idle {
                 return Err(format!("{}'s blocking dependents are out of date", n.identity));
             }
