@@ -13,7 +13,7 @@
 //! - [`strategy`]: per-kind create/update preparation, generation, per-kind validation;
 //! - [`validation`]: metadata validation and the 422 field errors;
 //! - [`create`], [`update`], [`patch`], [`delete`]: the verbs;
-//! - [`store`]: the objects (compact JSON, ~1.6 KB a pod) and the global revision;
+//! - [`store`]: the objects (compact JSON, ~2.8 KB a running pod, shared with snapshots) and the global revision;
 //! - [`watch`]: history window and per-watch queues; [`fields`]: field selectors.
 //!
 //! The API in one place (all on [`ApiServer`]):
