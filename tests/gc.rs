@@ -305,7 +305,7 @@ fn owner_graph_mirrors_the_cluster() {
     let dn = g.node(d.uid()).unwrap();
     assert!(!dn.is_virtual && dn.dependents.contains(rs.uid()));
     let rn = g.node(rs.uid()).unwrap();
-    let mut deps: Vec<String> = rn.dependents.iter().cloned().collect();
+    let mut deps: Vec<String> = rn.dependents.iter().map(|d| d.to_string()).collect();
     deps.sort();
     let mut pods = pods;
     pods.sort();

@@ -1,20 +1,73 @@
-//! What a session holds in memory after converging a large Deployment, natively: the peak and
-//! current resident size of this process (`VmHWM`, `VmRSS` from /proc/self/status) and how many
-//! step records the world and the timeline hold. A measurement, not a check: it prints figures
-//! (run it with `cargo test --release --test session_memory -- --ignored --nocapture`; set
-//! `MEMORY_REPLICAS`, default 10,000). The browser's figure is scripts/bench-page.mjs's.
+//! What a session holds in memory after converging a large Deployment, natively. A measurement,
+//! not a check: it prints figures (run it with `cargo test --release --test session_memory --
+//! --ignored --nocapture`; set `MEMORY_REPLICAS`, default 10,000). The browser's figure is
+//! scripts/bench-page.mjs's (`--memory-only`).
 //!
-//! Figures on the build machine (2026-11-29, peak VmHWM after converging):
-//! - 1,000 replicas (40,100 steps): 356 MB before (every record twice: world and timeline; up to
-//!   48 snapshots), 323 MB with the timeline reading the world's records and 20,000 kept,
-//!   151 MB with the snapshot budget too (86 MB with no snapshot but the initial one).
-//! - 10,000 replicas (400,298 steps, 42.7 MB of stored JSON): 522 MB. What remains is the live
-//!   state and the one newest snapshot (a budget smaller than one snapshot keeps the initial and
-//!   the newest): roughly 250 MB each, far more than the stored JSON.
-//! - In the browser (`node scripts/bench-page.mjs --memory-only`, release build): wasm linear
-//!   memory after 10,000 pods 1,285 MiB before (BENCHMARKS.md), 349 MiB after.
+//! It counts the heap itself: this test binary's global allocator adds up the bytes of every live
+//! allocation (the figure is the requested sizes, without the allocator's own overhead) and keeps
+//! the highest total seen (the peak, which is what wasm's linear memory keeps: it never shrinks).
+//! The process's `VmRSS` / `VmHWM` are printed too. At the end it breaks the heap down: the
+//! informer caches' decoded objects (each distinct object once: the processes share them), the
+//! stored JSON and the kept records.
+//!
+//! Figures on the build machine, 10,000 replicas (400,298 steps, 42.7 MB of stored JSON):
+//! - 2026-11-29: peak VmHWM 522 MB.
+//! - 2026-11-30, before the snapshot-sharing work: heap 456 MB at the end, peak 480 MB; of it
+//!   the caches' decoded objects 243 MB (10,013 objects: about 24 KB each, for 2.8 KB of JSON),
+//!   the replay log about 70 MB (a `UserCall`-sized entry per step), one snapshot 16.4 MB (the
+//!   owner graph deep-copied, 6.5 MB; the store's keys and entries, 5.7 MB).
+//! - after it: see BENCHMARKS.md ("Memory").
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::collections::BTreeSet;
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+use std::sync::Arc;
 
 use reconcile_lab::session::{Session, HISTORY_LIMIT};
+
+/// The system allocator, counting.
+struct Counting;
+
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+// SAFETY: every call is forwarded to the system allocator unchanged; only counters are added.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
+        let now = LIVE.fetch_add(l.size(), Relaxed) + l.size();
+        PEAK.fetch_max(now, Relaxed);
+        // SAFETY: the caller's contract is passed on as is.
+        unsafe { System.alloc(l) }
+    }
+    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
+        LIVE.fetch_sub(l.size(), Relaxed);
+        // SAFETY: as above.
+        unsafe { System.dealloc(p, l) }
+    }
+    unsafe fn realloc(&self, p: *mut u8, l: Layout, size: usize) -> *mut u8 {
+        let now = LIVE.fetch_add(size, Relaxed) + size;
+        PEAK.fetch_max(now, Relaxed);
+        LIVE.fetch_sub(l.size(), Relaxed);
+        // SAFETY: as above.
+        unsafe { System.realloc(p, l, size) }
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+fn mb(bytes: usize) -> String {
+    format!("{:.1} MB", bytes as f64 / 1e6)
+}
+
+/// The heap bytes `f`'s result holds (it is dropped after).
+fn cost<T>(f: impl FnOnce() -> T) -> usize {
+    let before = LIVE.load(Relaxed);
+    let held = f();
+    let after = LIVE.load(Relaxed);
+    drop(held);
+    after.saturating_sub(before)
+}
 
 fn status(field: &str) -> String {
     let text = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
@@ -24,12 +77,22 @@ fn status(field: &str) -> String {
         .unwrap_or_else(|| "unknown".into())
 }
 
+fn heap(label: &str) {
+    println!(
+        "{label}: heap {} (peak {}); VmRSS {}, VmHWM {}",
+        mb(LIVE.load(Relaxed)),
+        mb(PEAK.load(Relaxed)),
+        status("VmRSS:"),
+        status("VmHWM:")
+    );
+}
+
 #[test]
 #[ignore = "a measurement: run with --release --ignored --nocapture"]
 fn memory_after_converging_a_large_deployment() {
     let replicas: usize = std::env::var("MEMORY_REPLICAS").ok().and_then(|v| v.parse().ok()).unwrap_or(10_000);
     let mut s = Session::sandbox();
-    println!("start: VmRSS {}", status("VmRSS:"));
+    heap("start");
     s.console_submit(&format!("kubectl create deployment web --image=nginx --replicas={replicas}"));
     let mut settled = false;
     for _ in 0..100_000 {
@@ -47,13 +110,28 @@ fn memory_after_converging_a_large_deployment() {
         s.world().history().len(),
         t.len() - t.current()
     );
-    println!("stored objects: {} bytes of JSON", s.world().api().stored_bytes());
-    println!("converged: VmRSS {}, peak VmHWM {}", status("VmRSS:"), status("VmHWM:"));
+    heap("converged");
+
+    let w = s.world();
+    let mut seen = BTreeSet::new();
+    let mut decoded = 0;
+    for p in w.processes() {
+        for obj in p.caches.stores.values().flat_map(|s| s.values()) {
+            if seen.insert(Arc::as_ptr(obj) as usize) {
+                decoded += cost(|| (**obj).clone());
+            }
+        }
+    }
+    println!("  informer caches: {} distinct objects, {} decoded (as cloned)", seen.len(), mb(decoded));
+    println!("  stored JSON: {}", mb(w.api().stored_bytes()));
+    println!("  records: {} kept, {}", w.history().len(), mb(cost(|| w.history().to_vec())));
+    println!("  snapshots at steps {:?}", w.snapshot_steps());
+
     // Back to the start and forward again: the timeline keeps only the future the world dropped.
     s.goto(0);
     let end = s.timeline().len();
-    println!("after going to the start: VmRSS {}, peak VmHWM {}", status("VmRSS:"), status("VmHWM:"));
+    heap("after going to the start");
     s.goto(end);
-    println!("after going back to the end: VmRSS {}, peak VmHWM {}", status("VmRSS:"), status("VmHWM:"));
+    heap("after going back to the end");
     assert_eq!(s.timeline().current(), end);
 }
