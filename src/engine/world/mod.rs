@@ -748,7 +748,7 @@ impl World {
         for (pi, p) in s.processes.iter().enumerate() {
             if let Some(t) = p.elector.as_ref().and_then(LeaderElector::next_tick_at) {
                 if p.running {
-                    out.push((t.max(now), Act::Lease(pi)));
+                    out.push((t, Act::Lease(pi)));
                 }
             }
             if !p.active() {
@@ -756,8 +756,8 @@ impl World {
             }
             for (ii, inf) in p.informers.iter().enumerate() {
                 match inf.state {
-                    ReflectorState::ListAt(t) => out.push((t.max(now), Act::List(pi, ii))),
-                    ReflectorState::WatchAt(t) => out.push((t.max(now), Act::Watch(pi, ii))),
+                    ReflectorState::ListAt(t) => out.push((t, Act::List(pi, ii))),
+                    ReflectorState::WatchAt(t) => out.push((t, Act::Watch(pi, ii))),
                     ReflectorState::Watching(id) => {
                         if !s.api.pending_events(id).is_empty() {
                             out.push((now, Act::Deliver(pi, ii)));
@@ -776,7 +776,7 @@ impl World {
                     out.push((now, Act::Take(pi, si)));
                 }
                 if let Some(t) = slot.queue.next_ready_at() {
-                    out.push((t.max(now), Act::QueueTimer(pi, si)));
+                    out.push((t, Act::QueueTimer(pi, si)));
                 }
             }
         }
@@ -798,10 +798,19 @@ impl World {
             _ => 0,
         };
         // Work takes time (see [`WORK_STEP`]): a timer that the work done at this instant has
-        // caught up with is due now, ahead of the work that would otherwise starve it.
+        // caught up with is due now, ahead of the work that would otherwise starve it. Caught-up
+        // timers still fire in the order of their own times: a leader's renew tick due in 2 s
+        // must not wait behind a kubelet timer due in 20 s, which would move the clock past the
+        // renew deadline and make the busiest leader step down for no reason.
         let caught_up = now.after(WORK_STEP.saturating_mul(u32::try_from(s.busy).unwrap_or(u32::MAX)));
-        let key = |t: Time| if t > now && t <= caught_up { (now, 0) } else { (t, 1) };
+        // A timer still carries its own due time here: one that came due at an earlier instant
+        // (the clock moved on to a later timer's time first) is overdue and runs before anything
+        // at this instant, oldest first. Timers are listed at the current time at most.
+        let key = |t: Time| if t > now && t <= caught_up { (now, 0, t) } else { (t, 1, t) };
         crate::sort::sort_by_key(&mut out, |(t, a)| (key(*t), if expired(a) { 0 } else { a.class() + 1 }, age(a), *a));
+        for (t, _) in &mut out {
+            *t = (*t).max(now);
+        }
         out
     }
 
