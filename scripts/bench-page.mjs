@@ -90,15 +90,21 @@ const CAPTURE_MEMORY = () => {
   }
 };
 
+/** `route` loaded in a fresh browser context (an empty cache), watching for the first controls. */
+async function freshLoad(browser, origin, route) {
+  const context = await browser.newContext(WIDE);
+  const page = await context.newPage();
+  await page.addInitScript(FIRST_CONTROL);
+  await page.goto(`${origin}/${route}`, { waitUntil: "load" });
+  return { context, page };
+}
+
 /** `route` loaded LOADS times, each in a fresh context, to `control` ("__firstControl" or "__stepButton"). */
 async function startup(browser, origin, route, control) {
   const times = [];
   let what = "";
   for (let i = 0; i < LOADS; i++) {
-    const context = await browser.newContext(WIDE);
-    const page = await context.newPage();
-    await page.addInitScript(FIRST_CONTROL);
-    await page.goto(`${origin}/${route}`, { waitUntil: "load" });
+    const { context, page } = await freshLoad(browser, origin, route);
     await page.waitForFunction((c) => window[c] !== undefined, control, { timeout: 30_000 });
     const first = await page.evaluate((c) => window[c], control);
     times.push(first.at);
@@ -113,10 +119,7 @@ async function homeToLesson(browser, origin) {
   const times = [];
   let what = "";
   for (let i = 0; i < LOADS; i++) {
-    const context = await browser.newContext(WIDE);
-    const page = await context.newPage();
-    await page.addInitScript(FIRST_CONTROL);
-    await page.goto(`${origin}/`, { waitUntil: "load" });
+    const { context, page } = await freshLoad(browser, origin, "");
     const link = page.getByRole("main").getByRole("link").first();
     what = `link "${(await link.innerText()).trim()}" to button "Step"`;
     await link.click();

@@ -6,10 +6,8 @@
 
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { openPage, recordProblems, SUB_PATH, useSiteAndBrowser } from "./harness.mjs";
+import { openPage, recordProblems, SUB_PATH, useSiteAndBrowser, PROGRESS_KEY, WIDE } from "./harness.mjs";
 
-const WIDE = { viewport: { width: 1400, height: 1000 } };
-const PROGRESS_KEY = "reconcile-lab.progress";
 
 let server;
 let browser;

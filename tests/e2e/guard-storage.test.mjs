@@ -7,10 +7,9 @@
 
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { useSiteAndBrowser } from "./harness.mjs";
+import { useSiteAndBrowser, PROGRESS_KEY } from "./harness.mjs";
 import { openGuarded } from "./guard-lib.mjs";
 
-const PROGRESS_KEY = "reconcile-lab.progress";
 const UNREADABLE_KEY = "reconcile-lab.progress.unreadable";
 const OTHER_KEY = "another-app.settings";
 const FRESH = "Saved progress could not be read; starting fresh.";

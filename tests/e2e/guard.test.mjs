@@ -231,39 +231,46 @@ window.ask = (msg) => new Promise((done) => {
     const hostServer = createServer((req, res) => res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(HOST_HTML));
     await new Promise((ok) => hostServer.listen(0, "127.0.0.1", ok));
     const host = `http://127.0.0.1:${hostServer.address().port}`;
-    const { context, page, dialogs } = await openGuarded(browser, `${host}/host.html?embed=${encodeURIComponent(embed)}`, { waitForApp: false });
-    // The start view first (docs/embed.md): its title and sentence come from the query, as text.
-    await page.waitForFunction(() => window.received.some((m) => m && m.type === "standby"), null, { timeout: 20_000 });
-    const frame = page.frame({ name: "lab" });
-    await assertNothingInjected(frame, dialogs, "the embed's start view");
-    await page.evaluate(() => lab.contentWindow.postMessage({ source: "reconcile-lab", type: "start" }, new URL(lab.src).origin));
-    await page.waitForFunction(() => window.received.some((m) => m && m.type === "ready"), null, { timeout: 20_000 });
-    // Each ignored parameter is named in a notice, as text.
-    const notices = await frame.evaluate(() => document.body.innerText);
-    for (const p of [PAYLOADS[1], PAYLOADS[2], PAYLOADS[3]]) {
-      const shown = p.length > 40 ? p.slice(0, 40) : p;
-      assert.ok(notices.includes(JSON.stringify(shown).slice(1, -1).slice(0, 30)) || notices.includes(shown.slice(0, 30)), `${p} in\n${notices.slice(0, 600)}`);
+    let context;
+    try {
+      const opened = await openGuarded(browser, `${host}/host.html?embed=${encodeURIComponent(embed)}`, { waitForApp: false });
+      context = opened.context;
+      const { page, dialogs } = opened;
+      // The start view first (docs/embed.md): its title and sentence come from the query, as text.
+      await page.waitForFunction(() => window.received.some((m) => m && m.type === "standby"), null, { timeout: 20_000 });
+      const frame = page.frame({ name: "lab" });
+      await assertNothingInjected(frame, dialogs, "the embed's start view");
+      await page.evaluate(() => lab.contentWindow.postMessage({ source: "reconcile-lab", type: "start" }, new URL(lab.src).origin));
+      await page.waitForFunction(() => window.received.some((m) => m && m.type === "ready"), null, { timeout: 20_000 });
+      // Each ignored parameter is named in a notice, as text.
+      const notices = await frame.evaluate(() => document.body.innerText);
+      for (const p of [PAYLOADS[1], PAYLOADS[2], PAYLOADS[3]]) {
+        const shown = p.length > 40 ? p.slice(0, 40) : p;
+        assert.ok(notices.includes(JSON.stringify(shown).slice(1, -1).slice(0, 30)) || notices.includes(shown.slice(0, 30)), `${p} in\n${notices.slice(0, 600)}`);
+      }
+      const ask = (msg) => page.evaluate((m) => window.ask(m), { source: "reconcile-lab", ...msg });
+      for (const [i, p] of PAYLOADS.entries()) {
+        const r = await ask({ type: "run", id: `run${i}`, command: `kubectl get configmap ${shq(p)}` });
+        assert.equal(r.ok, false);
+        const manifests = `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c${i}\n  annotations:\n    note: ${JSON.stringify(p)}\ndata:\n  k: ${JSON.stringify(p)}\n`;
+        const a = await ask({ type: "load", id: `load${i}`, manifests });
+        assert.equal(a.ok, true, a.output);
+        const back = await ask({ type: "run", id: `back${i}`, command: `kubectl get configmap c${i} -o jsonpath={.data.k}` });
+        assert.equal(back.output, p);
+        const refused = await ask({ type: p, id: `type${i}` });
+        assert.equal(refused.ok, false);
+        const step = await ask({ type: "step", id: `step${i}`, count: p });
+        assert.match(step.output, /^error: count must be a whole number/);
+      }
+      // The console in the frame shows every payload literally.
+      const log = await frame.getByRole("log", { name: "Console output" }).innerText();
+      for (const p of PAYLOADS) assert.ok(log.includes(p), p);
+      await assertNothingInjected(frame, dialogs, "the embed");
+    } finally {
+      // Closed even when an assertion fails, so that node --test does not wait on the server.
+      await context?.close();
+      hostServer.closeAllConnections();
+      await new Promise((ok) => hostServer.close(ok));
     }
-    const ask = (msg) => page.evaluate((m) => window.ask(m), { source: "reconcile-lab", ...msg });
-    for (const [i, p] of PAYLOADS.entries()) {
-      const r = await ask({ type: "run", id: `run${i}`, command: `kubectl get configmap ${shq(p)}` });
-      assert.equal(r.ok, false);
-      const manifests = `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c${i}\n  annotations:\n    note: ${JSON.stringify(p)}\ndata:\n  k: ${JSON.stringify(p)}\n`;
-      const a = await ask({ type: "load", id: `load${i}`, manifests });
-      assert.equal(a.ok, true, a.output);
-      const back = await ask({ type: "run", id: `back${i}`, command: `kubectl get configmap c${i} -o jsonpath={.data.k}` });
-      assert.equal(back.output, p);
-      const refused = await ask({ type: p, id: `type${i}` });
-      assert.equal(refused.ok, false);
-      const step = await ask({ type: "step", id: `step${i}`, count: p });
-      assert.match(step.output, /^error: count must be a whole number/);
-    }
-    // The console in the frame shows every payload literally.
-    const log = await frame.getByRole("log", { name: "Console output" }).innerText();
-    for (const p of PAYLOADS) assert.ok(log.includes(p), p);
-    await assertNothingInjected(frame, dialogs, "the embed");
-    await context.close();
-    hostServer.closeAllConnections();
-    await new Promise((ok) => hostServer.close(ok));
   });
 });

@@ -9,11 +9,9 @@ import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { resolve } from "node:path";
-import { NARROW, consoleBlocks as blocks, openPage, runInConsole as run, useSiteAndBrowser } from "./harness.mjs";
+import { NARROW, consoleBlocks as blocks, openPage, runInConsole as run, useSiteAndBrowser, PROGRESS_KEY, WIDE } from "./harness.mjs";
 
-const WIDE = { viewport: { width: 1400, height: 1000 } };
 const LESSONS = resolve(fileURLToPath(import.meta.url), "../../../lessons");
-const PROGRESS_KEY = "reconcile-lab.progress";
 
 let server;
 let browser;
