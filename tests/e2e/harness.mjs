@@ -154,11 +154,11 @@ export const REGIONS = [
   "Console",
 ];
 
-/** A phone-sized viewport (360 px wide), the narrowest the page supports. */
 /** The wide desktop viewport most page tests use. */
 export const WIDE = { viewport: { width: 1400, height: 1000 } };
 /** The local storage key of the learner's saved progress (src/web/storage.rs). */
 export const PROGRESS_KEY = "reconcile-lab.progress";
+/** A phone-sized viewport (360 px wide), the narrowest the page supports. */
 export const NARROW = { viewport: { width: 360, height: 740 }, isMobile: true, hasTouch: true };
 
 /**

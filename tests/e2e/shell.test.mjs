@@ -40,6 +40,31 @@ describe("at the site root", () => {
     await context.close();
   });
 
+  // Beside a lesson's panel the regions have about 26rem less than the viewport: the layout
+  // follows its own width (container queries, style/layout.css), so no region covers another.
+  for (const [route, width] of [["#/sandbox", 1280], ["#/lessons/conflicts", 1280], ["#/lessons/conflicts", 1700], ["#/lessons/conflicts", 1000]]) {
+    test(`no region overlaps another on ${route} at ${width} px`, async () => {
+      const { context, page } = await openPage(browser, `${server.origin}/${route}`, { viewport: { width, height: 900 } });
+      await page.getByRole("region", { name: "What happens next", exact: true }).waitFor();
+      const boxes = [];
+      for (const name of REGIONS) {
+        const region = page.getByRole("region", { name, exact: true });
+        if ((await region.count()) === 0) continue; // a lesson may show fewer regions
+        const box = await region.boundingBox();
+        assert.ok(box, `region "${name}" is laid out`);
+        boxes.push({ name, ...box });
+      }
+      assert.ok(boxes.length >= 6, `most regions are shown: ${boxes.map((b) => b.name)}`);
+      for (const [i, a] of boxes.entries()) {
+        for (const b of boxes.slice(i + 1)) {
+          const apart = a.x + a.width <= b.x + 0.5 || b.x + b.width <= a.x + 0.5 || a.y + a.height <= b.y + 0.5 || b.y + b.height <= a.y + 0.5;
+          assert.ok(apart, `"${a.name}" ${JSON.stringify(a)} and "${b.name}" ${JSON.stringify(b)} overlap`);
+        }
+      }
+      await context.close();
+    });
+  }
+
   test("follows the system's dark colour scheme", async () => {
     const background = async (colorScheme) => {
       const { context, page } = await openPage(browser, `${server.origin}/#/sandbox`, { ...WIDE, colorScheme });
