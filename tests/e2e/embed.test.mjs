@@ -9,9 +9,8 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { createServer } from "node:http";
-import { openPage, SUB_PATH, typeInConsole, useSiteAndBrowser } from "./harness.mjs";
+import { openPage, recordProblems, SUB_PATH, typeInConsole, useSiteAndBrowser, WIDE } from "./harness.mjs";
 
-const WIDE = { viewport: { width: 1400, height: 1000 } };
 
 let site;
 let browser;
@@ -73,14 +72,7 @@ after(async () => host?.close());
 async function openHost(query = "", { path = "/" } = {}) {
   const context = await browser.newContext(WIDE);
   const page = await context.newPage();
-  const problems = [];
-  page.on("pageerror", (err) => problems.push(`uncaught exception: ${err.message}`));
-  page.on("console", (msg) => {
-    if (msg.type() === "error") problems.push(`console error: ${msg.text()}`);
-  });
-  page.on("response", (res) => {
-    if (res.status() >= 400) problems.push(`HTTP ${res.status()}: ${res.url()}`);
-  });
+  const problems = recordProblems(page);
   const embed = `${site.origin}${path}embed.html${query}`;
   await page.goto(`${host.origin}/host.html?embed=${encodeURIComponent(embed)}`);
   await page.waitForFunction(() => window.received.some((m) => ["standby", "ready"].includes(m.data.type)), null, { timeout: 20_000 });
@@ -272,14 +264,7 @@ test("a goal met in an embedded lesson is posted to the host", async () => {
 test("embed.js on the demo page: playgrounds size themselves and Run buttons run in them, under a sub-path", async () => {
   const context = await browser.newContext(WIDE);
   const page = await context.newPage();
-  const problems = [];
-  page.on("pageerror", (err) => problems.push(`uncaught exception: ${err.message}`));
-  page.on("console", (msg) => {
-    if (msg.type() === "error") problems.push(`console error: ${msg.text()}`);
-  });
-  page.on("response", (res) => {
-    if (res.status() >= 400) problems.push(`HTTP ${res.status()}: ${res.url()}`);
-  });
+  const problems = recordProblems(page);
   await page.goto(`${site.origin}${SUB_PATH}docs-demo.html`);
   const frames = page.locator("iframe.reconcile-lab-frame");
   assert.equal(await frames.count(), 2);

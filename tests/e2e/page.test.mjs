@@ -5,9 +5,8 @@
 
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { NARROW, openPage, typeInConsole as run, useSiteAndBrowser } from "./harness.mjs";
+import { NARROW, openPage, typeInConsole as run, useSiteAndBrowser, WIDE } from "./harness.mjs";
 
-const WIDE = { viewport: { width: 1400, height: 1000 } };
 
 let server;
 let browser;

@@ -4,9 +4,8 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { openPage, runUntilIdle, typeInConsole, useSiteAndBrowser } from "./harness.mjs";
+import { openPage, runUntilIdle, typeInConsole, useSiteAndBrowser, WIDE } from "./harness.mjs";
 
-const WIDE = { viewport: { width: 1400, height: 1000 } };
 
 let server;
 let browser;
