@@ -304,3 +304,19 @@ test("autoplay=1 starts playing at once", async () => {
   await page.frame({ name: "lab" }).waitForFunction(() => /^Step \d+/.test(document.querySelector(".narration__line")?.innerText ?? ""));
   await context.close();
 });
+
+test("theme=light and theme=dark outrank the system's colour scheme; without them the embed follows it", async () => {
+  const background = async (query, colorScheme) => {
+    const context = await browser.newContext({ ...WIDE, colorScheme });
+    const page = await context.newPage();
+    await page.goto(`${site.origin}/embed.html?autoplay=1${query}`);
+    await page.getByRole("button", { name: "Step", exact: true }).waitFor();
+    const color = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+    await context.close();
+    return color;
+  };
+  const [light, dark] = [await background("", "light"), await background("", "dark")];
+  assert.notEqual(light, dark);
+  assert.equal(await background("&theme=light", "dark"), light);
+  assert.equal(await background("&theme=dark", "light"), dark);
+});
