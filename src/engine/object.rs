@@ -5,6 +5,11 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+/// An object as the API server's watch events and lists hand it out and as informer caches and
+/// handler notifications keep it: immutable and shared, so that every process caching the same
+/// version of an object holds one copy, and the world's snapshots copy pointers, not objects.
+pub type Shared = std::sync::Arc<Value>;
+
 /// One entry of `metadata.ownerReferences` (kubernetes-semantics.md §4.1).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

@@ -53,7 +53,7 @@ use std::time::Duration;
 use serde_json::{json, Value};
 
 use super::kinds::Kind;
-use super::object::ObjectExt;
+use super::object::{ObjectExt, Shared};
 use super::status::Status;
 use super::time::Time;
 
@@ -124,7 +124,7 @@ pub enum Outcome {
 #[derive(Clone, Debug, Default)]
 pub struct Caches {
     /// The stores, by `Kind::kind`.
-    pub stores: BTreeMap<&'static str, BTreeMap<String, Arc<Value>>>,
+    pub stores: BTreeMap<&'static str, BTreeMap<String, Shared>>,
 }
 
 impl Caches {
