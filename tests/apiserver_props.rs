@@ -16,6 +16,7 @@ use proptest::prelude::*;
 use reconcile_lab::engine::apiserver::{
     ApiServer, DeleteOptions, EventType, FieldSelector, Patch, Propagation, Subresource, WatchEvent, WatchFrom, WatchId,
 };
+use reconcile_lab::engine::frozen::Frozen;
 use reconcile_lab::engine::kinds::Kind;
 use reconcile_lab::engine::labels::Selector;
 use reconcile_lab::engine::object::ObjectExt;
@@ -218,7 +219,7 @@ fn run(ops: Vec<Op>) -> Result<(), TestCaseError> {
                         let start = history.range(..=rv).next_back().map(|(_, st)| st[k].clone()).unwrap_or_default();
                         let start = start
                             .into_iter()
-                            .filter(|(_, o)| sel.matches(o.labels()) && fields.matches(kind(k), o))
+                            .filter(|(_, o)| sel.matches(o.labels()) && fields.matches(kind(k), &Frozen::from(o)))
                             .collect();
                         (WatchFrom::Exact(rv), start, 0)
                     }
@@ -270,7 +271,7 @@ fn run(ops: Vec<Op>) -> Result<(), TestCaseError> {
         oracles.iter().map(|id| std::iter::from_fn(|| s.next_event(*id)).collect()).collect();
     for w in watches.iter().filter(|w| !w.errored) {
         let k = kind(w.kind);
-        let passes = |o: &Value| w.selector.matches(o.labels()) && w.fields.matches(k, o);
+        let passes = |o: &Value| w.selector.matches(o.labels()) && w.fields.matches(k, &Frozen::from(o));
         let mut state: BTreeMap<String, Value> = BTreeMap::new();
         let mut expected = Vec::new();
         for ev in &oracle_events[w.kind] {

@@ -726,12 +726,12 @@ fn check_settled(w: &World, by_hand: &BTreeSet<String>) {
     for rs in all(w, "ReplicaSet") {
         let want = rs.pointer("/spec/replicas").and_then(Value::as_i64).unwrap_or(1);
         let owned =
-            pods.iter().filter(|p| is_pod_active(p) && p.controller_ref().is_some_and(|o| o.uid == rs.uid())).count();
+            pods.iter().filter(|p| is_pod_active(*p) && p.controller_ref().is_some_and(|o| o.uid == rs.uid())).count();
         assert_eq!(owned as i64, want, "active pods of ReplicaSet {}", rs.key());
         let st = rs.pointer("/status/observedGeneration").and_then(Value::as_i64).unwrap_or(0);
         assert_eq!(st, rs.generation(), "observedGeneration of ReplicaSet {}", rs.key());
     }
-    for p in pods.iter().filter(|p| is_pod_active(p)) {
+    for p in pods.iter().filter(|p| is_pod_active(*p)) {
         assert!(is_pod_ready(p), "pod {} is not Ready after healing: {}", p.key(), p["status"]);
     }
 

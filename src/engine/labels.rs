@@ -12,6 +12,7 @@ use std::fmt;
 use serde_json::{Map, Value};
 
 use crate::engine::apiserver::validation;
+use crate::engine::frozen::Obj;
 
 /// A requirement's operator (`selection.Operator`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -53,7 +54,11 @@ pub struct Requirement {
 impl Requirement {
     /// Whether a label set satisfies this requirement (`Requirement.Matches`).
     pub fn matches(&self, labels: Option<&Map<String, Value>>) -> bool {
-        let value = labels.and_then(|l| l.get(&self.key)).map(|v| v.as_str().unwrap_or(""));
+        self.matches_value(labels.and_then(|l| l.get(&self.key)).map(|v| v.as_str().unwrap_or("")))
+    }
+
+    /// Whether the label's value (`None`: the label is absent) satisfies this requirement.
+    pub fn matches_value(&self, value: Option<&str>) -> bool {
         match self.operator {
             Operator::Equals | Operator::DoubleEquals | Operator::In => {
                 value.is_some_and(|v| self.values.iter().any(|x| x == v))
@@ -133,6 +138,12 @@ impl Selector {
     /// Whether a label set satisfies every requirement.
     pub fn matches(&self, labels: Option<&Map<String, Value>>) -> bool {
         !self.nothing && self.requirements.iter().all(|r| r.matches(labels))
+    }
+
+    /// [`Selector::matches`] for a cached object's labels ([`Frozen::labels`](crate::engine::frozen::Frozen::labels)).
+    pub fn matches_frozen(&self, labels: Option<&Obj>) -> bool {
+        let value = |k: &str| labels.and_then(|l| l.get(k)).map(|v| v.as_str().unwrap_or(""));
+        !self.nothing && self.requirements.iter().all(|r| r.matches_value(value(&r.key)))
     }
 
     /// A selector of `key=value` requirements (`labels.SelectorFromSet`).

@@ -8,6 +8,7 @@
 //! - [`labels`]: label selectors (parse, print, match).
 //! - [`status`]: `metav1.Status`, the API server's typed errors, with Kubernetes' exact messages.
 
+pub mod frozen;
 pub mod kinds;
 pub mod labels;
 pub mod object;

@@ -2,13 +2,23 @@
 //! server stores and serves them. [`ObjectExt`] reads and writes the common `metadata` fields
 //! without a typed struct per kind, so patches, JSONPath and printing see the same object.
 
+use std::borrow::BorrowMut;
+
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 /// An object as the API server's watch events and lists hand it out and as informer caches and
 /// handler notifications keep it: immutable and shared, so that every process caching the same
 /// version of an object holds one copy, and the world's snapshots copy pointers, not objects.
-pub type Shared = std::sync::Arc<Value>;
+/// The object is a [`Frozen`](super::frozen::Frozen) tree (a fifth of a `Value`'s memory); code
+/// that modifies it takes a `to_value()` copy first.
+pub type Shared = std::sync::Arc<super::frozen::Frozen>;
+
+/// The shared, immutable form of an object (a [`Frozen`](super::frozen::Frozen) copy of `obj`),
+/// for code that builds a cached object or a notification from a `Value`.
+pub fn share(obj: &Value) -> Shared {
+    std::sync::Arc::new(super::frozen::Frozen::from(obj))
+}
 
 /// One entry of `metadata.ownerReferences` (kubernetes-semantics.md §4.1).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -32,7 +42,7 @@ pub struct OwnerReference {
 
 impl OwnerReference {
     /// `metav1.NewControllerRef`: controller and blockOwnerDeletion both true.
-    pub fn controller_ref(owner: &Value) -> OwnerReference {
+    pub fn controller_ref(owner: &impl ObjectExt) -> OwnerReference {
         OwnerReference {
             api_version: owner.api_version().to_string(),
             kind: owner.kind().to_string(),
@@ -53,16 +63,35 @@ fn str_at<'a>(v: &'a Value, key: &str) -> &'a str {
     v.get(key).and_then(Value::as_str).unwrap_or("")
 }
 
-/// Accessors for the fields every Kubernetes object has.
+/// Accessors for the fields every Kubernetes object has, for both forms of an object: a
+/// `serde_json::Value` (what verbs and writers build) and a [`Frozen`](super::frozen::Frozen) tree (what caches, watch
+/// events and notifications share). `Map` is the form's object type; `meta_mut` exists for
+/// `Value` only (a `Frozen` is immutable: take `to_value()` first).
 pub trait ObjectExt {
+    /// The form's JSON object type (`Map<String, Value>` or [`Obj`](super::frozen::Obj)).
+    type Map: ?Sized;
     /// `apiVersion`, or "".
     fn api_version(&self) -> &str;
     /// `kind`, or "".
     fn kind(&self) -> &str;
     /// `metadata`, if present.
-    fn meta(&self) -> Option<&Map<String, Value>>;
+    fn meta(&self) -> Option<&Self::Map>;
     /// `metadata`, created empty when missing (also turns a non-object `metadata` into one).
-    fn meta_mut(&mut self) -> &mut Map<String, Value>;
+    fn meta_mut(&mut self) -> &mut Map<String, Value>
+    where
+        Self: BorrowMut<Value>,
+    {
+        let this: &mut Value = self.borrow_mut();
+        if !this.is_object() {
+            *this = Value::Object(Map::new());
+        }
+        let obj = this.as_object_mut().expect("made an object above");
+        let meta = obj.entry("metadata").or_insert_with(|| Value::Object(Map::new()));
+        if !meta.is_object() {
+            *meta = Value::Object(Map::new());
+        }
+        meta.as_object_mut().expect("made an object above")
+    }
     /// `metadata.name`, or "".
     fn name(&self) -> &str;
     /// `metadata.namespace`, if set and non-empty.
@@ -74,7 +103,7 @@ pub trait ObjectExt {
     /// `metadata.generation`; 0 when absent.
     fn generation(&self) -> i64;
     /// `metadata.labels`, if present.
-    fn labels(&self) -> Option<&Map<String, Value>>;
+    fn labels(&self) -> Option<&Self::Map>;
     /// One label's value.
     fn label(&self, key: &str) -> Option<&str>;
     /// One annotation's value.
@@ -97,6 +126,7 @@ pub trait ObjectExt {
 }
 
 impl ObjectExt for Value {
+    type Map = Map<String, Value>;
     fn api_version(&self) -> &str {
         str_at(self, "apiVersion")
     }
@@ -105,17 +135,6 @@ impl ObjectExt for Value {
     }
     fn meta(&self) -> Option<&Map<String, Value>> {
         self.get("metadata").and_then(Value::as_object)
-    }
-    fn meta_mut(&mut self) -> &mut Map<String, Value> {
-        if !self.is_object() {
-            *self = Value::Object(Map::new());
-        }
-        let obj = self.as_object_mut().expect("made an object above");
-        let meta = obj.entry("metadata").or_insert_with(|| Value::Object(Map::new()));
-        if !meta.is_object() {
-            *meta = Value::Object(Map::new());
-        }
-        meta.as_object_mut().expect("made an object above")
     }
     fn name(&self) -> &str {
         self.meta().and_then(|m| m.get("name")).and_then(Value::as_str).unwrap_or("")

@@ -6,7 +6,7 @@ use std::cmp::Ordering;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
-use serde_json::Value;
+use crate::engine::object::Shared;
 
 use crate::engine::kinds::Kind;
 use crate::engine::object::ObjectExt;
@@ -119,12 +119,12 @@ pub fn compare(kind: &str, cached: &BTreeMap<String, u64>, server: &BTreeMap<Str
 /// the entries of objects still cached (at most one older version of an object is held a while).
 #[derive(Default)]
 pub struct RvMemo {
-    by_address: HashMap<usize, (Arc<Value>, u64)>,
+    by_address: HashMap<usize, (Shared, u64)>,
 }
 
 impl RvMemo {
     /// `object`'s resourceVersion, from `self` if it was read before, recorded in `next`.
-    fn read(&mut self, next: &mut HashMap<usize, (Arc<Value>, u64)>, object: &Arc<Value>) -> u64 {
+    fn read(&mut self, next: &mut HashMap<usize, (Shared, u64)>, object: &Shared) -> u64 {
         let address = Arc::as_ptr(object) as usize;
         if let Some((_, rv)) = next.get(&address) {
             return *rv;
@@ -185,9 +185,9 @@ fn server_entries<'a>(world: &'a World, kind_name: &str) -> Vec<ServerEntry<'a>>
 /// counted, and rows are made for them and for the first [`ROWS_SHOWN`] current ones. The same
 /// rows as [`compare`] over every kind, sorted by freshness, kind and key, then cut.
 fn process_rows<'a>(
-    stores: impl Iterator<Item = (&'a str, &'a BTreeMap<String, Arc<Value>>, &'a [ServerEntry<'a>])>,
+    stores: impl Iterator<Item = (&'a str, &'a BTreeMap<String, Shared>, &'a [ServerEntry<'a>])>,
     rvs: &mut RvMemo,
-    next: &mut HashMap<usize, (Arc<Value>, u64)>,
+    next: &mut HashMap<usize, (Shared, u64)>,
 ) -> (usize, Capped<CacheRow>) {
     let mut out_of_date = Vec::new();
     let mut current = Vec::new();

@@ -74,7 +74,7 @@ pub fn assert_converged(w: &World, name: &str, replicas: i64) {
         let owned = active.iter().filter(|p| p.controller_ref().is_some_and(|o| o.uid == rs.uid())).count() as i64;
         assert_eq!(owned, rs["spec"]["replicas"].as_i64().unwrap_or(0), "pods of {}", rs.name());
     }
-    let ready = active.iter().filter(|p| is_pod_ready(p)).count() as i64;
+    let ready = active.iter().filter(|p| is_pod_ready(*p)).count() as i64;
     assert!(ready >= replicas, "{ready} ready pods");
     assert_caches_match(w);
 }

@@ -8,8 +8,7 @@
 
 use std::fmt;
 
-use serde_json::Value;
-
+use crate::engine::frozen::Frozen;
 use crate::engine::kinds::Kind;
 use crate::engine::object::ObjectExt;
 use crate::engine::status::{Reason, Status};
@@ -154,7 +153,7 @@ impl FieldSelector {
     }
 
     /// Whether an object satisfies every term (a missing field reads as "").
-    pub fn matches(&self, kind: &Kind, obj: &Value) -> bool {
+    pub fn matches(&self, kind: &Kind, obj: &Frozen) -> bool {
         self.terms.iter().all(|t| (field_value(kind, obj, &t.field) == t.value) != t.negated)
     }
 }
@@ -198,12 +197,11 @@ pub fn selectable(kind: &Kind) -> &'static [&'static str] {
 }
 
 /// An object's value for a field label, as its kind's `GetAttrs` renders it.
-fn field_value(kind: &Kind, obj: &Value, field: &str) -> String {
+fn field_value(kind: &Kind, obj: &Frozen, field: &str) -> String {
     let at = |ptr: &str| obj.pointer(ptr);
-    let text = |v: Option<&Value>| match v {
-        Some(Value::String(s)) => s.clone(),
-        Some(Value::Bool(b)) => b.to_string(),
-        Some(Value::Number(n)) => n.to_string(),
+    let text = |v: Option<&Frozen>| match v {
+        Some(Frozen::Str(s)) => s.to_string(),
+        Some(v @ (Frozen::Bool(_) | Frozen::PosInt(_) | Frozen::NegInt(_) | Frozen::Float(_))) => v.to_string(),
         _ => String::new(),
     };
     match (kind.kind, field) {
@@ -211,9 +209,9 @@ fn field_value(kind: &Kind, obj: &Value, field: &str) -> String {
         (_, "metadata.namespace") => obj.namespace().unwrap_or("").to_string(),
         ("Pod", "spec.hostNetwork") | ("Node", "spec.unschedulable") => {
             let ptr = format!("/{}", field.replace('.', "/"));
-            at(&ptr).and_then(Value::as_bool).unwrap_or(false).to_string()
+            at(&ptr).and_then(Frozen::as_bool).unwrap_or(false).to_string()
         }
-        ("ReplicaSet", "status.replicas") => at("/status/replicas").and_then(Value::as_i64).unwrap_or(0).to_string(),
+        ("ReplicaSet", "status.replicas") => at("/status/replicas").and_then(Frozen::as_i64).unwrap_or(0).to_string(),
         ("Event", "source") => text(at("/source/component")),
         (_, f) => text(at(&format!("/{}", f.replace('.', "/")))),
     }
@@ -229,7 +227,9 @@ mod tests {
         let pods = Kind::lookup("pods").unwrap();
         let s = FieldSelector::parse("status.phase=Running,spec.nodeName!=node-2").unwrap();
         assert_eq!(s.to_string(), "status.phase=Running,spec.nodeName!=node-2");
-        let p = json!({"metadata": {"name": "p"}, "spec": {"nodeName": "node-1"}, "status": {"phase": "Running"}});
+        let p = Frozen::from(
+            json!({"metadata": {"name": "p"}, "spec": {"nodeName": "node-1"}, "status": {"phase": "Running"}}),
+        );
         assert!(s.matches(pods, &p));
         assert!(!FieldSelector::parse("spec.nodeName==node-2").unwrap().matches(pods, &p));
         assert!(FieldSelector::parse("spec.hostNetwork=false").unwrap().matches(pods, &p));
@@ -238,7 +238,8 @@ mod tests {
         assert_eq!((err.code(), err.message.as_str()), (400, "field label not supported: spec.replicas"));
         assert!(FieldSelector::parse("").unwrap().is_empty());
         let ev = Kind::lookup("events").unwrap();
-        let e = json!({"involvedObject": {"name": "web"}, "source": {"component": "deployment-controller"}});
+        let e =
+            Frozen::from(json!({"involvedObject": {"name": "web"}, "source": {"component": "deployment-controller"}}));
         assert!(FieldSelector::parse("involvedObject.name=web,source=deployment-controller").unwrap().matches(ev, &e));
     }
 }

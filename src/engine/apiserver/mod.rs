@@ -60,9 +60,10 @@ use std::sync::Arc;
 
 use serde_json::{json, Value};
 
+use crate::engine::frozen::Frozen;
 use crate::engine::kinds::Kind;
 use crate::engine::labels::Selector;
-use crate::engine::object::ObjectExt;
+use crate::engine::object::{ObjectExt, Shared};
 use crate::engine::rand::Rng;
 use crate::engine::status::Status;
 use crate::engine::time::Time;
@@ -162,19 +163,18 @@ impl ApiServer {
         self.store.get_value(&Self::key(kind, ns, name)).ok_or_else(|| Status::not_found(kind, name))
     }
 
-    /// GET as a shared value (one decode, then cheap to pass around and clone).
-    pub fn get_shared(&self, kind: &Kind, ns: Option<&str>, name: &str) -> Result<Arc<Value>, Status> {
-        self.get_arc(kind, ns, name)
+    /// GET as the shared tree: the same `Arc` that this version's watch events, lists and the
+    /// informer caches holding it share (decoded at most once while anyone holds it).
+    pub fn get_shared(&self, kind: &Kind, ns: Option<&str>, name: &str) -> Result<Shared, Status> {
+        self.store.get_shared(&Self::key(kind, ns, name)).ok_or_else(|| Status::not_found(kind, name))
     }
 
-    fn get_arc(&self, kind: &Kind, ns: Option<&str>, name: &str) -> Result<Arc<Value>, Status> {
-        self.store.get(&Self::key(kind, ns, name)).ok_or_else(|| Status::not_found(kind, name))
-    }
-
-    /// LIST as shared values (decoded once each), with the list's revision.
-    pub fn list_shared(&self, kind: &Kind, ns: Option<&str>, sel: &Selector) -> (Vec<Arc<Value>>, u64) {
+    /// LIST as shared trees, with the list's revision: an object a watch event delivered (or an
+    /// earlier list returned) and someone still holds is handed out again, not decoded again, so
+    /// a relisting informer's cache shares the other processes' objects.
+    pub fn list_shared(&self, kind: &Kind, ns: Option<&str>, sel: &Selector) -> (Vec<Shared>, u64) {
         let ns = if kind.namespaced { ns } else { None };
-        let items = self.store.range(kind_index(kind), ns, sel).map(Arc::new).collect();
+        let items = self.store.range_shared(kind_index(kind), ns, sel).collect();
         (items, self.store.revision())
     }
 
@@ -196,7 +196,12 @@ impl ApiServer {
     ) -> Result<ObjectList, Status> {
         fields.check(kind)?;
         let ns = if kind.namespaced { ns } else { None };
-        let items = self.store.range(kind_index(kind), ns, sel).filter(|o| fields.matches(kind, o)).collect();
+        let items = self
+            .store
+            .range_shared(kind_index(kind), ns, sel)
+            .filter(|o| fields.matches(kind, o))
+            .map(|o| o.to_value())
+            .collect();
         Ok(ObjectList { items, resource_version: self.store.revision() })
     }
 
@@ -257,7 +262,7 @@ impl ApiServer {
     ) -> WatchId {
         let ns = if kind.namespaced { ns } else { None };
         let initial = match from {
-            WatchFrom::Now | WatchFrom::Any => self.store.range(kind_index(kind), ns, &sel).map(Arc::new).collect(),
+            WatchFrom::Now | WatchFrom::Any => self.store.range_shared(kind_index(kind), ns, &sel).collect(),
             WatchFrom::Exact(_) => Vec::new(),
         };
         self.watches.open(kind, ns, sel, fields, from, initial)
@@ -317,8 +322,8 @@ impl ApiServer {
     fn commit_create(&mut self, key: Key, mut obj: Value) -> Value {
         let rv = self.store.next_revision();
         set_resource_version(&mut obj, rv);
-        self.store.put(key.clone(), &obj);
-        self.watches.record(key.0, Change { rv, event_type: EventType::Added, object: shared(&obj), prev: None });
+        let object = self.store.put(key.clone(), &obj);
+        self.watches.record(key.0, Change { rv, event_type: EventType::Added, object, prev: None });
         obj
     }
 
@@ -333,9 +338,9 @@ impl ApiServer {
         }
         let rv = self.store.next_revision();
         set_resource_version(&mut new, rv);
-        self.store.put(key.clone(), &new);
-        self.watches
-            .record(key.0, Change { rv, event_type: EventType::Modified, object: shared(&new), prev: Some(old) });
+        let prev = self.store.get_shared(&key);
+        let object = self.store.put(key.clone(), &new);
+        self.watches.record(key.0, Change { rv, event_type: EventType::Modified, object, prev });
         new
     }
 
@@ -343,21 +348,14 @@ impl ApiServer {
     /// deletion revision (§3.6). Returns that last state.
     fn commit_delete(&mut self, key: Key, old: Arc<Value>) -> Value {
         let rv = self.store.next_revision();
+        let prev = self.store.get_shared(&key);
         self.store.remove(&key);
         let mut last = (*old).clone();
         set_resource_version(&mut last, rv);
-        self.watches
-            .record(key.0, Change { rv, event_type: EventType::Deleted, object: shared(&last), prev: Some(old) });
+        let object = Arc::new(Frozen::from(&last));
+        self.watches.record(key.0, Change { rv, event_type: EventType::Deleted, object, prev });
         last
     }
-}
-
-/// The copy of a written object that its watch event carries, and with it every informer cache
-/// that stores it: a clone, because a clone's maps and arrays have exactly the capacity they need,
-/// where the written object's grew while the verb built it (one copy of every object lives in
-/// the caches: at 10,000 pods the slack was megabytes).
-fn shared(obj: &Value) -> Arc<Value> {
-    Arc::new(obj.clone())
 }
 
 /// Sets `metadata.resourceVersion`, keeping `metadata`'s keys in the apiserver's order.

@@ -23,13 +23,14 @@
 //! an object instead of tens for a decode.
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, Weak};
 
 use serde_json::{Map, Value};
 
+use crate::engine::frozen::Frozen;
 use crate::engine::kinds::{Kind, KINDS};
 use crate::engine::labels::Selector;
-use crate::engine::object::{ObjectExt, OwnerReference};
+use crate::engine::object::{ObjectExt, OwnerReference, Shared};
 
 /// Where an object lives: its kind's index in [`KINDS`], its namespace ("" for cluster-scoped
 /// kinds) and its name (shared, so that copying a key allocates nothing).
@@ -76,22 +77,39 @@ impl ObjectMetadata {
 }
 
 /// One stored object: its encoding, its labels kept decoded so that a LIST with a label
-/// selector decodes only the objects it returns, and its [`ObjectMetadata`]. Immutable once
-/// stored (a write stores a new entry), so the store and its snapshots share it.
+/// selector decodes only the objects it returns, its [`ObjectMetadata`], and a weak memo of its
+/// decoded, shared form ([`Store::get_shared`]). Immutable once stored (a write stores a new
+/// entry), so the store and its snapshots share it (and its memo).
 #[derive(Debug)]
 struct Entry {
     text: Box<str>,
     labels: Option<Map<String, Value>>,
     meta: ObjectMetadata,
+    /// The `Shared` tree of this version that watch events, lists and informer caches hand
+    /// around, while anyone holds it: weak, so that the store keeps no tree nobody caches (the
+    /// Events nobody watches), and a version is decoded again only after every holder let go.
+    shared: Mutex<Weak<Frozen>>,
 }
 
 impl Entry {
-    fn new(obj: &Value) -> Arc<Entry> {
+    fn new(obj: &Value, shared: &Shared) -> Arc<Entry> {
         Arc::new(Entry {
             text: encode(obj),
             labels: obj.labels().filter(|l| !l.is_empty()).cloned(),
             meta: ObjectMetadata::of(obj),
+            shared: Mutex::new(Arc::downgrade(shared)),
         })
+    }
+
+    /// The shared tree: the memoized one while it lives, else decoded now (and memoized).
+    fn shared(&self) -> Shared {
+        let Ok(mut memo) = self.shared.lock() else { return Arc::new(decode_frozen(&self.text)) };
+        if let Some(s) = memo.upgrade() {
+            return s;
+        }
+        let s = Arc::new(decode_frozen(&self.text));
+        *memo = Arc::downgrade(&s);
+        s
     }
 }
 
@@ -144,12 +162,20 @@ impl Store {
         self.objects.get(key).map(|e| &*e.text)
     }
 
-    /// Stores (or replaces) an object.
-    pub fn put(&mut self, key: Key, obj: &Value) {
+    /// One object's shared tree: the same `Arc` for a given version to every caller while
+    /// anyone holds it (one decode per object version system-wide).
+    pub fn get_shared(&self, key: &Key) -> Option<Shared> {
+        self.objects.get(key).map(|e| e.shared())
+    }
+
+    /// Stores (or replaces) an object; returns its shared tree (the one its watch event carries).
+    pub fn put(&mut self, key: Key, obj: &Value) -> Shared {
         let k = key.0;
-        if self.objects.insert(key, Entry::new(obj)).is_none() {
+        let shared = Arc::new(Frozen::from(obj));
+        if self.objects.insert(key, Entry::new(obj, &shared)).is_none() {
             self.counts[k] += 1;
         }
+        shared
     }
 
     /// Removes an object.
@@ -180,6 +206,21 @@ impl Store {
             .take_while(move |((k, n, _), _)| *k == kind_idx && ns.is_none_or(|ns| &**n == ns))
             .filter(move |(_, e)| sel.matches(e.labels.as_ref()))
             .map(|(_, e)| decode(&e.text))
+    }
+
+    /// Like [`Store::range`], yielding each object's shared tree ([`Store::get_shared`]).
+    pub fn range_shared<'a>(
+        &'a self,
+        kind_idx: usize,
+        ns: Option<&'a str>,
+        sel: &'a Selector,
+    ) -> impl Iterator<Item = Shared> + 'a {
+        let start = key(kind_idx, ns.unwrap_or(""), "");
+        self.objects
+            .range(start..)
+            .take_while(move |((k, n, _), _)| *k == kind_idx && ns.is_none_or(|ns| &**n == ns))
+            .filter(move |(_, e)| sel.matches(e.labels.as_ref()))
+            .map(|(_, e)| e.shared())
     }
 
     /// Like [`Store::range`] without a selector, but yielding each object's namespace, name and
@@ -216,6 +257,14 @@ pub fn encode(obj: &Value) -> Box<str> {
 /// were it ever to, the result is `null` rather than a panic.
 pub fn decode(text: &str) -> Value {
     serde_json::from_str(text).unwrap_or(Value::Null)
+}
+
+/// Decodes a stored encoding into a tree; like [`decode`], `null` (and a debug assertion) if it
+/// ever failed.
+fn decode_frozen(text: &str) -> Frozen {
+    let decoded = Frozen::decode(text);
+    debug_assert!(decoded.is_ok(), "stored text is JSON");
+    decoded.unwrap_or_default()
 }
 
 #[cfg(test)]

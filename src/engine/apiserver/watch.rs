@@ -23,9 +23,10 @@ use serde_json::Value;
 
 use super::fields::FieldSelector;
 use super::store::kind_index;
+use crate::engine::frozen::Frozen;
 use crate::engine::kinds::{Kind, KINDS};
 use crate::engine::labels::Selector;
-use crate::engine::object::ObjectExt;
+use crate::engine::object::{ObjectExt, Shared};
 use crate::engine::status::Status;
 
 /// How many events of each kind the history keeps unless told otherwise.
@@ -81,12 +82,12 @@ pub struct PendingEvent {
     /// The type.
     pub event_type: EventType,
     /// The object (for ERROR, a Status as JSON).
-    pub object: Arc<Value>,
+    pub object: Shared,
 }
 
 impl PendingEvent {
     fn new(event_type: EventType, object: Value) -> PendingEvent {
-        PendingEvent { event_type, object: Arc::new(object) }
+        PendingEvent { event_type, object: Arc::new(Frozen::from(object)) }
     }
 }
 
@@ -108,9 +109,9 @@ pub(crate) struct Change {
     pub rv: u64,
     pub event_type: EventType,
     /// The object after the change; for DELETED, the last state stamped with the deletion RV.
-    pub object: Arc<Value>,
+    pub object: Shared,
     /// The object before the change (None for ADDED).
-    pub prev: Option<Arc<Value>>,
+    pub prev: Option<Shared>,
 }
 
 #[derive(Clone, Debug)]
@@ -136,18 +137,18 @@ impl Watch {
 
     /// The event this watch should see for a change, if any (cache_watcher.go rules).
     fn convert(&self, change: &Change) -> Option<PendingEvent> {
-        let ns_ok = |o: &Value| self.namespace.as_deref().is_none_or(|ns| o.namespace() == Some(ns));
+        let ns_ok = |o: &Frozen| self.namespace.as_deref().is_none_or(|ns| o.namespace() == Some(ns));
         let kind = &KINDS[self.kind_idx];
-        let passes = |o: &Value| ns_ok(o) && self.selector.matches(o.labels()) && self.fields.matches(kind, o);
+        let passes = |o: &Frozen| ns_ok(o) && self.selector.matches_frozen(o.labels()) && self.fields.matches(kind, o);
         let cur = change.event_type != EventType::Deleted && passes(&change.object);
         let old = change.prev.as_deref().is_some_and(passes);
-        let ev = |t: EventType, o: &Arc<Value>| Some(PendingEvent { event_type: t, object: Arc::clone(o) });
+        let ev = |t: EventType, o: &Shared| Some(PendingEvent { event_type: t, object: Arc::clone(o) });
         match (change.event_type, cur, old) {
             (EventType::Added, true, _) => ev(EventType::Added, &change.object),
             (EventType::Modified, true, true) => ev(EventType::Modified, &change.object),
             (EventType::Modified, true, false) => ev(EventType::Added, &change.object),
             (EventType::Modified, false, true) => {
-                let mut o = change.prev.as_deref().cloned().unwrap_or(Value::Null);
+                let mut o = change.prev.as_deref().map_or(Value::Null, Frozen::to_value);
                 super::set_resource_version(&mut o, change.rv);
                 Some(PendingEvent::new(EventType::Deleted, o))
             }
@@ -230,7 +231,7 @@ impl Watches {
         selector: Selector,
         fields: FieldSelector,
         from: WatchFrom,
-        initial: Vec<Arc<Value>>,
+        initial: Vec<Shared>,
     ) -> WatchId {
         let kind_idx = kind_index(kind);
         let id = WatchId(self.next_id);
@@ -247,7 +248,7 @@ impl Watches {
         match from {
             WatchFrom::Now | WatchFrom::Any => {
                 for o in initial {
-                    if w.selector.matches(o.labels()) && w.fields.matches(kind, &o) {
+                    if w.selector.matches_frozen(o.labels()) && w.fields.matches(kind, &o) {
                         w.push(PendingEvent { event_type: EventType::Added, object: o });
                     }
                 }
@@ -278,7 +279,7 @@ impl Watches {
     }
 
     pub fn next(&mut self, id: WatchId) -> Option<WatchEvent> {
-        self.next_shared(id).map(|ev| WatchEvent { event_type: ev.event_type, object: Arc::unwrap_or_clone(ev.object) })
+        self.next_shared(id).map(|ev| WatchEvent { event_type: ev.event_type, object: ev.object.to_value() })
     }
 
     pub fn next_shared(&mut self, id: WatchId) -> Option<PendingEvent> {
@@ -286,7 +287,10 @@ impl Watches {
         if w.head >= w.queue.len() {
             return None;
         }
-        let ev = std::mem::replace(&mut w.queue[w.head], PendingEvent::new(EventType::Bookmark, Value::Null));
+        let ev = std::mem::replace(
+            &mut w.queue[w.head],
+            PendingEvent { event_type: EventType::Bookmark, object: Shared::default() },
+        );
         w.head += 1;
         if w.head * 2 >= w.queue.len() && w.head >= 32 {
             w.queue.drain(..w.head);

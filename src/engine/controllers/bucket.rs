@@ -23,6 +23,7 @@ use std::time::Duration;
 use serde_json::{json, Value};
 
 use super::{Caches, CloudCall, CloudError, Controller, Ctx, Enqueue, Notification, Outcome};
+use crate::engine::frozen::Frozen;
 use crate::engine::kinds::Kind;
 use crate::engine::object::ObjectExt;
 use crate::engine::time::Time;
@@ -250,7 +251,7 @@ impl Controller for BucketController {
     }
 
     fn reconcile(&mut self, key: &str, ctx: &mut Ctx<'_>) -> Outcome {
-        let Some(obj) = ctx.cache.get(bucket_kind(), key).cloned() else {
+        let Some(obj) = ctx.cache.get(bucket_kind(), key).map(Frozen::to_value) else {
             return Outcome::Done;
         };
         if obj.is_deleting() {

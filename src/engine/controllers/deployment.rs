@@ -18,6 +18,7 @@ use serde_json::{json, Map, Value};
 use super::hash::compute_hash;
 use super::util::{int_at, is_controlled_by, scaled_value, selector_is_empty, selector_matches, spec_replicas, str_at};
 use super::{Caches, Controller, Ctx, DeleteOpts, Enqueue, Notification, Outcome};
+use crate::engine::frozen::{Frozen, Json};
 use crate::engine::kinds::Kind;
 use crate::engine::object::{ObjectExt, OwnerReference};
 use crate::engine::time::Time;
@@ -46,7 +47,7 @@ pub struct DeploymentController;
 
 type R<T> = Result<T, String>;
 
-fn is_rolling(d: &Value) -> bool {
+fn is_rolling(d: &impl Json) -> bool {
     str_at(d, "/spec/strategy/type") != "Recreate"
 }
 
@@ -348,10 +349,10 @@ impl Sync<'_, '_> {
         let ns = self.d.namespace().unwrap_or("default").to_string();
         let uid = self.d.uid().to_string();
         let selector = self.d.pointer("/spec/selector").cloned();
-        let candidates: Vec<Value> = self.ctx.cache.list(kind("ReplicaSet"), &ns).cloned().collect();
+        let candidates: Vec<Value> = self.ctx.cache.list(kind("ReplicaSet"), &ns).map(Frozen::to_value).collect();
         let mut owned = Vec::new();
         for rs in candidates {
-            let matches = selector_matches(selector.as_ref(), rs.labels());
+            let matches = selector_matches(selector.as_ref(), rs.pointer("/metadata/labels"));
             match rs.controller_ref() {
                 Some(r) if r.uid == uid => {
                     if matches {
@@ -475,7 +476,7 @@ impl Sync<'_, '_> {
                 let key = format!("{}/{name}", self.d.namespace().unwrap_or("default"));
                 // Not in the cache yet: return the error and let the next sync look again
                 // (only a cached ReplicaSet that is not ours is a hash collision).
-                let Some(found) = self.ctx.cache.get(kind("ReplicaSet"), &key).cloned() else {
+                let Some(found) = self.ctx.cache.get(kind("ReplicaSet"), &key).map(Frozen::to_value) else {
                     return Err(e.message);
                 };
                 match Some(found) {
@@ -944,7 +945,7 @@ impl DeploymentController {
         DeploymentController
     }
 
-    fn deployment_keys_for_rs(rs: &Value, cache: &Caches) -> Vec<String> {
+    fn deployment_keys_for_rs(rs: &Frozen, cache: &Caches) -> Vec<String> {
         let ns = rs.namespace().unwrap_or("");
         if let Some(r) = rs.controller_ref() {
             if r.kind != "Deployment" {
@@ -959,7 +960,7 @@ impl DeploymentController {
         }
         cache
             .list(kind("Deployment"), ns)
-            .filter(|d| selector_matches(d.pointer("/spec/selector"), rs.labels()))
+            .filter(|d| selector_matches(d.pointer("/spec/selector"), rs.pointer("/metadata/labels")))
             .map(ObjectExt::key)
             .collect()
     }
@@ -1018,7 +1019,7 @@ impl Controller for DeploymentController {
     }
 
     fn reconcile(&mut self, key: &str, ctx: &mut Ctx<'_>) -> Outcome {
-        let Some(d) = ctx.cache.get(kind("Deployment"), key).cloned() else { return Outcome::Done };
+        let Some(d) = ctx.cache.get(kind("Deployment"), key).map(Frozen::to_value) else { return Outcome::Done };
         let mut s = Sync { ctx, d, requeue_after: None };
         let result = (|| -> R<()> {
             if selector_is_empty(s.d.pointer("/spec/selector")) {

@@ -20,6 +20,7 @@ use std::sync::OnceLock;
 use serde_json::{json, Value};
 
 use super::{Caches, Controller, Ctx, Enqueue, Notification, Outcome};
+use crate::engine::frozen::Frozen;
 use crate::engine::kinds::Kind;
 use crate::engine::object::ObjectExt;
 use crate::engine::time::Time;
@@ -139,7 +140,7 @@ impl Controller for PodCounter {
         if key != self.key() {
             return Outcome::Done;
         }
-        let cm = ctx.cache.get(kind("ConfigMap"), key).cloned();
+        let cm = ctx.cache.get(kind("ConfigMap"), key).map(Frozen::to_value);
         let result = match self.trigger {
             Trigger::Level => {
                 let count = ctx.cache.list(kind("Pod"), &self.namespace).count() as i64;

@@ -31,6 +31,7 @@ use std::sync::{Arc, OnceLock};
 use serde_json::{json, Value};
 
 use super::{Caches, Controller, Ctx, DeleteOpts, Enqueue, Notification, Outcome};
+use crate::engine::frozen::Frozen;
 use crate::engine::kinds::{Kind, KINDS};
 use crate::engine::object::{ObjectExt, OwnerReference};
 use crate::engine::status::Status;
@@ -105,7 +106,7 @@ pub struct Identity {
 
 impl Identity {
     /// The identity of an observed object.
-    pub fn of(obj: &Value) -> Identity {
+    pub fn of(obj: &impl ObjectExt) -> Identity {
         Identity {
             api_version: obj.api_version().to_string(),
             kind: obj.kind().to_string(),
@@ -372,9 +373,9 @@ impl Graph {
 /// A change the graph builder processes (upstream `event`).
 enum GraphChange<'a> {
     /// Add or update, with the previous state when known.
-    Upsert { old: Option<&'a Value>, new: &'a Value },
+    Upsert { old: Option<&'a Frozen>, new: &'a Frozen },
     /// An informer saw the object deleted.
-    Delete(&'a Value),
+    Delete(&'a Frozen),
     /// The collector verified that this identity does not exist (404 or uid mismatch).
     VirtualDelete(Identity),
 }
@@ -393,12 +394,12 @@ pub struct GarbageCollector {
     pending_events: Vec<(Value, String)>,
 }
 
-fn has(obj: &Value, f: &str) -> bool {
+fn has(obj: &impl ObjectExt, f: &str) -> bool {
     obj.has_finalizer(f)
 }
 
 /// `deletionStartsWithFinalizer`: the new state is being deleted with `finalizer`, the old was not.
-fn deletion_starts_with_finalizer(old: Option<&Value>, new: &Value, finalizer: &str) -> bool {
+fn deletion_starts_with_finalizer(old: Option<&Frozen>, new: &Frozen, finalizer: &str) -> bool {
     if !new.is_deleting() || !has(new, finalizer) {
         return false;
     }
@@ -545,7 +546,7 @@ impl GarbageCollector {
     }
 
     /// `processTransitions`.
-    fn process_transitions(&mut self, old: Option<&Value>, new: &Value, out: &mut Vec<String>) {
+    fn process_transitions(&mut self, old: Option<&Frozen>, new: &Frozen, out: &mut Vec<String>) {
         let uid = new.uid();
         if deletion_starts_with_finalizer(old, new, FINALIZER_ORPHAN) {
             out.push(QueueName::AttemptToOrphan.key(uid));
@@ -1093,6 +1094,7 @@ impl Controller for GarbageCollector {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::object::share;
 
     fn obj(kind: &str, ns: &str, name: &str, uid: &str, owners: Value) -> Value {
         let api = if kind == "ReplicaSet" || kind == "Deployment" { "apps/v1" } else { "v1" };
@@ -1118,11 +1120,11 @@ mod tests {
     }
 
     fn add(gc: &mut GarbageCollector, o: &Value) -> Vec<String> {
-        keys(gc.handle(kind(o.kind()), &Notification::Add(o.clone()), &Caches::default(), Time::START))
+        keys(gc.handle(kind(o.kind()), &Notification::Add(share(o)), &Caches::default(), Time::START))
     }
 
     fn update(gc: &mut GarbageCollector, old: &Value, new: &Value) -> Vec<String> {
-        let n = Notification::Update(old.clone(), new.clone());
+        let n = Notification::Update(share(old), share(new));
         keys(gc.handle(kind(new.kind()), &n, &Caches::default(), Time::START))
     }
 
@@ -1168,7 +1170,7 @@ mod tests {
         // The blocking dependent goes away: the waiting owner is queued again.
         let gone = keys(gc.handle(
             kind("Pod"),
-            &Notification::Delete { obj: pod.clone(), final_state_unknown: false },
+            &Notification::Delete { obj: share(&pod), final_state_unknown: false },
             &Caches::default(),
             Time::START,
         ));
@@ -1231,7 +1233,7 @@ mod tests {
         assert_eq!(sets(&gc).1, vec!["u-b".to_string(), "u-c".into()], "c now blocks");
         gc.handle(
             kind("Pod"),
-            &Notification::Delete { obj: a_deleting, final_state_unknown: false },
+            &Notification::Delete { obj: share(&a_deleting), final_state_unknown: false },
             &Caches::default(),
             Time::START,
         );

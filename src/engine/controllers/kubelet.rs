@@ -20,6 +20,7 @@ use serde_json::{json, Map, Value};
 
 use super::util::{pod_condition, str_at};
 use super::{Caches, Controller, Ctx, DeleteOpts, Enqueue, Notification, Outcome};
+use crate::engine::frozen::Frozen;
 use crate::engine::kinds::Kind;
 use crate::engine::object::ObjectExt;
 use crate::engine::time::Time;
@@ -287,12 +288,12 @@ impl Controller for Kubelet {
     fn handle(&mut self, _k: &'static Kind, n: &Notification, _cache: &Caches, now: Time) -> Vec<Enqueue> {
         match n {
             Notification::Add(p) | Notification::Update(_, p) => {
-                if str_at(p, "/spec/nodeName").is_empty() {
+                if str_at(&**p, "/spec/nodeName").is_empty() {
                     return Vec::new();
                 }
                 if let Notification::Update(old, new) = n {
                     // Our own status writes and resyncs need no new work; a new deletionTimestamp does.
-                    if old.is_deleting() == new.is_deleting() && !str_at(old, "/spec/nodeName").is_empty() {
+                    if old.is_deleting() == new.is_deleting() && !str_at(&**old, "/spec/nodeName").is_empty() {
                         return Vec::new();
                     }
                 }
@@ -307,7 +308,7 @@ impl Controller for Kubelet {
     }
 
     fn reconcile(&mut self, key: &str, ctx: &mut Ctx<'_>) -> Outcome {
-        let Some(pod) = ctx.cache.get(kind("Pod"), key).cloned() else { return Outcome::Done };
+        let Some(pod) = ctx.cache.get(kind("Pod"), key).map(Frozen::to_value) else { return Outcome::Done };
         if str_at(&pod, "/spec/nodeName").is_empty() {
             return Outcome::Done;
         }
@@ -413,6 +414,7 @@ impl Controller for Kubelet {
 mod tests {
     use super::super::fake::FakeApi;
     use super::*;
+    use crate::engine::object::share;
 
     #[test]
     fn durations_print_like_go() {
@@ -441,7 +443,7 @@ mod tests {
         let mut api = FakeApi::default();
         let mut cache = Caches::default();
         cache.insert(pod.clone());
-        assert_eq!(k.handle(kind("Pod"), &Notification::Add(pod.clone()), &cache, Time::START).len(), 1);
+        assert_eq!(k.handle(kind("Pod"), &Notification::Add(share(&pod)), &cache, Time::START).len(), 1);
         let mut seq = 0;
         let mut ctx = Ctx { now: Time::START, cache: &cache, api: &mut api, event_seq: &mut seq };
         assert_eq!(k.reconcile("default/p", &mut ctx), Outcome::RequeueAfter(Duration::from_millis(500)));

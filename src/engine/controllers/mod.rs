@@ -52,27 +52,30 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
+use super::frozen::Frozen;
 use super::kinds::Kind;
 use super::object::{ObjectExt, Shared};
 use super::status::Status;
 use super::time::Time;
 
 /// What an informer tells its handlers (client-go `ResourceEventHandler`, kubernetes-semantics.md
-/// §2.3). The cache already holds the new state when a handler sees a notification.
+/// §2.3). The cache already holds the new state when a handler sees a notification. The objects
+/// are the cache's own (`Shared`), as client-go hands handlers the cached pointers: a queued
+/// notification costs two pointers, not a copy of the object.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Notification {
     /// `OnAdd(obj)`.
-    Add(Value),
+    Add(Shared),
     /// `OnUpdate(old, new)`; after a relist or resync `old` and `new` may have the same RV.
-    Update(Value, Value),
+    Update(Shared, Shared),
     /// `OnDelete(obj)`: the last state the informer knew. `final_state_unknown` is true for a
     /// `DeletedFinalStateUnknown` tombstone (the deletion was missed and found by a relist).
-    Delete { obj: Value, final_state_unknown: bool },
+    Delete { obj: Shared, final_state_unknown: bool },
 }
 
 impl Notification {
     /// The newest object the notification carries.
-    pub fn object(&self) -> &Value {
+    pub fn object(&self) -> &Frozen {
         match self {
             Notification::Add(o) | Notification::Update(_, o) | Notification::Delete { obj: o, .. } => o,
         }
@@ -119,8 +122,9 @@ pub enum Outcome {
 
 /// A process's informer caches: kind name (`Pod`) → key (`namespace/name`) → object.
 /// Invariant: every object is stored under its own `ObjectExt::key()`.
-/// Objects are shared (`Arc`), so the world's snapshots copy pointers, not objects, and every
-/// process's cache holds the same object a watch event delivered (one copy, not one per process).
+/// Objects are shared [`Frozen`] trees (`Shared`), so the world's snapshots copy pointers, not
+/// objects, and every process's cache holds the same object a watch event delivered or a list
+/// returned (one copy, not one per process). Readers get `&Frozen`; a writer takes `to_value()`.
 #[derive(Clone, Debug, Default)]
 pub struct Caches {
     /// The stores, by `Kind::kind`.
@@ -129,7 +133,7 @@ pub struct Caches {
 
 impl Caches {
     /// One object by kind and key (`Lister.Get`).
-    pub fn get(&self, kind: &Kind, key: &str) -> Option<&Value> {
+    pub fn get(&self, kind: &Kind, key: &str) -> Option<&Frozen> {
         self.stores.get(kind.kind).and_then(|s| s.get(key)).map(|v| &**v)
     }
 
@@ -137,13 +141,13 @@ impl Caches {
     pub fn insert(&mut self, obj: Value) {
         let kind = Kind::for_object(obj.api_version(), obj.kind()).or_else(|| Kind::by_kind(obj.kind()));
         if let Some(k) = kind {
-            self.stores.entry(k.kind).or_default().insert(obj.key(), Arc::new(obj));
+            self.stores.entry(k.kind).or_default().insert(obj.key(), Arc::new(Frozen::from(obj)));
         }
     }
 
     /// Every cached object of a kind in a namespace (`Lister.List` with `labels.Everything()`),
     /// in key order.
-    pub fn list<'a>(&'a self, kind: &Kind, namespace: &'a str) -> impl Iterator<Item = &'a Value> + 'a {
+    pub fn list<'a>(&'a self, kind: &Kind, namespace: &'a str) -> impl Iterator<Item = &'a Frozen> + 'a {
         let prefix = format!("{namespace}/");
         self.stores
             .get(kind.kind)
@@ -158,7 +162,7 @@ impl Caches {
     }
 
     /// Every cached object of a kind, in key order.
-    pub fn all<'a>(&'a self, kind: &Kind) -> impl Iterator<Item = &'a Value> + 'a {
+    pub fn all<'a>(&'a self, kind: &Kind) -> impl Iterator<Item = &'a Frozen> + 'a {
         self.stores.get(kind.kind).into_iter().flat_map(|s| s.values()).map(|v| &**v)
     }
 }
@@ -255,7 +259,7 @@ impl Ctx<'_> {
     /// Records a core/v1 Event about `involved`, the way client-go's event recorder does
     /// (`<name>.<hex nanoseconds>`, count 1, first and last timestamps the current time). The
     /// recorder is fire-and-forget: a failure to write an Event never fails the reconcile.
-    pub fn event(&mut self, component: &str, involved: &Value, event_type: &str, reason: &str, message: &str) {
+    pub fn event(&mut self, component: &str, involved: &impl ObjectExt, event_type: &str, reason: &str, message: &str) {
         *self.event_seq = (*self.event_seq + 1) % 1_000_000;
         let nanos = u128::from(self.now.millis()) * 1_000_000 + u128::from(*self.event_seq);
         let name = format!("{}.{nanos:x}", involved.name());

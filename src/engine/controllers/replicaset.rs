@@ -18,6 +18,7 @@ use super::util::{
     spec_replicas, str_at,
 };
 use super::{Caches, Controller, Ctx, DeleteOpts, Enqueue, Notification, Outcome};
+use crate::engine::frozen::Frozen;
 use crate::engine::kinds::Kind;
 use crate::engine::object::{ObjectExt, OwnerReference};
 use crate::engine::time::Time;
@@ -83,7 +84,7 @@ impl ReplicaSetController {
     }
 
     /// `resolveControllerRef`: the cached ReplicaSet the pod's controllerRef names, if the uid matches.
-    fn owner_key(pod: &Value, cache: &Caches) -> Option<String> {
+    fn owner_key(pod: &Frozen, cache: &Caches) -> Option<String> {
         let r = pod.controller_ref()?;
         if r.kind != "ReplicaSet" {
             return None;
@@ -93,10 +94,10 @@ impl ReplicaSetController {
     }
 
     /// `getPodReplicaSets`: ReplicaSets whose selector matches an orphan pod.
-    fn matching_replica_sets(pod: &Value, cache: &Caches) -> Vec<String> {
+    fn matching_replica_sets(pod: &Frozen, cache: &Caches) -> Vec<String> {
         cache
             .list(kind("ReplicaSet"), pod.namespace().unwrap_or(""))
-            .filter(|rs| selector_matches(rs.pointer("/spec/selector"), pod.labels()))
+            .filter(|rs| selector_matches(rs.pointer("/spec/selector"), pod.pointer("/metadata/labels")))
             .map(ObjectExt::key)
             .collect()
     }
@@ -152,7 +153,7 @@ impl ReplicaSetController {
     }
 
     /// `manageReplicas`. Returns the error that stopped it, if any.
-    fn manage_replicas<P: Borrow<Value>>(
+    fn manage_replicas<P: Borrow<Frozen>>(
         &mut self,
         rs: &Value,
         key: &str,
@@ -274,25 +275,25 @@ fn create_pod(rs: &Value, ctx: &mut Ctx<'_>) -> Result<(), String> {
 /// Unknown < Running; not ready < ready; (pod-deletion-cost); more pods of this ReplicaSet on the
 /// same node first; more recently ready first (in power-of-two age buckets, `LogarithmicScaleDown`);
 /// more restarts first; newer first; then by uid.
-pub fn pods_to_delete<P: Borrow<Value>>(active: &[P], n: usize, now: Time) -> Vec<Value> {
-    let active: Vec<&Value> = active.iter().map(Borrow::borrow).collect();
+pub fn pods_to_delete<P: Borrow<Frozen>>(active: &[P], n: usize, now: Time) -> Vec<Frozen> {
+    let active: Vec<&Frozen> = active.iter().map(Borrow::borrow).collect();
     let mut per_node: BTreeMap<&str, i64> = BTreeMap::new();
     for p in &active {
-        let node = str_at(p, "/spec/nodeName");
+        let node = str_at(*p, "/spec/nodeName");
         if !node.is_empty() {
             *per_node.entry(node).or_default() += 1;
         }
     }
-    let phase_rank = |p: &Value| match str_at(p, "/status/phase") {
+    let phase_rank = |p: &Frozen| match str_at(p, "/status/phase") {
         "Pending" | "" => 0,
         "Unknown" => 1,
         "Running" => 2,
         _ => 3,
     };
-    let ready_since = |p: &Value| {
+    let ready_since = |p: &Frozen| {
         pod_condition(p, "Ready")
             .and_then(|c| c.get("lastTransitionTime"))
-            .and_then(Value::as_str)
+            .and_then(Frozen::as_str)
             .and_then(Time::parse_rfc3339)
     };
     // Power-of-two bucket of the time a pod has been ready (LogarithmicScaleDown).
@@ -305,26 +306,26 @@ pub fn pods_to_delete<P: Borrow<Value>>(active: &[P], n: usize, now: Time) -> Ve
             }
         }
     };
-    let restarts = |p: &Value| -> i64 {
+    let restarts = |p: &Frozen| -> i64 {
         p.pointer("/status/containerStatuses")
-            .and_then(Value::as_array)
-            .map(|cs| cs.iter().filter_map(|c| c.get("restartCount").and_then(Value::as_i64)).max().unwrap_or(0))
+            .and_then(Frozen::as_array)
+            .map(|cs| cs.iter().filter_map(|c| c.get("restartCount").and_then(Frozen::as_i64)).max().unwrap_or(0))
             .unwrap_or(0)
     };
-    let created = |p: &Value| str_at(p, "/metadata/creationTimestamp").to_string();
-    let mut ranked: Vec<&Value> = active.clone();
+    let created = |p: &Frozen| str_at(p, "/metadata/creationTimestamp").to_string();
+    let mut ranked: Vec<&Frozen> = active.clone();
     crate::sort::sort_by(&mut ranked, |a, b| {
-        let assigned = |p: &Value| !str_at(p, "/spec/nodeName").is_empty();
+        let assigned = |p: &Frozen| !str_at(p, "/spec/nodeName").is_empty();
         assigned(a)
             .cmp(&assigned(b))
             .then(phase_rank(a).cmp(&phase_rank(b)))
-            .then(is_pod_ready(a).cmp(&is_pod_ready(b)))
+            .then(is_pod_ready(*a).cmp(&is_pod_ready(*b)))
             .then_with(|| {
-                let co = |p: &Value| per_node.get(str_at(p, "/spec/nodeName")).copied().unwrap_or(0);
+                let co = |p: &Frozen| per_node.get(str_at(p, "/spec/nodeName")).copied().unwrap_or(0);
                 co(b).cmp(&co(a))
             })
             .then_with(|| {
-                if is_pod_ready(a) && is_pod_ready(b) {
+                if is_pod_ready(*a) && is_pod_ready(*b) {
                     log_bucket(ready_since(a)).cmp(&log_bucket(ready_since(b)))
                 } else {
                     std::cmp::Ordering::Equal
@@ -338,16 +339,16 @@ pub fn pods_to_delete<P: Borrow<Value>>(active: &[P], n: usize, now: Time) -> Ve
 }
 
 /// `calculateStatus` for a ReplicaSet; keeps conditions and sets `ReplicaFailure` on an error.
-fn calculate_status<P: Borrow<Value>>(rs: &Value, active: &[P], err: Option<&str>, grew: bool, now: Time) -> Value {
-    let active: Vec<&Value> = active.iter().map(Borrow::borrow).collect();
+fn calculate_status<P: Borrow<Frozen>>(rs: &Value, active: &[P], err: Option<&str>, grew: bool, now: Time) -> Value {
+    let active: Vec<&Frozen> = active.iter().map(Borrow::borrow).collect();
     let min_ready = int_at(rs, "/spec/minReadySeconds");
     let template_labels = rs.pointer("/spec/template/metadata/labels").and_then(Value::as_object);
     let fully = active
         .iter()
         .filter(|p| template_labels.is_none_or(|tl| tl.iter().all(|(k, v)| p.label(k) == v.as_str())))
         .count();
-    let ready = active.iter().filter(|p| is_pod_ready(p)).count();
-    let available = active.iter().filter(|p| is_pod_available(p, min_ready, now)).count();
+    let ready = active.iter().filter(|p| is_pod_ready(**p)).count();
+    let available = active.iter().filter(|p| is_pod_available(**p, min_ready, now)).count();
     let mut status = serde_json::Map::new();
     status.insert("replicas".into(), json!(active.len()));
     if fully > 0 {
@@ -415,7 +416,7 @@ impl Controller for ReplicaSetController {
     }
 
     fn reconcile(&mut self, key: &str, ctx: &mut Ctx<'_>) -> Outcome {
-        let Some(rs) = ctx.cache.get(kind("ReplicaSet"), key).cloned() else {
+        let Some(rs) = ctx.cache.get(kind("ReplicaSet"), key).map(Frozen::to_value) else {
             self.expectations.remove(key);
             return Outcome::Done;
         };
@@ -424,10 +425,10 @@ impl Controller for ReplicaSetController {
         let selector = rs.pointer("/spec/selector").cloned();
         // The cache outlives this call: pods are used by reference, not copied (a sync is O(pods)).
         let cache: &Caches = ctx.cache;
-        let mut active: Vec<Cow<'_, Value>> = Vec::new();
+        let mut active: Vec<Cow<'_, Frozen>> = Vec::new();
         // claimPods: keep owned pods that match, adopt matching orphans, release owned non-matching.
-        for pod in cache.list(kind("Pod"), &ns).filter(|p| is_pod_active(p)) {
-            let matches = selector_matches(selector.as_ref(), pod.labels());
+        for pod in cache.list(kind("Pod"), &ns).filter(|p| is_pod_active(*p)) {
+            let matches = selector_matches(selector.as_ref(), pod.pointer("/metadata/labels"));
             match pod.controller_ref() {
                 Some(r) if r.uid == rs.uid() => {
                     if matches {
@@ -450,7 +451,7 @@ impl Controller for ReplicaSetController {
                     refs.push(serde_json::to_value(OwnerReference::controller_ref(&rs)).unwrap_or(Value::Null));
                     let patch = json!({"metadata": {"ownerReferences": refs}});
                     if let Ok(p) = ctx.api.merge_patch(kind("Pod"), Some(&ns), pod.name(), patch) {
-                        active.push(Cow::Owned(p));
+                        active.push(Cow::Owned(Frozen::from(p)));
                     }
                 }
                 None => {}
@@ -478,8 +479,8 @@ impl Controller for ReplicaSetController {
             return Outcome::Err(e);
         }
         let min_ready = int_at(&rs, "/spec/minReadySeconds");
-        let ready = active.iter().filter(|p| is_pod_ready(p)).count();
-        let available = active.iter().filter(|p| is_pod_available(p, min_ready, ctx.now)).count();
+        let ready = active.iter().filter(|p| is_pod_ready(&***p)).count();
+        let available = active.iter().filter(|p| is_pod_available(&***p, min_ready, ctx.now)).count();
         if min_ready > 0 && ready != available {
             return Outcome::RequeueAfter(Duration::from_secs(min_ready as u64));
         }
@@ -508,6 +509,7 @@ pub fn owns(rs: &Value, pod: &Value) -> bool {
 mod tests {
     use super::super::fake::FakeApi;
     use super::*;
+    use crate::engine::object::share;
 
     fn rs(replicas: i64) -> Value {
         json!({"apiVersion": "apps/v1", "kind": "ReplicaSet",
@@ -566,7 +568,7 @@ mod tests {
             with_pods.insert(p.clone());
         }
         for p in &pods {
-            let keys = c.handle(Kind::by_kind("Pod").unwrap(), &Notification::Add(p.clone()), &with_pods, Time::START);
+            let keys = c.handle(Kind::by_kind("Pod").unwrap(), &Notification::Add(share(p)), &with_pods, Time::START);
             assert_eq!(keys, vec![Enqueue::Now("default/web-abc".into())]);
         }
         assert!(c.satisfied_expectations("default/web-abc", Time::START));
@@ -594,14 +596,15 @@ mod tests {
             }
             p
         };
-        let pods = [pod("p1", "Pending", None), pod("p2", "Running", Some(7200)), pod("p3", "Running", Some(10))];
+        let pods = [pod("p1", "Pending", None), pod("p2", "Running", Some(7200)), pod("p3", "Running", Some(10))]
+            .map(Frozen::from);
         let victims: Vec<String> = pods_to_delete(&pods, 2, now).iter().map(|p| p.name().to_string()).collect();
         assert_eq!(victims, vec!["p1", "p3"]);
         let mut objs = vec![rs(1)];
-        objs.extend(pods.iter().cloned());
+        objs.extend(pods.iter().map(Frozen::to_value));
         let mut api = FakeApi::default();
         for p in &pods {
-            api.put(p.clone());
+            api.put(p.to_value());
         }
         let mut c = ReplicaSetController::new();
         run(&mut c, &caches(&objs), &mut api, now);

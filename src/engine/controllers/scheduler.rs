@@ -9,7 +9,7 @@
 
 use std::collections::BTreeMap;
 
-use serde_json::Value;
+use crate::engine::frozen::Frozen;
 
 use super::util::{pod_condition, str_at};
 use super::{Caches, Controller, Ctx, Enqueue, Notification, Outcome};
@@ -53,9 +53,9 @@ impl Scheduler {
     }
 }
 
-fn node_ready(n: &Value) -> bool {
-    n.pointer("/spec/unschedulable").and_then(Value::as_bool) != Some(true)
-        && pod_condition(n, "Ready").is_some_and(|c| c["status"] == "True")
+fn node_ready(n: &Frozen) -> bool {
+    n.pointer("/spec/unschedulable").and_then(Frozen::as_bool) != Some(true)
+        && pod_condition(n, "Ready").is_some_and(|c| c["status"].as_str() == Some("True"))
 }
 
 impl Controller for Scheduler {
@@ -78,7 +78,7 @@ impl Controller for Scheduler {
         }
         match (k.kind, n) {
             ("Pod", Notification::Add(p) | Notification::Update(_, p)) => {
-                if str_at(p, "/spec/nodeName").is_empty() && !p.is_deleting() {
+                if str_at(&**p, "/spec/nodeName").is_empty() && !p.is_deleting() {
                     vec![Enqueue::Now(p.key())]
                 } else {
                     Vec::new()
@@ -87,7 +87,7 @@ impl Controller for Scheduler {
             // A node appeared or changed: unschedulable pods get another chance.
             ("Node", Notification::Add(_) | Notification::Update(..)) => cache
                 .all(kind("Pod"))
-                .filter(|p| str_at(p, "/spec/nodeName").is_empty() && !p.is_deleting())
+                .filter(|p| str_at(*p, "/spec/nodeName").is_empty() && !p.is_deleting())
                 .map(|p| Enqueue::Now(p.key()))
                 .collect(),
             _ => Vec::new(),
@@ -95,8 +95,9 @@ impl Controller for Scheduler {
     }
 
     fn reconcile(&mut self, key: &str, ctx: &mut Ctx<'_>) -> Outcome {
-        let Some(pod) = ctx.cache.get(kind("Pod"), key).cloned() else { return Outcome::Done };
-        if !str_at(&pod, "/spec/nodeName").is_empty() || pod.is_deleting() {
+        let cache: &Caches = ctx.cache;
+        let Some(pod) = cache.get(kind("Pod"), key) else { return Outcome::Done };
+        if !str_at(pod, "/spec/nodeName").is_empty() || pod.is_deleting() {
             return Outcome::Done;
         }
         let load: BTreeMap<String, usize> = crate::sort::btree_map(
@@ -111,7 +112,7 @@ impl Controller for Scheduler {
                 "0/{total_nodes} nodes are available: {total_nodes} node(s) were unschedulable. preemption: 0/{total_nodes} nodes are available: {total_nodes} Preemption is not helpful for scheduling."
             );
             let msg = if total_nodes == 0 { "no nodes available to schedule pods".to_string() } else { msg };
-            ctx.event(COMPONENT, &pod, "Warning", "FailedScheduling", &msg);
+            ctx.event(COMPONENT, pod, "Warning", "FailedScheduling", &msg);
             return Outcome::Err(msg);
         };
         if let Err(e) = ctx.api.bind(pod.namespace().unwrap_or("default"), pod.name(), &node) {
@@ -120,7 +121,7 @@ impl Controller for Scheduler {
         // AssumePod: count the pod on its node now, before the informer shows the binding.
         self.assign(key, Some(&node));
         let msg = format!("Successfully assigned {} to {node}", pod.key());
-        ctx.event(COMPONENT, &pod, "Normal", "Scheduled", &msg);
+        ctx.event(COMPONENT, pod, "Normal", "Scheduled", &msg);
         Outcome::Done
     }
 
@@ -142,6 +143,7 @@ mod tests {
     use super::super::fake::FakeApi;
     use super::*;
     use serde_json::json;
+    use std::sync::Arc;
 
     #[test]
     fn binds_to_the_least_loaded_ready_node() {
@@ -165,7 +167,7 @@ mod tests {
         let mut ctx = Ctx { now: Time::START, cache: &cache, api: &mut api, event_seq: &mut seq };
         let mut s = Scheduler::new();
         for o in cache.all(kind("Pod")) {
-            s.handle(kind("Pod"), &Notification::Add(o.clone()), &cache, Time::START);
+            s.handle(kind("Pod"), &Notification::Add(Arc::new(o.clone())), &cache, Time::START);
         }
         assert_eq!(s.reconcile("default/b", &mut ctx), Outcome::Done);
         let b = api.objects.values().find(|o| o.name() == "b").unwrap();

@@ -4,6 +4,7 @@
 
 use serde_json::{Map, Value};
 
+use crate::engine::frozen::Json;
 use crate::engine::object::ObjectExt;
 use crate::engine::time::Time;
 
@@ -31,27 +32,28 @@ pub fn merge_patch(target: &mut Value, patch: &Value) {
 /// (`In`, `NotIn`, `Exists`, `DoesNotExist`). An empty selector matches everything; a missing
 /// (null) selector is treated as matching nothing, as the workload controllers do.
 /// An unknown operator matches nothing (the API server validates operators on write).
-pub fn selector_matches(selector: Option<&Value>, labels: Option<&Map<String, Value>>) -> bool {
-    let Some(sel) = selector.filter(|s| s.is_object()) else {
+/// `labels` is the object's `metadata.labels` (either form: `obj.at("/metadata/labels")`).
+pub fn selector_matches(selector: Option<&impl Json>, labels: Option<&impl Json>) -> bool {
+    let Some(sel) = selector.filter(|s| s.count().is_some() && s.items().is_none()) else {
         return false;
     };
-    let label = |k: &str| labels.and_then(|l| l.get(k)).and_then(Value::as_str);
-    if let Some(ml) = sel.get("matchLabels").and_then(Value::as_object) {
-        for (k, v) in ml {
-            if label(k) != v.as_str() {
+    let label = |k: &str| labels.and_then(|l| l.field(k)).and_then(Json::text);
+    if let Some(ml) = sel.field("matchLabels") {
+        for (k, v) in ml.pairs() {
+            if label(k) != v.text() {
                 return false;
             }
         }
     }
-    if let Some(exprs) = sel.get("matchExpressions").and_then(Value::as_array) {
+    if let Some(exprs) = sel.field("matchExpressions").and_then(Json::items) {
         for e in exprs {
-            let key = e.get("key").and_then(Value::as_str).unwrap_or("");
+            let key = e.field("key").and_then(Json::text).unwrap_or("");
             let values: Vec<&str> = e
-                .get("values")
-                .and_then(Value::as_array)
-                .map(|a| a.iter().filter_map(Value::as_str).collect())
+                .field("values")
+                .and_then(Json::items)
+                .map(|a| a.iter().filter_map(Json::text).collect())
                 .unwrap_or_default();
-            let ok = match e.get("operator").and_then(Value::as_str).unwrap_or("") {
+            let ok = match e.field("operator").and_then(Json::text).unwrap_or("") {
                 "In" => label(key).is_some_and(|v| values.contains(&v)),
                 "NotIn" => label(key).is_none_or(|v| !values.contains(&v)),
                 "Exists" => label(key).is_some(),
@@ -68,61 +70,57 @@ pub fn selector_matches(selector: Option<&Value>, labels: Option<&Map<String, Va
 
 /// Whether a selector selects nothing at all (`selector.Empty()` in the Deployment controller:
 /// an empty selector would select every pod, so the controller refuses it).
-pub fn selector_is_empty(selector: Option<&Value>) -> bool {
+pub fn selector_is_empty(selector: Option<&impl Json>) -> bool {
     let Some(sel) = selector else { return true };
-    let n = |k: &str| sel.get(k).and_then(|v| v.as_object().map(Map::len).or(v.as_array().map(Vec::len))).unwrap_or(0);
+    let n = |k: &str| sel.field(k).and_then(Json::count).unwrap_or(0);
     n("matchLabels") == 0 && n("matchExpressions") == 0
 }
 
 /// `spec.replicas` (the API server defaults it to 1).
-pub fn spec_replicas(obj: &Value) -> i64 {
-    obj.pointer("/spec/replicas").and_then(Value::as_i64).unwrap_or(1)
+pub fn spec_replicas(obj: &impl Json) -> i64 {
+    obj.at("/spec/replicas").and_then(Json::int).unwrap_or(1)
 }
 
 /// An integer at a JSON pointer, 0 when absent.
-pub fn int_at(obj: &Value, ptr: &str) -> i64 {
-    obj.pointer(ptr).and_then(Value::as_i64).unwrap_or(0)
+pub fn int_at(obj: &impl Json, ptr: &str) -> i64 {
+    obj.at(ptr).and_then(Json::int).unwrap_or(0)
 }
 
 /// A string at a JSON pointer, "" when absent.
-pub fn str_at<'a>(obj: &'a Value, ptr: &str) -> &'a str {
-    obj.pointer(ptr).and_then(Value::as_str).unwrap_or("")
+pub fn str_at<'a, J: Json>(obj: &'a J, ptr: &str) -> &'a str {
+    obj.at(ptr).and_then(Json::text).unwrap_or("")
 }
 
 /// `intstr.GetScaledValueFromIntOrPercent`: an integer, or a percentage of `total` rounded up or
 /// down. Malformed values count as 0 (validation rejects them on write).
-pub fn scaled_value(v: Option<&Value>, total: i64, round_up: bool) -> i64 {
-    match v {
-        Some(Value::Number(n)) => n.as_i64().unwrap_or(0),
-        Some(Value::String(s)) => {
-            let Some(p) = s.strip_suffix('%').and_then(|p| p.parse::<i64>().ok()) else {
-                return s.parse().unwrap_or(0);
-            };
-            let prod = p * total;
-            if round_up {
-                (prod + 99).div_euclid(100)
-            } else {
-                prod.div_euclid(100)
-            }
-        }
-        _ => 0,
+pub fn scaled_value(v: Option<&impl Json>, total: i64, round_up: bool) -> i64 {
+    let Some(v) = v else { return 0 };
+    let Some(s) = v.text() else { return v.int().unwrap_or(0) };
+    let Some(p) = s.strip_suffix('%').and_then(|p| p.parse::<i64>().ok()) else {
+        return s.parse().unwrap_or(0);
+    };
+    let prod = p * total;
+    if round_up {
+        (prod + 99).div_euclid(100)
+    } else {
+        prod.div_euclid(100)
     }
 }
 
 /// The pod's condition of a type, if any.
-pub fn pod_condition<'a>(pod: &'a Value, ctype: &str) -> Option<&'a Value> {
-    pod.pointer("/status/conditions")
-        .and_then(Value::as_array)
-        .and_then(|cs| cs.iter().find(|c| c.get("type").and_then(Value::as_str) == Some(ctype)))
+pub fn pod_condition<'a, J: Json>(pod: &'a J, ctype: &str) -> Option<&'a J> {
+    pod.at("/status/conditions")
+        .and_then(Json::items)
+        .and_then(|cs| cs.iter().find(|c| c.field("type").and_then(Json::text) == Some(ctype)))
 }
 
 /// `podutil.IsPodReady`: the `Ready` condition is `True`.
-pub fn is_pod_ready(pod: &Value) -> bool {
-    pod_condition(pod, "Ready").and_then(|c| c.get("status")).and_then(Value::as_str) == Some("True")
+pub fn is_pod_ready(pod: &impl Json) -> bool {
+    pod_condition(pod, "Ready").and_then(|c| c.field("status")).and_then(Json::text) == Some("True")
 }
 
 /// `podutil.IsPodAvailable`: ready, and ready for at least `minReadySeconds`.
-pub fn is_pod_available(pod: &Value, min_ready_seconds: i64, now: Time) -> bool {
+pub fn is_pod_available(pod: &impl Json, min_ready_seconds: i64, now: Time) -> bool {
     if !is_pod_ready(pod) {
         return false;
     }
@@ -130,20 +128,20 @@ pub fn is_pod_available(pod: &Value, min_ready_seconds: i64, now: Time) -> bool 
         return true;
     }
     let since = pod_condition(pod, "Ready")
-        .and_then(|c| c.get("lastTransitionTime"))
-        .and_then(Value::as_str)
+        .and_then(|c| c.field("lastTransitionTime"))
+        .and_then(Json::text)
         .and_then(Time::parse_rfc3339);
     since.is_some_and(|t| now.millis_since(t) >= min_ready_seconds * 1000)
 }
 
 /// `controller.IsPodActive`: not Succeeded, not Failed, and not being deleted.
-pub fn is_pod_active(pod: &Value) -> bool {
+pub fn is_pod_active(pod: &(impl Json + ObjectExt)) -> bool {
     let phase = str_at(pod, "/status/phase");
     phase != "Succeeded" && phase != "Failed" && !pod.is_deleting()
 }
 
 /// The owner reference with `controller: true` whose uid is `uid`.
-pub fn is_controlled_by(obj: &Value, uid: &str) -> bool {
+pub fn is_controlled_by(obj: &impl ObjectExt, uid: &str) -> bool {
     obj.controller_ref().is_some_and(|r| r.uid == uid)
 }
 
@@ -161,23 +159,28 @@ mod tests {
 
     #[test]
     fn selectors() {
-        let labels = json!({"app": "web", "tier": "fe"});
-        let l = labels.as_object();
-        assert!(selector_matches(Some(&json!({"matchLabels": {"app": "web"}})), l));
-        assert!(!selector_matches(Some(&json!({"matchLabels": {"app": "db"}})), l));
-        let e = json!({"matchExpressions": [{"key": "tier", "operator": "In", "values": ["fe", "be"]},
-                                            {"key": "x", "operator": "DoesNotExist"}]});
+        let f = |v: Value| crate::engine::frozen::Frozen::from(v);
+        let labels = f(json!({"app": "web", "tier": "fe"}));
+        let l = Some(&labels);
+        assert!(selector_matches(Some(&f(json!({"matchLabels": {"app": "web"}}))), l));
+        assert!(!selector_matches(Some(&f(json!({"matchLabels": {"app": "db"}}))), l));
+        let e = f(json!({"matchExpressions": [{"key": "tier", "operator": "In", "values": ["fe", "be"]},
+                                            {"key": "x", "operator": "DoesNotExist"}]}));
         assert!(selector_matches(Some(&e), l));
-        assert!(!selector_matches(None, l));
-        assert!(selector_is_empty(Some(&json!({}))));
+        assert!(!selector_matches(None::<&Value>, l));
+        assert!(selector_is_empty(Some(&f(json!({})))));
+        assert!(selector_matches(Some(&json!({"matchLabels": {"app": "web"}})), Some(&json!({"app": "web"}))));
+        assert!(!selector_matches(Some(&json!({"matchLabels": {"app": "web"}})), None::<&Value>));
     }
 
     #[test]
     fn percentages_round_like_intstr() {
-        assert_eq!(scaled_value(Some(&json!("25%")), 3, true), 1);
-        assert_eq!(scaled_value(Some(&json!("25%")), 3, false), 0);
-        assert_eq!(scaled_value(Some(&json!("25%")), 10, true), 3);
-        assert_eq!(scaled_value(Some(&json!("25%")), 10, false), 2);
-        assert_eq!(scaled_value(Some(&json!(2)), 10, false), 2);
+        let pct = json!("25%");
+        assert_eq!(scaled_value(Some(&pct), 3, true), 1);
+        assert_eq!(scaled_value(Some(&pct), 3, false), 0);
+        assert_eq!(scaled_value(Some(&pct), 10, true), 3);
+        assert_eq!(scaled_value(Some(&pct), 10, false), 2);
+        assert_eq!(scaled_value(Some(&crate::engine::frozen::Frozen::from(json!(2))), 10, false), 2);
+        assert_eq!(scaled_value(Some(&crate::engine::frozen::Frozen::from(json!("25%"))), 10, true), 3);
     }
 }

@@ -39,14 +39,13 @@
 //!   `processorListener` queue per handler with its own copies, an `isInInitialList` flag and a
 //!   per-handler `HasSynced`.
 //!
-//! To finish the swap: the client `Indexer` and `Notification` must hold `Arc<Value>` (so that
+//! To finish the swap: the client `Indexer` and `Notification` must hold `object::Shared` (so that
 //! three processes caching 10,000 pods still share one copy, as here); `Caches` must read the
 //! process's client informers' indexers (views and `lab caches` read `Caches::stores`);
 //! `client::Informer` needs the World's re-watch without relist for a broken watch (or the
 //! immediate re-watch of client-go) and a "watch at" state for "what happens next"; and the
 //! missed-events lesson and the transcripts must be re-checked for the sync updates of relists.
 
-use serde_json::Value;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -54,7 +53,7 @@ use crate::engine::apiserver::WatchId;
 use crate::engine::client::informer::Backoff;
 use crate::engine::controllers::Notification;
 use crate::engine::kinds::Kind;
-use crate::engine::object::ObjectExt;
+use crate::engine::object::{ObjectExt, Shared};
 use crate::engine::rand::Rng;
 use crate::engine::time::Time;
 
@@ -102,21 +101,19 @@ impl Informer {
 /// `Replace` (a list's result) against the store: updates the store and returns the
 /// notifications handlers get, tombstones first (`RealFIFO` order, §2.3), then adds and updates
 /// in key order; unchanged objects produce nothing.
-pub fn replace(store: &mut BTreeMap<String, Arc<Value>>, items: Vec<Value>) -> Vec<Notification> {
-    let mut fresh: BTreeMap<String, Value> = crate::sort::btree_map(items.into_iter().map(|o| (o.key(), o)));
+pub fn replace(store: &mut BTreeMap<String, Shared>, items: Vec<Shared>) -> Vec<Notification> {
+    let mut fresh: BTreeMap<String, Shared> = crate::sort::btree_map(items.into_iter().map(|o| (o.key(), o)));
     let mut out = Vec::new();
     let gone: Vec<String> = store.keys().filter(|k| !fresh.contains_key(*k)).cloned().collect();
     for k in gone {
         if let Some(obj) = store.remove(&k) {
-            out.push(Notification::Delete { obj: Arc::unwrap_or_clone(obj), final_state_unknown: true });
+            out.push(Notification::Delete { obj, final_state_unknown: true });
         }
     }
     for (k, obj) in std::mem::take(&mut fresh) {
-        match store.insert(k, Arc::new(obj.clone())) {
+        match store.insert(k, Arc::clone(&obj)) {
             None => out.push(Notification::Add(obj)),
-            Some(old) if old.resource_version() != obj.resource_version() => {
-                out.push(Notification::Update(Arc::unwrap_or_clone(old), obj))
-            }
+            Some(old) if old.resource_version() != obj.resource_version() => out.push(Notification::Update(old, obj)),
             Some(_) => {}
         }
     }
@@ -128,8 +125,9 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn obj(name: &str, rv: u64) -> Value {
-        json!({"kind": "Pod", "metadata": {"name": name, "namespace": "d", "resourceVersion": rv.to_string()}})
+    fn obj(name: &str, rv: u64) -> Shared {
+        let v = json!({"kind": "Pod", "metadata": {"name": name, "namespace": "d", "resourceVersion": rv.to_string()}});
+        Arc::new(v.into())
     }
 
     #[test]

@@ -103,6 +103,7 @@ use crate::engine::controllers::namespace::NamespaceController;
 use crate::engine::controllers::replicaset::ReplicaSetController;
 use crate::engine::controllers::scheduler::Scheduler;
 use crate::engine::controllers::{Caches, Controller, Ctx, Enqueue, Notification, Outcome};
+use crate::engine::frozen::Frozen;
 use crate::engine::kinds::Kind;
 use crate::engine::labels::Selector;
 use crate::engine::object::ObjectExt;
@@ -1194,7 +1195,7 @@ impl World {
                     inf.last_sync_rv = shared.resource_version();
                     let store = caches.stores.entry(inf.kind.kind).or_default();
                     let Some(old) = store.insert(shared.key(), Arc::clone(&shared)) else { continue };
-                    let n = Notification::Update(Arc::unwrap_or_clone(old), Arc::unwrap_or_clone(shared));
+                    let n = Notification::Update(old, shared);
                     for slot in slots.iter_mut() {
                         if !slot.controller.watches().iter().any(|k| std::ptr::eq(*k, inf.kind)) {
                             continue;
@@ -1240,17 +1241,10 @@ impl World {
             );
             return self.record(actor, ActionKind::List, Vec::new(), vec![call], sentence);
         }
-        let list = match api.list(kind, None, &Selector::everything()) {
-            Ok(l) => l,
-            Err(e) => {
-                p.informers[ii].back_off(now, true, rng);
-                return self.record(actor, ActionKind::List, Vec::new(), Vec::new(), e.message);
-            }
-        };
-        let rv = list.resource_version;
-        let count = list.items.len();
+        let (items, rv) = api.list_shared(kind, None, &Selector::everything());
+        let count = items.len();
         let store = p.caches.stores.entry(kind.kind).or_default();
-        let notes: Vec<Rc<Notification>> = replace(store, list.items).into_iter().map(Rc::new).collect();
+        let notes: Vec<Rc<Notification>> = replace(store, items).into_iter().map(Rc::new).collect();
         let changes = notes.len();
         for s in p.slots.iter_mut() {
             if s.controller.watches().iter().any(|k| std::ptr::eq(*k, kind)) {
@@ -1344,7 +1338,7 @@ impl World {
             return self.record(actor, ActionKind::DeliverEvent, Vec::new(), Vec::new(), String::new());
         };
         let shared = ev.object;
-        let obj: &Value = &shared;
+        let obj: &Frozen = &shared;
         let key = obj.key();
         let rv = obj.resource_version();
         let store = p.caches.stores.entry(kind.kind).or_default();
@@ -1352,14 +1346,14 @@ impl World {
             EventType::Added | EventType::Modified => {
                 p.informers[ii].last_sync_rv = rv;
                 match store.insert(key.clone(), Arc::clone(&shared)) {
-                    None => Some(Notification::Add(obj.clone())),
-                    Some(old) => Some(Notification::Update(Arc::unwrap_or_clone(old), obj.clone())),
+                    None => Some(Notification::Add(shared)),
+                    Some(old) => Some(Notification::Update(old, shared)),
                 }
             }
             EventType::Deleted => {
                 p.informers[ii].last_sync_rv = rv;
                 store.remove(&key);
-                Some(Notification::Delete { obj: obj.clone(), final_state_unknown: false })
+                Some(Notification::Delete { obj: shared, final_state_unknown: false })
             }
             EventType::Bookmark => {
                 p.informers[ii].last_sync_rv = rv;
@@ -1368,8 +1362,8 @@ impl World {
             EventType::Error => {
                 api.stop_watch(id);
                 p.informers[ii].back_off(now, true, rng);
-                let msg = obj.get("message").and_then(Value::as_str).unwrap_or("").to_string();
-                let code = obj.get("code").and_then(Value::as_u64).unwrap_or(0);
+                let msg = obj.get("message").and_then(Frozen::as_str).unwrap_or("").to_string();
+                let code = obj.get("code").and_then(Frozen::as_u64).unwrap_or(0);
                 let sentence = format!(
                     "The {} informer of {} got an ERROR event ({code}: {msg}); the watch is closed and it will relist after a back-off.",
                     kind.kind, p.name
