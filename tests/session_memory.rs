@@ -16,7 +16,9 @@
 //!   the caches' decoded objects 243 MB (10,013 objects: about 24 KB each, for 2.8 KB of JSON),
 //!   the replay log about 70 MB (a `UserCall`-sized entry per step), one snapshot 16.4 MB (the
 //!   owner graph deep-copied, 6.5 MB; the store's keys and entries, 5.7 MB).
-//! - after it: see BENCHMARKS.md ("Memory").
+//! - after it (snapshots share the store and the owner graph): see BENCHMARKS.md ("Memory").
+//! - with `object::Shared` a [`Frozen`](reconcile_lab::engine::frozen::Frozen) tree instead of a
+//!   `serde_json::Value` (issue #9): FROZEN_FIGURES
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::collections::BTreeSet;
@@ -114,15 +116,23 @@ fn memory_after_converging_a_large_deployment() {
 
     let w = s.world();
     let mut seen = BTreeSet::new();
-    let mut decoded = 0;
+    let (mut decoded, mut as_values, mut cached) = (0, 0, 0);
     for p in w.processes() {
         for obj in p.caches.stores.values().flat_map(|s| s.values()) {
+            cached += 1;
             if seen.insert(Arc::as_ptr(obj) as usize) {
+                // A clone of a `Frozen` shares its interned keys, so this counts the tree's own bytes.
                 decoded += cost(|| (**obj).clone());
+                as_values += cost(|| obj.to_value());
             }
         }
     }
-    println!("  informer caches: {} distinct objects, {} decoded (as cloned)", seen.len(), mb(decoded));
+    println!(
+        "  informer caches: {cached} entries, {} distinct objects, {} as Frozen trees (as cloned; {} as serde_json Values)",
+        seen.len(),
+        mb(decoded),
+        mb(as_values)
+    );
     println!("  stored JSON: {}", mb(w.api().stored_bytes()));
     println!("  records: {} kept, {}", w.history().len(), mb(cost(|| w.history().to_vec())));
     println!("  snapshots at steps {:?}", w.snapshot_steps());
