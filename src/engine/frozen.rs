@@ -470,9 +470,23 @@ impl PartialEq for Obj {
     }
 }
 
+/// Equal to the `Value` it was made from (numbers by kind, as `Value`'s own equality; object
+/// entries in any order), without building either side again.
 impl PartialEq<Value> for Frozen {
     fn eq(&self, other: &Value) -> bool {
-        *self == Frozen::from(other)
+        match (self, other) {
+            (Frozen::Null, Value::Null) => true,
+            (Frozen::Bool(a), Value::Bool(b)) => a == b,
+            (Frozen::Str(a), Value::String(b)) => **a == **b,
+            (Frozen::Array(a), Value::Array(b)) => a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y),
+            (Frozen::Object(a), Value::Object(b)) => {
+                a.len() == b.len() && a.iter().all(|(k, v)| b.get(k).is_some_and(|w| v == w))
+            }
+            (Frozen::PosInt(a), Value::Number(n)) => n.as_u64() == Some(*a),
+            (Frozen::NegInt(a), Value::Number(n)) => n.is_i64() && n.as_i64() == Some(*a),
+            (Frozen::Float(a), Value::Number(n)) => n.is_f64() && n.as_f64() == Some(*a),
+            _ => false,
+        }
     }
 }
 
@@ -606,6 +620,14 @@ mod tests {
         assert_eq!(serde_json::to_string(&f.to_value()).unwrap(), text);
         assert_eq!(Frozen::from(&v), f);
         assert!(f == v);
+        let (one, list, ab) = (
+            Frozen::from(json!({"a": 1})),
+            Frozen::from(json!({"a": [1, -2, 2.5]})),
+            Frozen::from(json!({"a": "x", "b": true})),
+        );
+        assert!(one != json!({"a": 1.0}) && one != json!({"a": 1, "b": null}) && one == json!({"a": 1}));
+        assert!(list == json!({"a": [1, -2, 2.5]}) && list != json!({"a": [1, -2]}));
+        assert!(ab == json!({"b": true, "a": "x"}));
         assert!(Frozen::decode("{\"a\":").is_err());
         assert!(Frozen::decode("[1, 2").is_err());
     }
