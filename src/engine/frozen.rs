@@ -21,7 +21,6 @@
 //! same compact JSON text as the `Value` it came from (key order kept).
 
 use std::cell::RefCell;
-use std::collections::HashSet;
 use std::fmt;
 use std::sync::Arc;
 
@@ -63,7 +62,9 @@ pub struct Obj(Box<[(Key, Frozen)]>);
 static NULL: Frozen = Frozen::Null;
 
 thread_local! {
-    static KEYS: RefCell<HashSet<Key>> = RefCell::new(HashSet::new());
+    /// The interned keys, sorted (a binary search finds one; a new key is inserted in place,
+    /// which is rare: the vocabulary settles after the first objects).
+    static KEYS: RefCell<Vec<Key>> = const { RefCell::new(Vec::new()) };
 }
 
 /// The shared copy of a map key (one allocation per distinct key for the life of the thread:
@@ -71,12 +72,14 @@ thread_local! {
 pub fn intern(key: &str) -> Key {
     KEYS.with(|keys| {
         let mut keys = keys.borrow_mut();
-        if let Some(k) = keys.get(key) {
-            return Arc::clone(k);
+        match keys.binary_search_by(|k| (**k).cmp(key)) {
+            Ok(i) => Arc::clone(&keys[i]),
+            Err(i) => {
+                let k: Key = Arc::from(key);
+                keys.insert(i, Arc::clone(&k));
+                k
+            }
         }
-        let k: Key = Arc::from(key);
-        keys.insert(Arc::clone(&k));
-        k
     })
 }
 
@@ -328,7 +331,7 @@ impl ObjectExt for Frozen {
     /// `metadata.ownerReferences` (malformed entries skipped).
     fn owner_references(&self) -> Vec<OwnerReference> {
         let list = self.meta_at("ownerReferences").and_then(Frozen::as_array).unwrap_or(&[]);
-        list.iter().filter_map(|r| serde_json::from_value(r.to_value()).ok()).collect()
+        list.iter().filter_map(owner_reference).collect()
     }
     /// The owner reference with `controller: true`, if any.
     fn controller_ref(&self) -> Option<OwnerReference> {
@@ -408,6 +411,27 @@ impl Json for Value {
     fn count(&self) -> Option<usize> {
         self.as_object().map(Map::len).or(self.as_array().map(Vec::len))
     }
+}
+
+/// One `ownerReferences` entry, read as serde reads an [`OwnerReference`] from a `Value` (the
+/// four strings required, `controller` and `blockOwnerDeletion` absent, null or a boolean, other
+/// fields ignored; anything else is malformed: `None`), without copying the entry.
+fn owner_reference(r: &Frozen) -> Option<OwnerReference> {
+    let text = |k: &str| r.get(k).and_then(Frozen::as_str).map(str::to_string);
+    let flag = |k: &str| match r.get(k) {
+        None | Some(Frozen::Null) => Ok(None),
+        Some(Frozen::Bool(b)) => Ok(Some(*b)),
+        Some(_) => Err(()),
+    };
+    r.as_object()?;
+    Some(OwnerReference {
+        api_version: text("apiVersion")?,
+        kind: text("kind")?,
+        name: text("name")?,
+        uid: text("uid")?,
+        controller: flag("controller").ok()?,
+        block_owner_deletion: flag("blockOwnerDeletion").ok()?,
+    })
 }
 
 impl std::ops::Index<&str> for Frozen {
@@ -603,7 +627,10 @@ mod tests {
             "labels": {"app": "web", "pod-template-hash": "abc"}, "annotations": {"a/b": "c"},
             "finalizers": ["x/y", 7, "z"], "deletionTimestamp": "2026-01-01T00:00:00Z",
             "ownerReferences": [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "rs", "uid": "u-rs",
-                "controller": true, "blockOwnerDeletion": true}, {"broken": 1}]},
+                "controller": true, "blockOwnerDeletion": true}, {"broken": 1},
+                {"apiVersion": "v1", "kind": "A", "name": "a", "uid": "ua", "controller": null, "extra": 1},
+                {"apiVersion": "v1", "kind": "B", "name": "b", "uid": "ub", "controller": "yes"},
+                {"apiVersion": "v1", "kind": "C", "name": "c", "uid": 7}, "not an object"]},
             "spec": {"zeta": 1, "alpha": -2, "f": 1.5, "g": 2.0, "big": u64::MAX, "t": true, "n": null,
                 "containers": [{"name": "c", "image": "nginx"}], "empty": {}, "none": []},
             "status": {"phase": "Running", "weird": "tab\t\"quote\" ü"}})
@@ -702,7 +729,7 @@ mod tests {
             assert_eq!(f.key(), v.key());
         }
         assert_eq!(Frozen::from(pod()).key(), "default/web-1");
-        assert_eq!(Frozen::from(pod()).owner_references().len(), 1);
+        assert_eq!(Frozen::from(pod()).owner_references().len(), 2);
     }
 
     #[test]

@@ -260,25 +260,37 @@ impl Ctx<'_> {
     /// (`<name>.<hex nanoseconds>`, count 1, first and last timestamps the current time). The
     /// recorder is fire-and-forget: a failure to write an Event never fails the reconcile.
     pub fn event(&mut self, component: &str, involved: &impl ObjectExt, event_type: &str, reason: &str, message: &str) {
+        let ns = involved.namespace();
+        let rv = involved.resource_version().to_string();
+        let who = [involved.kind(), involved.name(), involved.uid(), involved.api_version(), &rv];
+        self.record_event(component, who, ns, [event_type, reason, message]);
+    }
+
+    /// [`Ctx::event`] for either form of the object, read once: `who` is kind, name, uid,
+    /// apiVersion and resourceVersion, `what` the type, reason and message (one copy of this
+    /// code, not one per form).
+    fn record_event(&mut self, component: &str, who: [&str; 5], namespace: Option<&str>, what: [&str; 3]) {
+        let [kind, name, uid, api_version, rv] = who;
+        let [event_type, reason, message] = what;
         *self.event_seq = (*self.event_seq + 1) % 1_000_000;
         let nanos = u128::from(self.now.millis()) * 1_000_000 + u128::from(*self.event_seq);
-        let name = format!("{}.{nanos:x}", involved.name());
-        let ns = involved.namespace().unwrap_or("default").to_string();
+        let event_name = format!("{name}.{nanos:x}");
+        let ns = namespace.unwrap_or("default").to_string();
         let ts = self.now.rfc3339();
         // An ObjectReference: `namespace` only for namespaced objects (omitempty).
         let mut involved_ref = serde_json::Map::new();
-        involved_ref.insert("kind".into(), json!(involved.kind()));
-        if let Some(ns) = involved.namespace() {
+        involved_ref.insert("kind".into(), json!(kind));
+        if let Some(ns) = namespace {
             involved_ref.insert("namespace".into(), json!(ns));
         }
-        involved_ref.insert("name".into(), json!(involved.name()));
-        involved_ref.insert("uid".into(), json!(involved.uid()));
-        involved_ref.insert("apiVersion".into(), json!(involved.api_version()));
-        involved_ref.insert("resourceVersion".into(), json!(involved.resource_version().to_string()));
+        involved_ref.insert("name".into(), json!(name));
+        involved_ref.insert("uid".into(), json!(uid));
+        involved_ref.insert("apiVersion".into(), json!(api_version));
+        involved_ref.insert("resourceVersion".into(), json!(rv));
         let ev = json!({
             "apiVersion": "v1",
             "kind": "Event",
-            "metadata": {"name": name, "namespace": ns},
+            "metadata": {"name": event_name, "namespace": ns},
             "involvedObject": involved_ref,
             "reason": reason,
             "message": message,
