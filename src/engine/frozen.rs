@@ -47,12 +47,48 @@ pub enum Frozen {
     NegInt(i64),
     /// Any other number (finite).
     Float(f64),
-    /// A string.
+    /// A string of more than [`SHORT`] bytes.
     Str(Box<str>),
+    /// A string of at most [`SHORT`] bytes, kept in the node itself (no allocation): most of an
+    /// object's strings are short (`True`, `Running`, `nginx`, resourceVersions, node names).
+    Short(Short),
     /// An array.
     Array(Box<[Frozen]>),
     /// An object, keys in order.
     Object(Obj),
+}
+
+/// The longest string a node keeps inline: the node is 16 bytes in wasm32 either way.
+pub const SHORT: usize = 14;
+
+/// A string of at most [`SHORT`] bytes, inline. Invariant: `bytes[..len]` is UTF-8.
+#[derive(Clone, Copy)]
+pub struct Short {
+    len: u8,
+    bytes: [u8; SHORT],
+}
+
+impl Short {
+    fn as_str(&self) -> &str {
+        let text = std::str::from_utf8(&self.bytes[..usize::from(self.len)]);
+        debug_assert!(text.is_ok(), "a Short holds a str's bytes");
+        text.unwrap_or_default()
+    }
+}
+
+// The point of the layout: a node is 16 bytes in the browser (a tag, then 8 bytes of number, or
+// a boxed slice's pointer and length, or a short string's length and bytes).
+#[cfg(target_pointer_width = "32")]
+const _: () = assert!(std::mem::size_of::<Frozen>() == 16);
+
+/// A string node: inline when short, else boxed.
+fn text(s: &str) -> Frozen {
+    if s.len() > SHORT {
+        return Frozen::Str(s.into());
+    }
+    let mut bytes = [0; SHORT];
+    bytes[..s.len()].copy_from_slice(s.as_bytes());
+    Frozen::Short(Short { len: s.len() as u8, bytes })
 }
 
 /// A JSON object: its entries in order, keys interned.
@@ -136,7 +172,7 @@ impl Frozen {
             Frozen::PosInt(n) => Value::from(*n),
             Frozen::NegInt(n) => Value::from(*n),
             Frozen::Float(f) => serde_json::Number::from_f64(*f).map_or(Value::Null, Value::Number),
-            Frozen::Str(s) => Value::String(s.to_string()),
+            Frozen::Str(_) | Frozen::Short(_) => Value::String(self.as_str().unwrap_or_default().to_string()),
             Frozen::Array(a) => Value::Array(a.iter().map(Frozen::to_value).collect()),
             Frozen::Object(o) => Value::Object(o.to_map()),
         }
@@ -150,6 +186,7 @@ impl Frozen {
     pub fn as_str(&self) -> Option<&str> {
         match self {
             Frozen::Str(s) => Some(s),
+            Frozen::Short(s) => Some(s.as_str()),
             _ => None,
         }
     }
@@ -212,7 +249,7 @@ impl Frozen {
     }
     /// Whether this is a string.
     pub fn is_string(&self) -> bool {
-        matches!(self, Frozen::Str(_))
+        matches!(self, Frozen::Str(_) | Frozen::Short(_))
     }
     /// Whether this is a number.
     pub fn is_number(&self) -> bool {
@@ -458,7 +495,7 @@ impl From<&Value> for Frozen {
                 (None, Some(i)) => Frozen::NegInt(i),
                 _ => Frozen::Float(n.as_f64().unwrap_or(0.0)),
             },
-            Value::String(s) => Frozen::Str(s.as_str().into()),
+            Value::String(s) => text(s),
             Value::Array(a) => Frozen::Array(a.iter().map(Frozen::from).collect()),
             Value::Object(o) => Frozen::Object(Obj(o.iter().map(|(k, v)| (intern(k), Frozen::from(v))).collect())),
         }
@@ -479,7 +516,7 @@ impl PartialEq for Frozen {
             (Frozen::PosInt(a), Frozen::PosInt(b)) => a == b,
             (Frozen::NegInt(a), Frozen::NegInt(b)) => a == b,
             (Frozen::Float(a), Frozen::Float(b)) => a == b,
-            (Frozen::Str(a), Frozen::Str(b)) => a == b,
+            (Frozen::Str(_) | Frozen::Short(_), Frozen::Str(_) | Frozen::Short(_)) => self.as_str() == other.as_str(),
             (Frozen::Array(a), Frozen::Array(b)) => a == b,
             (Frozen::Object(a), Frozen::Object(b)) => a == b,
             _ => false,
@@ -501,7 +538,7 @@ impl PartialEq<Value> for Frozen {
         match (self, other) {
             (Frozen::Null, Value::Null) => true,
             (Frozen::Bool(a), Value::Bool(b)) => a == b,
-            (Frozen::Str(a), Value::String(b)) => **a == **b,
+            (Frozen::Str(_) | Frozen::Short(_), Value::String(b)) => self.as_str() == Some(b.as_str()),
             (Frozen::Array(a), Value::Array(b)) => a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y),
             (Frozen::Object(a), Value::Object(b)) => {
                 a.len() == b.len() && a.iter().all(|(k, v)| b.get(k).is_some_and(|w| v == w))
@@ -522,7 +559,7 @@ impl Serialize for Frozen {
             Frozen::PosInt(n) => s.serialize_u64(*n),
             Frozen::NegInt(n) => s.serialize_i64(*n),
             Frozen::Float(f) => s.serialize_f64(*f),
-            Frozen::Str(v) => s.serialize_str(v),
+            Frozen::Str(_) | Frozen::Short(_) => s.serialize_str(self.as_str().unwrap_or_default()),
             Frozen::Array(a) => s.collect_seq(a.iter()),
             Frozen::Object(o) => s.collect_map(o.0.iter().map(|(k, v)| (&**k, v))),
         }
@@ -578,7 +615,7 @@ impl<'de> Visitor<'de> for Tree {
         Ok(Frozen::Float(f))
     }
     fn visit_str<E>(self, s: &str) -> Result<Frozen, E> {
-        Ok(Frozen::Str(s.into()))
+        Ok(text(s))
     }
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Frozen, A::Error> {
         let mut items = Vec::new();
@@ -657,6 +694,29 @@ mod tests {
         assert!(ab == json!({"b": true, "a": "x"}));
         assert!(Frozen::decode("{\"a\":").is_err());
         assert!(Frozen::decode("[1, 2").is_err());
+    }
+
+    #[test]
+    fn short_strings_stay_inline_and_read_the_same() {
+        let exactly = "x".repeat(SHORT);
+        let longer = "y".repeat(SHORT + 1);
+        let v = json!({"a": "", "b": "True", "c": exactly, "d": longer, "e": "üñï", "f": "ü".repeat(7), "g": "ü".repeat(8)});
+        let f = Frozen::decode(&v.to_string()).unwrap();
+        assert!(matches!(f["a"], Frozen::Short(_)) && matches!(f["c"], Frozen::Short(_)));
+        assert!(matches!(f["d"], Frozen::Str(_)) && matches!(f["g"], Frozen::Str(_)));
+        assert!(matches!(f["f"], Frozen::Short(_)), "14 bytes of two-byte characters");
+        for k in ["a", "b", "c", "d", "e", "f", "g"] {
+            assert_eq!(f[k].as_str(), v[k].as_str(), "{k}");
+            assert!(f[k].is_string());
+        }
+        assert_eq!(f, Frozen::from(&v));
+        assert!(f == v);
+        assert_eq!(f.to_value(), v);
+        assert_eq!(f.to_string(), v.to_string());
+        assert_ne!(f["b"], f["a"]);
+        #[cfg(target_pointer_width = "32")]
+        assert_eq!(std::mem::size_of::<Frozen>(), 16);
+        assert!(std::mem::size_of::<Frozen>() <= 24);
     }
 
     #[test]

@@ -200,7 +200,7 @@ pub fn selectable(kind: &Kind) -> &'static [&'static str] {
 fn field_value(kind: &Kind, obj: &Frozen, field: &str) -> String {
     let at = |ptr: &str| obj.pointer(ptr);
     let text = |v: Option<&Frozen>| match v {
-        Some(Frozen::Str(s)) => s.to_string(),
+        Some(v) if v.is_string() => v.as_str().unwrap_or_default().to_string(),
         Some(v @ (Frozen::Bool(_) | Frozen::PosInt(_) | Frozen::NegInt(_) | Frozen::Float(_))) => v.to_string(),
         _ => String::new(),
     };
