@@ -25,7 +25,7 @@
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, Weak};
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::engine::frozen::Frozen;
 use crate::engine::kinds::{Kind, KINDS};
@@ -83,7 +83,8 @@ impl ObjectMetadata {
 #[derive(Debug)]
 struct Entry {
     text: Box<str>,
-    labels: Option<Map<String, Value>>,
+    /// `metadata.labels` when non-empty, as a compact tree (a few dozen bytes, not a hash map).
+    labels: Option<Frozen>,
     meta: ObjectMetadata,
     /// The `Shared` tree of this version that watch events, lists and informer caches hand
     /// around, while anyone holds it: weak, so that the store keeps no tree nobody caches (the
@@ -95,7 +96,10 @@ impl Entry {
     fn new(obj: &Value, shared: &Shared) -> Arc<Entry> {
         Arc::new(Entry {
             text: encode(obj),
-            labels: obj.labels().filter(|l| !l.is_empty()).cloned(),
+            labels: obj
+                .pointer("/metadata/labels")
+                .filter(|l| l.as_object().is_some_and(|m| !m.is_empty()))
+                .map(Frozen::from),
             meta: ObjectMetadata::of(obj),
             shared: Mutex::new(Arc::downgrade(shared)),
         })
@@ -204,7 +208,7 @@ impl Store {
         self.objects
             .range(start..)
             .take_while(move |((k, n, _), _)| *k == kind_idx && ns.is_none_or(|ns| &**n == ns))
-            .filter(move |(_, e)| sel.matches(e.labels.as_ref()))
+            .filter(move |(_, e)| sel.matches_frozen(e.labels.as_ref().and_then(Frozen::as_object)))
             .map(|(_, e)| decode(&e.text))
     }
 
@@ -219,7 +223,7 @@ impl Store {
         self.objects
             .range(start..)
             .take_while(move |((k, n, _), _)| *k == kind_idx && ns.is_none_or(|ns| &**n == ns))
-            .filter(move |(_, e)| sel.matches(e.labels.as_ref()))
+            .filter(move |(_, e)| sel.matches_frozen(e.labels.as_ref().and_then(Frozen::as_object)))
             .map(|(_, e)| e.shared())
     }
 
