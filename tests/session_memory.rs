@@ -18,7 +18,9 @@
 //!   owner graph deep-copied, 6.5 MB; the store's keys and entries, 5.7 MB).
 //! - after it (snapshots share the store and the owner graph): see BENCHMARKS.md ("Memory").
 //! - with `object::Shared` a [`Frozen`](reconcile_lab::engine::frozen::Frozen) tree instead of a
-//!   `serde_json::Value` (issue #9): FROZEN_FIGURES
+//!   `serde_json::Value` (issue #9; 380,721 steps, 42.3 MB of stored JSON): the caches' 10,010
+//!   distinct objects take 57.7 MB as trees, 179.1 MB as `Value`s; heap 180 MB at the end, peak
+//!   193 MB (was 369 MB, peak 384 MB); VmHWM 240 MB (was 440 MB).
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::collections::BTreeSet;
