@@ -140,7 +140,7 @@ impl Selector {
         !self.nothing && self.requirements.iter().all(|r| r.matches(labels))
     }
 
-    /// [`Selector::matches`] for a cached object's labels ([`Frozen::labels`](crate::engine::frozen::Frozen::labels)).
+    /// [`Selector::matches`] for a cached object's labels (`ObjectExt::labels` of a [`Frozen`](crate::engine::frozen::Frozen)).
     pub fn matches_frozen(&self, labels: Option<&Obj>) -> bool {
         let value = |k: &str| labels.and_then(|l| l.get(k)).map(|v| v.as_str().unwrap_or(""));
         !self.nothing && self.requirements.iter().all(|r| r.matches_value(value(&r.key)))

@@ -1,6 +1,8 @@
 //! Objects are JSON values (`serde_json::Value` with insertion order kept), exactly as the API
 //! server stores and serves them. [`ObjectExt`] reads and writes the common `metadata` fields
 //! without a typed struct per kind, so patches, JSONPath and printing see the same object.
+//! What caches, watch events and notifications share is the immutable, compact form of the same
+//! JSON ([`Shared`], a [`Frozen`](super::frozen::Frozen) tree), which `ObjectExt` reads too.
 
 use std::borrow::BorrowMut;
 

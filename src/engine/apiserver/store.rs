@@ -21,6 +21,13 @@
 //! g=meta.k8s.io;v=v1`), which the garbage collector's metadata informers use; here the page's
 //! views read it (the owner graph, the caches' truth, the object list), at about a microsecond
 //! an object instead of tens for a decode.
+//!
+//! What watch events, `list_shared` and `get_shared` hand out is the object's shared
+//! [`Frozen`] tree ([`Store::get_shared`]): built from the written object on each write (the
+//! watch event carries it) and memoized weakly in the entry, so every watcher, list and relist of
+//! a version gets the same `Arc` while anyone (an informer cache, the watch history) holds it,
+//! and only a version nobody holds is decoded again. One decode per version, system-wide: three
+//! processes caching 10,000 pods hold 10,000 trees, also after a controller manager relists.
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, Weak};
