@@ -46,10 +46,10 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::store::Indexer;
-use crate::engine::apiserver::{ApiServer, EventType, ObjectList, WatchEvent, WatchFrom, WatchId};
+use crate::engine::apiserver::{ApiServer, EventType, PendingEvent, WatchFrom, WatchId};
 use crate::engine::kinds::Kind;
 use crate::engine::labels::Selector;
-use crate::engine::object::ObjectExt;
+use crate::engine::object::{ObjectExt, Shared};
 use crate::engine::rand::Rng;
 use crate::engine::status::Status;
 use crate::engine::time::Time;
@@ -59,11 +59,12 @@ use crate::engine::time::Time;
 /// world can wrap it to make calls fail (a partition, injected errors).
 pub trait ListerWatcher {
     /// LIST every object of `kind` in all namespaces.
-    fn list(&mut self, kind: &'static Kind) -> Result<ObjectList, Status>;
+    fn list(&mut self, kind: &'static Kind) -> Result<SharedList, Status>;
     /// WATCH `kind` from exactly `resource_version`.
     fn watch(&mut self, kind: &'static Kind, resource_version: u64) -> Result<WatchId, Status>;
-    /// Delivers (pops) the watch's oldest queued event.
-    fn next_event(&mut self, id: WatchId) -> Option<WatchEvent>;
+    /// Delivers (pops) the watch's oldest queued event, its object shared with every other
+    /// watcher's copy.
+    fn next_event(&mut self, id: WatchId) -> Option<PendingEvent>;
     /// Whether the watch is still open.
     fn watch_is_open(&self, id: WatchId) -> bool;
     /// Whether the watch has events queued.
@@ -73,14 +74,15 @@ pub trait ListerWatcher {
 }
 
 impl ListerWatcher for ApiServer {
-    fn list(&mut self, kind: &'static Kind) -> Result<ObjectList, Status> {
-        ApiServer::list(self, kind, None, &Selector::everything())
+    fn list(&mut self, kind: &'static Kind) -> Result<SharedList, Status> {
+        let (items, resource_version) = ApiServer::list_shared(self, kind, None, &Selector::everything());
+        Ok(SharedList { items, resource_version })
     }
     fn watch(&mut self, kind: &'static Kind, resource_version: u64) -> Result<WatchId, Status> {
         Ok(ApiServer::watch(self, kind, None, Selector::everything(), WatchFrom::Exact(resource_version)))
     }
-    fn next_event(&mut self, id: WatchId) -> Option<WatchEvent> {
-        ApiServer::next_event(self, id)
+    fn next_event(&mut self, id: WatchId) -> Option<PendingEvent> {
+        ApiServer::next_shared_event(self, id)
     }
     fn watch_is_open(&self, id: WatchId) -> bool {
         ApiServer::watch_is_open(self, id)
@@ -93,6 +95,15 @@ impl ListerWatcher for ApiServer {
     }
 }
 
+/// A LIST's answer as a reflector keeps it: the items, shared, and the list's resourceVersion.
+#[derive(Clone, Debug, Default)]
+pub struct SharedList {
+    /// The items, in key order.
+    pub items: Vec<Shared>,
+    /// The list's `metadata.resourceVersion`.
+    pub resource_version: u64,
+}
+
 /// The object a watch DELETE was missed for: the key and the last state the cache knew
 /// (client-go `DeletedFinalStateUnknown`).
 #[derive(Clone, Debug, PartialEq)]
@@ -100,21 +111,21 @@ pub struct DeletedFinalStateUnknown {
     /// The cache key, `namespace/name`.
     pub key: String,
     /// The last known object; it may be stale.
-    pub obj: Value,
+    pub obj: Shared,
 }
 
 /// What `OnDelete` receives: the final state, or a tombstone when the delete was missed.
 #[derive(Clone, Debug, PartialEq)]
 pub enum DeletedObject {
     /// The object as the DELETED watch event carried it.
-    Final(Value),
+    Final(Shared),
     /// A tombstone produced by a relist.
     Unknown(DeletedFinalStateUnknown),
 }
 
 impl DeletedObject {
     /// The deleted object (for a tombstone, its last known state).
-    pub fn object(&self) -> &Value {
+    pub fn object(&self) -> &Shared {
         match self {
             DeletedObject::Final(v) => v,
             DeletedObject::Unknown(t) => &t.obj,
@@ -137,16 +148,16 @@ pub enum Notification {
     /// `OnAdd(obj, isInInitialList)`.
     Add {
         /// The new object.
-        obj: Value,
+        obj: Shared,
         /// Whether it came from the initial list (or the replay to a late handler).
         in_initial_list: bool,
     },
     /// `OnUpdate(old, new)`; for a resync, `old` and `new` are the same object.
     Update {
         /// The cached object before.
-        old: Value,
+        old: Shared,
         /// The object now.
-        new: Value,
+        new: Shared,
     },
     /// `OnDelete(obj)`.
     Delete(DeletedObject),
@@ -575,7 +586,7 @@ impl Informer {
 
     /// `Store.Replace` through the `RealFIFO` and `processDeltas`: tombstones for vanished keys
     /// first (in key order), then every listed object in list order.
-    fn replace(&mut self, items: Vec<Value>, rv: u64, relist: bool) -> InformerStep {
+    fn replace(&mut self, items: Vec<Shared>, rv: u64, relist: bool) -> InformerStep {
         let listed: BTreeMap<String, ()> = crate::sort::btree_map(items.iter().map(|o| (o.key(), ())));
         let vanished: Vec<String> = self.indexer.keys().filter(|k| !listed.contains_key(*k)).cloned().collect();
         for key in &vanished {
@@ -777,7 +788,7 @@ impl Informer {
             }
         }
         if !handlers.is_empty() {
-            let objs: Vec<Value> = self.indexer.list().cloned().collect();
+            let objs: Vec<Shared> = self.indexer.list().cloned().collect();
             for obj in objs {
                 self.distribute(Notification::Update { old: obj.clone(), new: obj }, true);
             }

@@ -12,13 +12,11 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use serde_json::Value;
-
 use crate::engine::labels::Selector;
-use crate::engine::object::ObjectExt;
+use crate::engine::object::{ObjectExt, Shared};
 
 /// An index function: the index values an object files under (client-go `IndexFunc`).
-pub type IndexFunc = fn(&Value) -> Vec<String>;
+pub type IndexFunc = fn(&Shared) -> Vec<String>;
 
 /// The name of the namespace index (client-go `cache.NamespaceIndex`).
 pub const NAMESPACE_INDEX: &str = "namespace";
@@ -28,12 +26,12 @@ pub const NAMESPACE_INDEX: &str = "namespace";
 pub const CONTROLLER_UID_INDEX: &str = "controllerUID";
 
 /// `MetaNamespaceIndexFunc`: an object's namespace ("" for cluster-scoped objects).
-pub fn namespace_index_func(obj: &Value) -> Vec<String> {
+pub fn namespace_index_func(obj: &Shared) -> Vec<String> {
     vec![obj.namespace().unwrap_or("").to_string()]
 }
 
 /// The uid of the object's controller reference, if it has one.
-pub fn controller_uid_index_func(obj: &Value) -> Vec<String> {
+pub fn controller_uid_index_func(obj: &Shared) -> Vec<String> {
     obj.controller_ref().map(|r| vec![r.uid]).unwrap_or_default()
 }
 
@@ -43,7 +41,7 @@ pub fn controller_uid_index_func(obj: &Value) -> Vec<String> {
 /// `indexers[n](items[key])`; conversely every stored object is filed under each of its values.
 #[derive(Clone, Debug)]
 pub struct Indexer {
-    items: BTreeMap<String, Value>,
+    items: BTreeMap<String, Shared>,
     indexers: BTreeMap<&'static str, IndexFunc>,
     indices: BTreeMap<&'static str, BTreeMap<String, BTreeSet<String>>>,
 }
@@ -62,6 +60,13 @@ impl Indexer {
         ix
     }
 
+    /// An empty cache without any index, not even the namespace one: the World's caches, which
+    /// list a namespace by the key range `namespace/` instead (client-go always files objects by
+    /// namespace; the answer is the same, without a second copy of every key).
+    pub fn unindexed() -> Indexer {
+        Indexer { items: BTreeMap::new(), indexers: BTreeMap::new(), indices: BTreeMap::new() }
+    }
+
     /// Adds an index. Existing objects are filed under it at once (client-go refuses to add an
     /// indexer to a started informer; here it is simply rebuilt).
     pub fn add_indexer(&mut self, name: &'static str, f: IndexFunc) {
@@ -76,7 +81,7 @@ impl Indexer {
     }
 
     /// Adds or replaces the object under its key; returns the previous object.
-    pub fn update(&mut self, obj: Value) -> Option<Value> {
+    pub fn update(&mut self, obj: Shared) -> Option<Shared> {
         let key = obj.key();
         let old = self.items.insert(key.clone(), obj);
         if let Some(old) = &old {
@@ -94,13 +99,13 @@ impl Indexer {
     }
 
     /// Removes the object stored under `key`, returning it.
-    pub fn delete(&mut self, key: &str) -> Option<Value> {
+    pub fn delete(&mut self, key: &str) -> Option<Shared> {
         let old = self.items.remove(key)?;
         self.unindex(key, &old);
         Some(old)
     }
 
-    fn unindex(&mut self, key: &str, obj: &Value) {
+    fn unindex(&mut self, key: &str, obj: &Shared) {
         for (name, f) in &self.indexers {
             if let Some(index) = self.indices.get_mut(name) {
                 for v in f(obj) {
@@ -116,8 +121,13 @@ impl Indexer {
     }
 
     /// The object stored under `key` (`GetByKey`).
-    pub fn get(&self, key: &str) -> Option<&Value> {
+    pub fn get(&self, key: &str) -> Option<&Shared> {
         self.items.get(key)
+    }
+
+    /// Every stored object by key, in key order (the map itself, for readers that range over keys).
+    pub fn items(&self) -> &BTreeMap<String, Shared> {
+        &self.items
     }
 
     /// Every stored key, in order (`ListKeys`).
@@ -126,7 +136,7 @@ impl Indexer {
     }
 
     /// Every stored object, in key order (`List`).
-    pub fn list(&self) -> impl Iterator<Item = &Value> {
+    pub fn list(&self) -> impl Iterator<Item = &Shared> {
         self.items.values()
     }
 
@@ -142,7 +152,7 @@ impl Indexer {
 
     /// The objects filed under `value` in index `name` (`ByIndex`), in key order. An unknown index
     /// gives nothing.
-    pub fn by_index(&self, name: &str, value: &str) -> Vec<&Value> {
+    pub fn by_index(&self, name: &str, value: &str) -> Vec<&Shared> {
         self.indices
             .get(name)
             .and_then(|ix| ix.get(value))
@@ -151,14 +161,14 @@ impl Indexer {
     }
 
     /// The objects of one namespace (the namespace index; a lister's `List` in a namespace).
-    pub fn in_namespace(&self, namespace: &str) -> Vec<&Value> {
+    pub fn in_namespace(&self, namespace: &str) -> Vec<&Shared> {
         self.by_index(NAMESPACE_INDEX, namespace)
     }
 
     /// A lister's `List(selector)` (all namespaces) or `Namespace(ns).List(selector)`: the
     /// objects whose labels match, in key order.
-    pub fn list_matching(&self, namespace: Option<&str>, selector: &Selector) -> Vec<&Value> {
-        let candidates: Vec<&Value> = match namespace {
+    pub fn list_matching(&self, namespace: Option<&str>, selector: &Selector) -> Vec<&Shared> {
+        let candidates: Vec<&Shared> = match namespace {
             Some(ns) => self.in_namespace(ns),
             None => self.items.values().collect(),
         };
@@ -192,7 +202,9 @@ impl Indexer {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::client::share;
     use serde_json::json;
+    use serde_json::Value;
 
     fn pod(ns: &str, name: &str, owner_uid: Option<&str>) -> Value {
         let mut p = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": ns}});
@@ -207,13 +219,13 @@ mod tests {
     fn indexes_follow_updates_and_deletes() {
         let mut ix = Indexer::new();
         ix.add_indexer(CONTROLLER_UID_INDEX, controller_uid_index_func);
-        ix.update(pod("default", "a", Some("u1")));
-        ix.update(pod("default", "b", Some("u1")));
-        ix.update(pod("other", "c", None));
+        ix.update(share(pod("default", "a", Some("u1"))));
+        ix.update(share(pod("default", "b", Some("u1"))));
+        ix.update(share(pod("other", "c", None)));
         assert_eq!(ix.by_index(CONTROLLER_UID_INDEX, "u1").len(), 2);
         assert_eq!(ix.in_namespace("other").len(), 1);
         // Re-parent a: it moves from u1 to u2.
-        let old = ix.update(pod("default", "a", Some("u2")));
+        let old = ix.update(share(pod("default", "a", Some("u2"))));
         assert!(old.is_some());
         assert_eq!(ix.by_index(CONTROLLER_UID_INDEX, "u1").len(), 1);
         assert_eq!(ix.by_index(CONTROLLER_UID_INDEX, "u2")[0].key(), "default/a");
@@ -231,13 +243,13 @@ mod tests {
         let mut ix = Indexer::new();
         let mut web = pod("default", "web-1", None);
         web["metadata"]["labels"] = json!({"app": "web"});
-        ix.update(web);
-        ix.update(pod("default", "db-1", None));
+        ix.update(share(web));
+        ix.update(share(pod("default", "db-1", None)));
         let mut other = pod("other", "web-2", None);
         other["metadata"]["labels"] = json!({"app": "web"});
-        ix.update(other);
+        ix.update(share(other));
         let sel = Selector::parse("app=web").unwrap();
-        let keys = |v: Vec<&Value>| v.into_iter().map(|o| o.key()).collect::<Vec<_>>();
+        let keys = |v: Vec<&Shared>| v.into_iter().map(|o| o.key()).collect::<Vec<_>>();
         assert_eq!(keys(ix.list_matching(Some("default"), &sel)), vec!["default/web-1"]);
         assert_eq!(keys(ix.list_matching(None, &sel)), vec!["default/web-1", "other/web-2"]);
         assert_eq!(ix.list_matching(Some("default"), &Selector::everything()).len(), 2);
@@ -246,7 +258,7 @@ mod tests {
     #[test]
     fn index_added_late_sees_existing_objects() {
         let mut ix = Indexer::new();
-        ix.update(pod("default", "a", Some("u1")));
+        ix.update(share(pod("default", "a", Some("u1"))));
         ix.add_indexer(CONTROLLER_UID_INDEX, controller_uid_index_func);
         assert_eq!(ix.by_index(CONTROLLER_UID_INDEX, "u1").len(), 1);
         assert!(ix.by_index("no-such-index", "x").is_empty());
