@@ -221,6 +221,12 @@ pub enum ReflectorState {
         /// When the relist is due.
         until: Time,
     },
+    /// A watch request failed with an error worth retrying without a relist (connection refused,
+    /// 429): the reflector watches again from its last resourceVersion at `until`.
+    RewatchAt {
+        /// When the new watch request is due.
+        until: Time,
+    },
     /// Stopped for good (the process shut down).
     Stopped,
 }
@@ -275,6 +281,14 @@ pub enum InformerStep {
         /// The HTTP code in the Status.
         code: u64,
         /// When the relist is due.
+        retry_at: Time,
+    },
+    /// A new watch could not be opened with an error worth retrying (connection refused, 429):
+    /// watch again from the last synced resourceVersion at `retry_at`, without relisting.
+    WatchRetry {
+        /// The API error.
+        message: String,
+        /// When the next watch request is due.
         retry_at: Time,
     },
     /// A new watch could not be opened; relist at `retry_at`.
@@ -447,10 +461,18 @@ impl Informer {
         }
     }
 
+    /// When a retriable watch failure's back-off ends and the reflector watches again.
+    pub fn rewatch_at(&self) -> Option<Time> {
+        match self.state {
+            ReflectorState::RewatchAt { until } => Some(until),
+            _ => None,
+        }
+    }
+
     /// The informer's next timer: the end of a back-off or the next resync check, whichever
     /// comes first.
     pub fn next_timer_at(&self) -> Option<Time> {
-        match (self.relist_at(), self.next_resync_at()) {
+        match (self.relist_at().or(self.rewatch_at()), self.next_resync_at()) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         }
@@ -459,7 +481,7 @@ impl Informer {
     /// When the next resync check is due, if the informer resyncs and is running.
     pub fn next_resync_at(&self) -> Option<Time> {
         match self.state {
-            ReflectorState::Watching(_) => self.next_resync_check,
+            ReflectorState::Watching(_) | ReflectorState::RewatchAt { .. } => self.next_resync_check,
             _ => None,
         }
     }
@@ -718,8 +740,19 @@ impl Informer {
         Some(self.open_watch(api, now, rng).unwrap_or_else(|failed| failed))
     }
 
-    /// Opens a watch from the last synced resourceVersion. If the request fails, `ListAndWatch`
-    /// returns the error and the reflector backs off, then relists (`Err` is the `WatchFailed`
+    /// The back-off after a retriable watch failure is over: watch again from the last synced
+    /// resourceVersion (reflector.go `watch`: `continue` after `backoffManager.Backoff()`).
+    /// `None` unless the reflector is in [`ReflectorState::RewatchAt`].
+    pub fn retry_watch(&mut self, api: &mut dyn ListerWatcher, now: Time, rng: &mut Rng) -> Option<InformerStep> {
+        self.rewatch_at()?;
+        Some(self.open_watch(api, now, rng).unwrap_or_else(|failed| failed))
+    }
+
+    /// Opens a watch from the last synced resourceVersion. If the request fails, what follows is
+    /// reflector.go `watch`'s choice (`isWatchErrorRetriable`): after "connection refused" or a
+    /// 429 the reflector backs off and watches again without relisting ("most likely we will be
+    /// able to restart watch where we ended"); after any other error `ListAndWatch` returns it
+    /// and the reflector backs off, then relists (`Err` is the `WatchRetry` or `WatchFailed`
     /// step).
     fn open_watch(
         &mut self,
@@ -736,8 +769,13 @@ impl Informer {
             }
             Err(status) => {
                 let retry_at = now.after(self.backoff.step(now, rng));
-                self.state = ReflectorState::BackingOff { until: retry_at };
-                Err(InformerStep::WatchFailed { message: status.message, retry_at })
+                if is_watch_error_retriable(&status) {
+                    self.state = ReflectorState::RewatchAt { until: retry_at };
+                    Err(InformerStep::WatchRetry { message: status.message, retry_at })
+                } else {
+                    self.state = ReflectorState::BackingOff { until: retry_at };
+                    Err(InformerStep::WatchFailed { message: status.message, retry_at })
+                }
             }
         }
     }
@@ -807,6 +845,12 @@ impl Informer {
     }
 }
 
+/// reflector.go `isWatchErrorRetriable`: "connection refused" (the API server is most likely not
+/// responsive, the watch can restart where it ended) and 429 Too Many Requests.
+fn is_watch_error_retriable(status: &Status) -> bool {
+    status.code() == 429 || status.message.contains("connection refused")
+}
+
 /// `determineResyncPeriod`: zero stays zero; no resync at all if the informer does not resync;
 /// otherwise at least the informer's check period.
 fn determine_resync_period(desired: Duration, check: Duration) -> Duration {
@@ -846,6 +890,9 @@ impl InformerStep {
             }
             InformerStep::WatchError { message, retry_at, .. } => format!(
                 "The {resource} watch ended with an error ({message}); the informer backs off and relists at {retry_at}."
+            ),
+            InformerStep::WatchRetry { message, retry_at } => format!(
+                "The {resource} informer could not watch ({message}); it watches again from its last resourceVersion at {retry_at}, without relisting."
             ),
             InformerStep::WatchFailed { message, retry_at } => {
                 format!("The {resource} informer could not watch ({message}); it relists at {retry_at}.")
