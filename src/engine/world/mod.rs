@@ -926,11 +926,14 @@ impl World {
                             e.object.resource_version()
                         )
                     }
-                    None => format!(
-                        "the {} watch ended: watch again from resourceVersion {}",
-                        i.kind().resource,
-                        i.last_sync_resource_version()
-                    ),
+                    None => {
+                        let d = format!(
+                            "the {} watch ended: watch again from resourceVersion {}",
+                            i.kind().resource,
+                            i.last_sync_resource_version()
+                        );
+                        return (inf(ii), ActionKind::RelistTimer, d);
+                    }
                 };
                 (inf(ii), ActionKind::DeliverEvent, d)
             }
@@ -1364,9 +1367,16 @@ impl World {
             let mut lw = WorldLw { server: api, failure, calls: &mut calls };
             p.caches.informers_mut()[ii].deliver_next(&mut lw, now, rng)
         };
+        // The end of a stream and what follows (a re-watch, or a back-off) is a re-watch step.
+        let action = match &step {
+            Some(InformerStep::Event { .. } | InformerStep::Bookmark { .. } | InformerStep::WatchError { .. }) => {
+                ActionKind::DeliverEvent
+            }
+            _ => ActionKind::RelistTimer,
+        };
         match step {
-            Some(step) => self.informer_record(pi, ii, ActionKind::DeliverEvent, &step, calls),
-            None => self.record(Actor::Lab, ActionKind::DeliverEvent, Vec::new(), calls, String::new()),
+            Some(step) => self.informer_record(pi, ii, action, &step, calls),
+            None => self.record(Actor::Lab, action, Vec::new(), calls, String::new()),
         }
     }
 

@@ -71,7 +71,7 @@ pub enum ActionKind {
 impl ActionKind {
     /// Periodic work that never ends on its own: `run_until_idle` stops when only these remain.
     pub fn is_periodic(self) -> bool {
-        matches!(self, ActionKind::LeaseTick)
+        matches!(self, ActionKind::LeaseTick | ActionKind::Resync)
     }
 
     /// A short name for tables and `lab next`.
