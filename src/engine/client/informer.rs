@@ -8,9 +8,14 @@
 //!   missed or seen twice.
 //! - **The cache first, then the handlers.** Every change is applied to the [`Indexer`] before
 //!   the notification is queued for each handler (`processDeltas`).
-//! - **A dropped stream is resumed.** When the server closes the watch without an error, the
-//!   reflector watches again from its last resourceVersion without relisting; the server replays
-//!   what it missed, or answers 410.
+//! - **A dropped stream is resumed.** When the watch stream ends without an error (the server
+//!   closed it, or the connection was reset: streamwatcher.go ends the stream on a probable EOF),
+//!   the reflector watches again at once from its last resourceVersion without relisting
+//!   (reflector.go `watch`: `w = nil`, loop); the server replays what it missed, or answers 410.
+//!   A stream that ended under a second after it started, with no event, is an error instead
+//!   ("very short watch", `handleAnyWatch`).
+//! - **A refused re-watch is retried.** A watch request that fails with "connection refused" or
+//!   429 backs off and watches again, without relisting (`isWatchErrorRetriable`).
 //! - **Differences after a relist.** On a 410 ERROR event, any other watch error or a connection
 //!   that cannot be re-established, the reflector backs off (800 ms doubling to 30 s, jitter 1.0,
 //!   reset every 2 min) and then relists: vanished keys become `DeletedFinalStateUnknown` tombstones
@@ -33,9 +38,16 @@
 //!
 //! Nothing runs by itself. Each method is one step: the world calls
 //! [`Informer::list_and_watch`] to start (and again when [`Informer::relist_at`] is due),
-//! [`Informer::deliver_next`] to deliver the next event of the watch, [`Informer::resync`] when
-//! [`Informer::next_resync_at`] is due, and [`Informer::pop_notification`] to run one queued
-//! handler call.
+//! [`Informer::retry_watch`] when [`Informer::rewatch_at`] is due, [`Informer::deliver_next`] to
+//! deliver the next event of the watch (or handle the end of its stream, see
+//! [`Informer::has_deliverable`]), [`Informer::resync`] when [`Informer::next_resync_at`] is due,
+//! and [`Informer::pop_notification`] to run one queued handler call. The World's informers are
+//! these (`crate::engine::world::informer` wraps the API server for its faults); there is no
+//! other informer in the engine.
+//!
+//! Deliberate differences from client-go: the initial list is served at the current revision (so
+//! the list resourceVersion client-go would choose gives the same answer), and iteration is in
+//! key order where client-go's is a Go map's.
 
 // The API's errors are `Status` values, as the API server's contract returns them.
 #![allow(clippy::result_large_err)]
@@ -714,9 +726,10 @@ impl Informer {
         Some(step)
     }
 
-    /// The connection broke and the API server cannot be reached to watch again (a partition, a
-    /// fault): the watch is closed, its undelivered events are lost, and the reflector relists
-    /// after the back-off.
+    /// The connection broke and the API server cannot be reached to watch again with an error
+    /// that is not retriable (a timeout): the watch is closed, its undelivered events are lost,
+    /// and the reflector relists after the back-off. (The World breaks a watch by stopping it on
+    /// the server instead: the informer then sees its stream end and watches again at once.)
     ///
     /// In client-go the re-watch request fails with a non-retriable error (a timeout, not a
     /// refused connection), so `ListAndWatch` returns and the back-off loop relists. A break the

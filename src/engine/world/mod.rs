@@ -10,17 +10,19 @@
 //! - `kube-scheduler`: binds pods to nodes.
 //! - `kubelet`: the kubelets of the three Nodes (`node-1` to `node-3`).
 //!
-//! Each process has shared informers ([`informer`]: still the World's own; its module doc lists
-//! how they differ from `engine::client`'s and what swapping them needs) and, per controller, a
-//! listener buffer of handler notifications and a work queue (client-go's, from `engine::client`).
+//! Each process has client-go's shared informers (`engine::client::Informer`, one per kind, kept in
+//! its [`Caches`]: their indexers are the caches), one listener per controller and kind (its own
+//! queue of handler calls), and per controller a work queue (client-go's, from `engine::client`).
+//! [`informer`] has the World's `ListerWatcher` (faults), the conversion of handler calls, the
+//! resync period and what client-go does on a broken watch, a refused re-watch and a relist.
 //!
 //! # Steps
 //! [`World::step`] performs exactly one action and returns its [`StepRecord`]. The possible
 //! actions are listed, in the order `step` would take them, by [`World::pending`]: first what can
-//! happen now (informer lists, then watch-event deliveries, then handler runs, then reconciles of
-//! keys that workers hold, then takes of waiting keys, then due timers), then timers in deadline
-//! order (back-off requeues, `AddAfter`s such as kubelet transitions and grace periods, relists,
-//! lease ticks). Taking a future action moves the clock to its time. Only the oldest undelivered
+//! happen now (informer lists, then watch-event deliveries and ends of watch streams, then handler
+//! runs, then reconciles of keys that workers hold, then takes of waiting keys, then due timers),
+//! then timers in deadline order (back-off requeues, `AddAfter`s such as kubelet transitions and
+//! grace periods, relists and re-watches after a back-off, informer resyncs, lease ticks). Taking a future action moves the clock to its time. Only the oldest undelivered
 //! event of each watch is offered, so a stream is always delivered in order, whatever
 //! [`World::run`] picks.
 //!
@@ -57,8 +59,8 @@
 //!
 //! # For the console and the page
 //! - Build: [`World::new`]`(seed)`; read: [`World::api`] (get/list), [`World::now`],
-//!   [`World::processes`] (each [`Process`]: `leading()`, `informers`, `caches`, `slots` with their
-//!   `queue` and `listener`), [`World::history`], [`World::pending`].
+//!   [`World::processes`] (each [`Process`]: `leading()`, `informers()`, `caches`, `slots` with
+//!   their `queue` and `handlers`), [`World::history`], [`World::pending`].
 //! - Write as a user (logged, replayed): [`World::create`], [`World::update`], [`World::patch`],
 //!   [`World::delete`], or [`World::user`] with any [`UserCall`] (update /status, /finalize).
 //!   Watches for `kubectl --watch`: [`World::api_mut`] (`watch`, `next_event`, `stop_watch`).
@@ -835,7 +837,15 @@ impl World {
         // (the clock moved on to a later timer's time first) is overdue and runs before anything
         // at this instant, oldest first. Timers are listed at the current time at most.
         let key = |t: Time| if t > now && t <= caught_up { (now, 0, t) } else { (t, 1, t) };
-        crate::sort::sort_by_key(&mut out, |(t, a)| (key(*t), if expired(a) { 0 } else { a.class() + 1 }, age(a), *a));
+        // An expired leader goes first of all, even before older overdue timers: after a clock
+        // jump, another replica's overdue acquire tick (due before the leader's own tick, but at
+        // a time when the Lease was still held) would otherwise take the Lease while the old
+        // leader still acts (two leaders: long run FAULT_SEED=5000, cases 738 and 1430, saved in
+        // tests/regressions/).
+        crate::sort::sort_by_key(&mut out, |(t, a)| {
+            let expired = expired(a);
+            (!expired, key(*t), if expired { 0 } else { a.class() + 1 }, age(a), *a)
+        });
         for (t, _) in &mut out {
             *t = (*t).max(now);
         }
