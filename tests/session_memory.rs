@@ -116,7 +116,7 @@ fn memory_after_converging_a_large_deployment() {
     let mut seen = BTreeSet::new();
     let mut decoded = 0;
     for p in w.processes() {
-        for obj in p.caches.stores().into_values().flat_map(|s| s.values()) {
+        for obj in p.caches.stores().into_iter().map(|(_, s)| s).flat_map(|s| s.values()) {
             if seen.insert(Arc::as_ptr(obj) as usize) {
                 decoded += cost(|| (**obj).clone());
             }

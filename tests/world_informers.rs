@@ -138,8 +138,8 @@ fn caches_are_the_informers_indexers_and_share_objects() {
     let w = settled_web(44, 3);
     let a = w.process(CONTROLLER_MANAGER_A).unwrap();
     let sched = w.process(SCHEDULER).unwrap();
-    let pods_a = a.caches.stores()["Pod"];
-    let pods_s = sched.caches.stores()["Pod"];
+    let pods_a = a.caches.store("Pod").expect("pods cached");
+    let pods_s = sched.caches.store("Pod").expect("pods cached");
     assert_eq!(pods_a.len(), 3);
     for (key, obj) in pods_a {
         let inf = a.informers().iter().find(|i| i.kind().kind == "Pod").expect("a pod informer");

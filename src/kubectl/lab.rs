@@ -314,7 +314,7 @@ impl Console {
                     .ok_or_else(|| CmdError::Plain(format!("no controller or process named {name:?}")))?;
                 let kinds: Vec<&'static Kind> = match args.get(2) {
                     Some(k) => vec![super::resources::lookup(k)?],
-                    None => p.caches.stores().keys().filter_map(|k| Kind::by_kind(k)).collect(),
+                    None => p.caches.stores().into_iter().filter_map(|(k, _)| Kind::by_kind(k)).collect(),
                 };
                 let mut rows = vec![vec!["KIND".to_string(), "KEY".into(), "CACHED RV".into(), "SERVER RV".into()]];
                 for kind in kinds {

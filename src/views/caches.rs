@@ -262,7 +262,7 @@ pub fn process_caches_with(world: &World, rvs: &mut RvMemo) -> Vec<ProcessCache>
     let mut next = HashMap::with_capacity(rvs.by_address.len());
     let mut server: BTreeMap<&'static str, Vec<ServerEntry<'_>>> = BTreeMap::new();
     for p in world.processes() {
-        for kind_name in p.caches.stores().keys() {
+        for (kind_name, _) in p.caches.stores() {
             server.entry(kind_name).or_insert_with(|| server_entries(world, kind_name));
         }
     }
@@ -353,7 +353,8 @@ mod tests {
         w.run_until_idle(2000);
         let mut rvs = RvMemo::default();
         process_caches_with(&w, &mut rvs);
-        let cached: usize = w.processes().iter().flat_map(|p| p.caches.stores().into_values()).map(BTreeMap::len).sum();
+        let cached: usize =
+            w.processes().iter().flat_map(|p| p.caches.stores().into_iter().map(|(_, s)| s)).map(BTreeMap::len).sum();
         assert!(rvs.by_address.len() <= cached && !rvs.by_address.is_empty(), "{} of {cached}", rvs.by_address.len());
         w.create(super::super::watch::tests::deployment("web", 3)).unwrap();
         w.run_until_idle(5000);
@@ -361,7 +362,7 @@ mod tests {
         let live: std::collections::HashSet<usize> = w
             .processes()
             .iter()
-            .flat_map(|p| p.caches.stores().into_values())
+            .flat_map(|p| p.caches.stores().into_iter().map(|(_, s)| s))
             .flat_map(|s| s.values().map(|o| Arc::as_ptr(o) as usize))
             .collect();
         assert!(rvs.by_address.keys().all(|a| live.contains(a)), "only objects still cached are held");

@@ -621,8 +621,9 @@ impl Informer {
     /// `Store.Replace` through the `RealFIFO` and `processDeltas`: tombstones for vanished keys
     /// first (in key order), then every listed object in list order.
     fn replace(&mut self, items: Vec<Shared>, rv: u64, relist: bool) -> InformerStep {
-        let listed: BTreeMap<String, ()> = crate::sort::btree_map(items.iter().map(|o| (o.key(), ())));
-        let vanished: Vec<String> = self.indexer.keys().filter(|k| !listed.contains_key(*k)).cloned().collect();
+        let mut listed: Vec<String> = items.iter().map(|o| o.key()).collect();
+        crate::sort::sort(&mut listed);
+        let vanished: Vec<String> = self.indexer.keys().filter(|k| listed.binary_search(k).is_err()).cloned().collect();
         for key in &vanished {
             if let Some(last) = self.indexer.delete(key) {
                 let tomb = DeletedFinalStateUnknown { key: key.clone(), obj: last };

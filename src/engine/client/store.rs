@@ -42,8 +42,16 @@ pub fn controller_uid_index_func(obj: &Shared) -> Vec<String> {
 #[derive(Clone, Debug)]
 pub struct Indexer {
     items: BTreeMap<String, Shared>,
-    indexers: BTreeMap<&'static str, IndexFunc>,
-    indices: BTreeMap<&'static str, BTreeMap<String, BTreeSet<String>>>,
+    /// The indexes, by name (a handful at most: a list, not a map).
+    indexes: Vec<Index>,
+}
+
+/// One index: its name, its function, and value → keys.
+#[derive(Clone, Debug)]
+struct Index {
+    name: &'static str,
+    f: IndexFunc,
+    keys: BTreeMap<String, BTreeSet<String>>,
 }
 
 impl Default for Indexer {
@@ -55,7 +63,7 @@ impl Default for Indexer {
 impl Indexer {
     /// An empty cache with the namespace index.
     pub fn new() -> Indexer {
-        let mut ix = Indexer { items: BTreeMap::new(), indexers: BTreeMap::new(), indices: BTreeMap::new() };
+        let mut ix = Indexer::unindexed();
         ix.add_indexer(NAMESPACE_INDEX, namespace_index_func);
         ix
     }
@@ -64,20 +72,20 @@ impl Indexer {
     /// list a namespace by the key range `namespace/` instead (client-go always files objects by
     /// namespace; the answer is the same, without a second copy of every key).
     pub fn unindexed() -> Indexer {
-        Indexer { items: BTreeMap::new(), indexers: BTreeMap::new(), indices: BTreeMap::new() }
+        Indexer { items: BTreeMap::new(), indexes: Vec::new() }
     }
 
-    /// Adds an index. Existing objects are filed under it at once (client-go refuses to add an
-    /// indexer to a started informer; here it is simply rebuilt).
+    /// Adds an index (or replaces one of the same name). Existing objects are filed under it at
+    /// once (client-go refuses to add an indexer to a started informer; here it is simply rebuilt).
     pub fn add_indexer(&mut self, name: &'static str, f: IndexFunc) {
-        self.indexers.insert(name, f);
-        let mut index: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+        let mut index = Index { name, f, keys: BTreeMap::new() };
         for (key, obj) in &self.items {
             for v in f(obj) {
-                index.entry(v).or_default().insert(key.clone());
+                index.keys.entry(v).or_default().insert(key.clone());
             }
         }
-        self.indices.insert(name, index);
+        self.indexes.retain(|i| i.name != name);
+        self.indexes.push(index);
     }
 
     /// Adds or replaces the object under its key; returns the previous object.
@@ -88,10 +96,9 @@ impl Indexer {
             self.unindex(&key, old);
         }
         if let Some(new) = self.items.get(&key) {
-            for (name, f) in &self.indexers {
-                let index = self.indices.entry(name).or_default();
-                for v in f(new) {
-                    index.entry(v).or_default().insert(key.clone());
+            for index in &mut self.indexes {
+                for v in (index.f)(new) {
+                    index.keys.entry(v).or_default().insert(key.clone());
                 }
             }
         }
@@ -106,14 +113,12 @@ impl Indexer {
     }
 
     fn unindex(&mut self, key: &str, obj: &Shared) {
-        for (name, f) in &self.indexers {
-            if let Some(index) = self.indices.get_mut(name) {
-                for v in f(obj) {
-                    if let Some(keys) = index.get_mut(&v) {
-                        keys.remove(key);
-                        if keys.is_empty() {
-                            index.remove(&v);
-                        }
+        for index in &mut self.indexes {
+            for v in (index.f)(obj) {
+                if let Some(keys) = index.keys.get_mut(&v) {
+                    keys.remove(key);
+                    if keys.is_empty() {
+                        index.keys.remove(&v);
                     }
                 }
             }
@@ -153,9 +158,10 @@ impl Indexer {
     /// The objects filed under `value` in index `name` (`ByIndex`), in key order. An unknown index
     /// gives nothing.
     pub fn by_index(&self, name: &str, value: &str) -> Vec<&Shared> {
-        self.indices
-            .get(name)
-            .and_then(|ix| ix.get(value))
+        self.indexes
+            .iter()
+            .find(|i| i.name == name)
+            .and_then(|ix| ix.keys.get(value))
             .map(|keys| keys.iter().filter_map(|k| self.items.get(k)).collect())
             .unwrap_or_default()
     }
@@ -177,8 +183,7 @@ impl Indexer {
 
     /// Checks the invariant stated on the type; `Err` says which entry is wrong.
     pub fn check_invariants(&self) -> Result<(), String> {
-        for (name, f) in &self.indexers {
-            let index = self.indices.get(name).ok_or_else(|| format!("index {name} is missing"))?;
+        for Index { name, f, keys: index } in &self.indexes {
             for (v, keys) in index {
                 for k in keys {
                     let obj = self.items.get(k).ok_or_else(|| format!("index {name}[{v}] names a missing key {k}"))?;
@@ -234,7 +239,8 @@ mod tests {
         assert_eq!(ix.keys().cloned().collect::<Vec<_>>(), vec!["default/a", "other/c"]);
         ix.check_invariants().unwrap();
         // A stale entry is caught by the check.
-        ix.indices.get_mut(NAMESPACE_INDEX).unwrap().entry("ghost".into()).or_default().insert("default/a".into());
+        let ns = ix.indexes.iter_mut().find(|i| i.name == NAMESPACE_INDEX).unwrap();
+        ns.keys.entry("ghost".into()).or_default().insert("default/a".into());
         assert!(ix.check_invariants().is_err());
     }
 

@@ -178,14 +178,16 @@ impl Caches {
             .map(|i| i.indexer().items())
     }
 
-    /// Every store by kind name: the kinds whose informer has listed (or holds anything).
-    pub fn stores(&self) -> BTreeMap<&'static str, &BTreeMap<String, Shared>> {
-        crate::sort::btree_map(
-            self.informers
-                .iter()
-                .filter(|i| i.has_synced() || !i.indexer().is_empty())
-                .map(|i| (i.kind().kind, i.indexer().items())),
-        )
+    /// Every store, in kind-name order: the kinds whose informer has listed (or holds anything).
+    pub fn stores(&self) -> Vec<(&'static str, &BTreeMap<String, Shared>)> {
+        let mut out: Vec<(&'static str, &BTreeMap<String, Shared>)> = self
+            .informers
+            .iter()
+            .filter(|i| i.has_synced() || !i.indexer().is_empty())
+            .map(|i| (i.kind().kind, i.indexer().items()))
+            .collect();
+        crate::sort::sort_by_key(&mut out, |(k, _)| *k);
+        out
     }
 
     /// Whether no store holds or has listed anything.

@@ -53,10 +53,11 @@ use serde_json::Value;
 
 use super::api::Failure;
 use super::record::ApiCall;
-use crate::engine::apiserver::{ApiServer, PendingEvent, WatchId};
+use crate::engine::apiserver::{ApiServer, PendingEvent, WatchFrom, WatchId};
 use crate::engine::client::informer::{DeletedObject, InformerStep, ListerWatcher, Notification as Call, SharedList};
 use crate::engine::controllers::Notification;
 use crate::engine::kinds::Kind;
+use crate::engine::labels::Selector;
 use crate::engine::object::Shared;
 use crate::engine::rand::Rng;
 use crate::engine::status::Status;
@@ -132,9 +133,9 @@ impl ListerWatcher for WorldLw<'_> {
             self.push("LIST", kind, 0, Err(&err));
             return Err(err);
         }
-        let list = ListerWatcher::list(&mut *self.server, kind)?;
-        self.push("LIST", kind, 0, Ok(list.resource_version));
-        Ok(list)
+        let (items, resource_version) = self.server.list_shared(kind, None, &Selector::everything());
+        self.push("LIST", kind, 0, Ok(resource_version));
+        Ok(SharedList { items, resource_version })
     }
 
     fn watch(&mut self, kind: &'static Kind, resource_version: u64) -> Result<WatchId, Status> {
@@ -147,13 +148,13 @@ impl ListerWatcher for WorldLw<'_> {
             self.push("WATCH", kind, resource_version, Err(&err));
             return Err(err);
         }
-        let id = ListerWatcher::watch(&mut *self.server, kind, resource_version)?;
+        let id = self.server.watch(kind, None, Selector::everything(), WatchFrom::Exact(resource_version));
         self.push("WATCH", kind, resource_version, Ok(resource_version));
         Ok(id)
     }
 
     fn next_event(&mut self, id: WatchId) -> Option<PendingEvent> {
-        ListerWatcher::next_event(&mut *self.server, id)
+        self.server.next_shared_event(id)
     }
 
     fn watch_is_open(&self, id: WatchId) -> bool {

@@ -1256,7 +1256,9 @@ impl World {
                         break;
                     }
                     let inf = &mut caches.informers_mut()[ii];
-                    if inf.deliver_next(api, now, rng).is_none() {
+                    let mut calls = Vec::new();
+                    let mut lw = WorldLw { server: api, failure: None, calls: &mut calls };
+                    if inf.deliver_next(&mut lw, now, rng).is_none() {
                         break;
                     }
                     for slot in slots.iter_mut() {
