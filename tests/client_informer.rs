@@ -4,14 +4,15 @@
 use std::time::Duration;
 
 use reconcile_lab::engine::apiserver::{ApiServer, DeleteOptions, EventType};
-use reconcile_lab::engine::apiserver::{ObjectList, WatchEvent, WatchId};
+use reconcile_lab::engine::apiserver::{PendingEvent, WatchId};
 use reconcile_lab::engine::client::informer::{
     DeletedFinalStateUnknown, DeletedObject, HandlerId, Informer, InformerStep, ListerWatcher, Notification,
-    ReflectorState, SharedInformerFactory,
+    ReflectorState, SharedInformerFactory, SharedList,
 };
+use reconcile_lab::engine::client::share;
 use reconcile_lab::engine::kinds::Kind;
 use reconcile_lab::engine::labels::Selector;
-use reconcile_lab::engine::object::ObjectExt;
+use reconcile_lab::engine::object::{ObjectExt, Shared};
 use reconcile_lab::engine::rand::Rng;
 use reconcile_lab::engine::status::{Reason, Status};
 use reconcile_lab::engine::time::Time;
@@ -25,10 +26,10 @@ fn cm(name: &str, value: &str) -> Value {
     json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name, "namespace": "default"}, "data": {"v": value}})
 }
 
-fn set_value(api: &mut ApiServer, name: &str, value: &str) -> Value {
+fn set_value(api: &mut ApiServer, name: &str, value: &str) -> Shared {
     let mut obj = api.get(cm_kind(), Some("default"), name).expect("exists");
     obj["data"]["v"] = json!(value);
-    api.update(obj).expect("update succeeds")
+    share(api.update(obj).expect("update succeeds"))
 }
 
 fn delete(api: &mut ApiServer, name: &str) {
@@ -48,8 +49,8 @@ fn deliver_all(inf: &mut Informer, api: &mut ApiServer, now: Time, rng: &mut Rng
 /// The informer's cache equals the server's state for the kind.
 fn assert_cache_matches(inf: &Informer, api: &ApiServer) {
     let server = api.list(cm_kind(), None, &Selector::everything()).expect("list");
-    let cached: Vec<&Value> = inf.indexer().list().collect();
-    let mut server_items: Vec<&Value> = server.items.iter().collect();
+    let cached: Vec<Value> = inf.indexer().list().map(|o| o.to_value()).collect();
+    let mut server_items: Vec<Value> = server.items;
     server_items.sort_by_key(|o| o.key());
     assert_eq!(cached, server_items);
     inf.indexer().check_invariants().expect("indexes are consistent");
@@ -71,8 +72,8 @@ fn setup() -> Setup {
 #[test]
 fn tv07_initial_list() {
     let Setup { mut api, mut rng, now } = setup();
-    let a = api.create(cm("a", "1")).unwrap();
-    let b = api.create(cm("b", "1")).unwrap();
+    let a = share(api.create(cm("a", "1")).unwrap());
+    let b = share(api.create(cm("b", "1")).unwrap());
     assert!(a.resource_version() < b.resource_version());
 
     let mut inf = Informer::new(cm_kind(), Duration::ZERO);
@@ -98,7 +99,7 @@ fn tv07_initial_list() {
     assert_eq!(inf.last_sync_resource_version(), api.resource_version());
 
     // Afterwards, watch events arrive one at a time, cache first.
-    let c = api.create(cm("c", "1")).unwrap();
+    let c = share(api.create(cm("c", "1")).unwrap());
     let steps = deliver_all(&mut inf, &mut api, now, &mut rng);
     assert_eq!(
         steps,
@@ -117,7 +118,7 @@ fn tv07_initial_list() {
 #[test]
 fn watch_updates_and_deletes() {
     let Setup { mut api, mut rng, now } = setup();
-    let a1 = api.create(cm("a", "1")).unwrap();
+    let a1 = share(api.create(cm("a", "1")).unwrap());
     let mut inf = Informer::new(cm_kind(), Duration::ZERO);
     let h = inf.add_event_handler("h", now);
     inf.list_and_watch(&mut api, now, &mut rng);
@@ -141,8 +142,8 @@ fn watch_updates_and_deletes() {
 #[test]
 fn tv08_resync() {
     let Setup { mut api, mut rng, now } = setup();
-    api.create(cm("a", "1")).unwrap();
-    api.create(cm("b", "1")).unwrap();
+    share(api.create(cm("a", "1")).unwrap());
+    share(api.create(cm("b", "1")).unwrap());
     let mut inf = Informer::new(cm_kind(), Duration::from_secs(30));
     let resyncing = inf.add_event_handler("resyncing", now);
     let quiet = inf.add_event_handler_with_resync("quiet", Duration::ZERO, now);
@@ -180,11 +181,11 @@ fn tv08_resync() {
 /// The TV-09 scenario up to the relist: {a, b, c} cached; while the watch is down b is updated,
 /// c deleted and the history expired; the re-watch from the last synced version gets one ERROR
 /// (410 Expired), the reflector backs off, then relists.
-fn tv09_scenario(default_resync: Duration) -> (Informer, HandlerId, [Value; 4], InformerStep) {
+fn tv09_scenario(default_resync: Duration) -> (Informer, HandlerId, [Shared; 4], InformerStep) {
     let Setup { mut api, mut rng, mut now } = setup();
-    let a = api.create(cm("a", "1")).unwrap();
-    let b2 = api.create(cm("b", "1")).unwrap();
-    let c3 = api.create(cm("c", "1")).unwrap();
+    let a = share(api.create(cm("a", "1")).unwrap());
+    let b2 = share(api.create(cm("b", "1")).unwrap());
+    let c3 = share(api.create(cm("c", "1")).unwrap());
     let mut inf = Informer::new(cm_kind(), default_resync);
     let h = inf.add_event_handler_with_resync("no-resync", Duration::ZERO, now);
     inf.list_and_watch(&mut api, now, &mut rng);
@@ -275,7 +276,7 @@ fn tv09_without_resync_unchanged_objects_come_back_as_sync_updates() {
 #[test]
 fn tv10_recreate_during_a_gap() {
     let Setup { mut api, mut rng, now } = setup();
-    let old = api.create(cm("a", "1")).unwrap();
+    let old = share(api.create(cm("a", "1")).unwrap());
     let mut inf = Informer::new(cm_kind(), Duration::ZERO);
     let h = inf.add_event_handler("h", now);
     inf.list_and_watch(&mut api, now, &mut rng);
@@ -285,7 +286,7 @@ fn tv10_recreate_during_a_gap() {
     let broken = inf.break_watch(&mut api, now, &mut rng).expect("a watch was open");
     let InformerStep::WatchBroken { retry_at } = broken else { panic!("expected WatchBroken, got {broken:?}") };
     delete(&mut api, "a");
-    let new = api.create(cm("a", "2")).unwrap();
+    let new = share(api.create(cm("a", "2")).unwrap());
     assert_ne!(old.uid(), new.uid());
     inf.list_and_watch(&mut api, retry_at, &mut rng);
     let calls: Vec<Notification> = drain(&mut inf, h).into_iter().filter(|n| n.key() == "default/a").collect();
@@ -303,10 +304,10 @@ fn dropped_stream_is_rewatched_from_the_last_resource_version() {
     inf.list_and_watch(&mut api, now, &mut rng);
     drain(&mut inf, h);
     let later = now.after(Duration::from_secs(5));
-    let a = api.create(cm("a", "1")).unwrap();
+    let a = share(api.create(cm("a", "1")).unwrap());
     let id = inf.watch_id().expect("watching");
     api.break_watch(id);
-    let b = api.create(cm("b", "1")).unwrap();
+    let b = share(api.create(cm("b", "1")).unwrap());
     assert!(!inf.watch_ended(&api), "a's event is still queued");
     let step = inf.deliver_next(&mut api, later, &mut rng);
     assert!(matches!(step, Some(InformerStep::Event { ref key, .. }) if key == "default/a"), "{step:?}");
@@ -352,7 +353,7 @@ fn timeout() -> Status {
 }
 
 impl ListerWatcher for Flaky<'_> {
-    fn list(&mut self, kind: &'static Kind) -> Result<ObjectList, Status> {
+    fn list(&mut self, kind: &'static Kind) -> Result<SharedList, Status> {
         if self.fail_list {
             return Err(timeout());
         }
@@ -364,7 +365,7 @@ impl ListerWatcher for Flaky<'_> {
         }
         ListerWatcher::watch(self.api, kind, rv)
     }
-    fn next_event(&mut self, id: WatchId) -> Option<WatchEvent> {
+    fn next_event(&mut self, id: WatchId) -> Option<PendingEvent> {
         ListerWatcher::next_event(self.api, id)
     }
     fn watch_is_open(&self, id: WatchId) -> bool {
@@ -384,7 +385,7 @@ impl ListerWatcher for Flaky<'_> {
 #[test]
 fn failed_list_and_watch_backs_off_then_catches_up() {
     let Setup { mut api, mut rng, now } = setup();
-    api.create(cm("a", "1")).unwrap();
+    share(api.create(cm("a", "1")).unwrap());
     let mut inf = Informer::new(cm_kind(), Duration::ZERO);
     let h = inf.add_event_handler("h", now);
     let mut t = now;
@@ -408,7 +409,7 @@ fn failed_list_and_watch_backs_off_then_catches_up() {
     assert!(inf.has_synced());
     assert_eq!(drain(&mut inf, h).len(), inf.indexer().len());
     let retry_at = inf.relist_at().expect("backing off");
-    api.create(cm("b", "1")).unwrap();
+    share(api.create(cm("b", "1")).unwrap());
     let step = inf.list_and_watch(&mut api, retry_at, &mut rng);
     assert!(matches!(&step, InformerStep::Listed { relist: true, watch_failed: None, .. }), "{step:?}");
     assert!(matches!(inf.state(), ReflectorState::Watching(_)));
@@ -420,7 +421,7 @@ fn failed_list_and_watch_backs_off_then_catches_up() {
 #[test]
 fn late_handler_gets_the_cache_replayed() {
     let Setup { mut api, mut rng, now } = setup();
-    api.create(cm("a", "1")).unwrap();
+    share(api.create(cm("a", "1")).unwrap());
     let mut inf = Informer::new(cm_kind(), Duration::ZERO);
     inf.list_and_watch(&mut api, now, &mut rng);
     let late = inf.add_event_handler("late", now);
@@ -435,7 +436,7 @@ fn late_handler_gets_the_cache_replayed() {
 #[test]
 fn shared_informer_factory() {
     let Setup { mut api, mut rng, now } = setup();
-    api.create(cm("a", "1")).unwrap();
+    share(api.create(cm("a", "1")).unwrap());
     let mut factory = SharedInformerFactory::new(Duration::ZERO);
     let h1 = factory.informer_for(cm_kind()).add_event_handler("first", now);
     let h2 = factory.informer_for(cm_kind()).add_event_handler("second", now);
@@ -488,7 +489,7 @@ fn op() -> impl proptest::strategy::Strategy<Value = Op> {
 
 /// What a handler knows, built only from its notifications; checks that each call is consistent
 /// with the previous ones (an update's `old` is the last state the handler was given).
-fn apply(model: &mut std::collections::BTreeMap<String, Value>, n: Notification) -> Result<(), String> {
+fn apply(model: &mut std::collections::BTreeMap<String, Shared>, n: Notification) -> Result<(), String> {
     match n {
         Notification::Add { obj, .. } => {
             if model.insert(obj.key(), obj.clone()).is_some() {
@@ -567,8 +568,8 @@ proptest::proptest! {
         }
         while let Some(x) = inf.pop_notification(h) { apply(&mut model, x).map_err(proptest::test_runner::TestCaseError::fail)?; }
         assert_cache_matches(&inf, &api);
-        let server: std::collections::BTreeMap<String, Value> =
-            api.list(cm_kind(), None, &Selector::everything()).unwrap().items.into_iter().map(|o| (o.key(), o)).collect();
+        let server: std::collections::BTreeMap<String, Shared> =
+            api.list(cm_kind(), None, &Selector::everything()).unwrap().items.into_iter().map(|o| (o.key(), share(o))).collect();
         proptest::prop_assert_eq!(model, server);
     }
 }

@@ -120,7 +120,7 @@ fn memory_after_converging_a_large_deployment() {
     let mut seen = BTreeSet::new();
     let (mut decoded, mut as_values, mut cached) = (0, 0, 0);
     for p in w.processes() {
-        for obj in p.caches.stores.values().flat_map(|s| s.values()) {
+        for obj in p.caches.stores().into_iter().map(|(_, s)| s).flat_map(|s| s.values()) {
             cached += 1;
             if seen.insert(Arc::as_ptr(obj) as usize) {
                 // A clone of a `Frozen` shares its interned keys, so this counts the tree's own bytes.

@@ -71,7 +71,7 @@ fn caches_share_objects_across_processes_and_after_a_failover() {
     assert!(matches!(w.run_until_idle(20_000), Settled::Idle { .. }));
     let shared_with = |w: &World, a: &str, b: &str| -> usize {
         let (pa, pb) = (w.process(a).unwrap(), w.process(b).unwrap());
-        let (Some(sa), Some(sb)) = (pa.caches.stores.get("Pod"), pb.caches.stores.get("Pod")) else { return 0 };
+        let (Some(sa), Some(sb)) = (pa.caches.store("Pod"), pb.caches.store("Pod")) else { return 0 };
         sa.iter().filter(|(k, o)| sb.get(*k).is_some_and(|x| Arc::ptr_eq(o, x))).count()
     };
     let pods = list(&w, "Pod").len();
@@ -84,8 +84,7 @@ fn caches_share_objects_across_processes_and_after_a_failover() {
     let mut listed = false;
     for _ in 0..200 {
         w.advance(Duration::from_secs(1));
-        if w.process(CONTROLLER_MANAGER_B).is_some_and(|p| p.caches.stores.get("Pod").is_some_and(|s| s.len() == pods))
-        {
+        if w.process(CONTROLLER_MANAGER_B).is_some_and(|p| p.caches.store("Pod").is_some_and(|s| s.len() == pods)) {
             listed = true;
             break;
         }

@@ -391,7 +391,7 @@ fn running_pending_actions_in_any_order_converges() {
     let mut rng = reconcile_lab::engine::rand::Rng::new(99);
     for _ in 0..3000 {
         let pending = w.pending();
-        if pending.iter().all(|p| p.action == ActionKind::LeaseTick) && w.processes().iter().any(|p| p.leading()) {
+        if pending.iter().all(|p| p.action.is_periodic()) && w.processes().iter().any(|p| p.leading()) {
             break;
         }
         // Prefer actions that can happen now, in a random order.

@@ -145,9 +145,8 @@ fn run(seed: u64, ops: &[Op]) -> World {
     let mut settled = false;
     for _ in 0..20_000 {
         let pending = w.pending();
-        let busy = pending.iter().any(|p| {
-            p.action != reconcile_lab::engine::world::ActionKind::LeaseTick && !p.description.starts_with("requeue")
-        }) || leaders(&w) == 0;
+        let busy = pending.iter().any(|p| !p.action.is_periodic() && !p.description.starts_with("requeue"))
+            || leaders(&w) == 0;
         if !busy {
             settled = true;
             break;

@@ -314,11 +314,12 @@ impl Console {
                     .ok_or_else(|| CmdError::Plain(format!("no controller or process named {name:?}")))?;
                 let kinds: Vec<&'static Kind> = match args.get(2) {
                     Some(k) => vec![super::resources::lookup(k)?],
-                    None => p.caches.stores.keys().filter_map(|k| Kind::by_kind(k)).collect(),
+                    None => p.caches.stores().into_iter().filter_map(|(k, _)| Kind::by_kind(k)).collect(),
                 };
                 let mut rows = vec![vec!["KIND".to_string(), "KEY".into(), "CACHED RV".into(), "SERVER RV".into()]];
                 for kind in kinds {
-                    let cached = p.caches.stores.get(kind.kind).cloned().unwrap_or_default();
+                    let empty = std::collections::BTreeMap::new();
+                    let cached = p.caches.store(kind.kind).unwrap_or(&empty);
                     let server = world.api().list(kind, None, &crate::engine::labels::Selector::everything());
                     let mut keys: Vec<String> = cached.keys().cloned().collect();
                     if let Ok(l) = &server {

@@ -262,20 +262,19 @@ pub fn process_caches_with(world: &World, rvs: &mut RvMemo) -> Vec<ProcessCache>
     let mut next = HashMap::with_capacity(rvs.by_address.len());
     let mut server: BTreeMap<&'static str, Vec<ServerEntry<'_>>> = BTreeMap::new();
     for p in world.processes() {
-        for kind_name in p.caches.stores.keys() {
+        for (kind_name, _) in p.caches.stores() {
             server.entry(kind_name).or_insert_with(|| server_entries(world, kind_name));
         }
     }
     let out = world
         .processes()
         .iter()
-        .filter(|p| !p.caches.stores.is_empty())
+        .filter(|p| !p.caches.is_empty())
         .map(|p| {
-            let stores = p
-                .caches
-                .stores
+            let all = p.caches.stores();
+            let stores = all
                 .iter()
-                .map(|(kind, store)| (*kind, store, server.get(kind).map(Vec::as_slice).unwrap_or_default()));
+                .map(|(kind, store)| (*kind, *store, server.get(kind).map(Vec::as_slice).unwrap_or_default()));
             let (out_of_date, rows) = process_rows(stores, rvs, &mut next);
             ProcessCache { process: p.name.clone(), out_of_date, rows }
         })
@@ -310,9 +309,9 @@ mod tests {
     /// What `process_caches` computes, the plain way: every row through [`compare`], sorted, cut.
     fn naive(world: &World) -> Vec<ProcessCache> {
         let mut out = Vec::new();
-        for p in world.processes().iter().filter(|p| !p.caches.stores.is_empty()) {
+        for p in world.processes().iter().filter(|p| !p.caches.is_empty()) {
             let mut rows = Vec::new();
-            for (kind, store) in &p.caches.stores {
+            for (kind, store) in &p.caches.stores() {
                 let server: BTreeMap<String, u64> =
                     server_entries(world, kind).into_iter().map(|(ns, n, rv)| (object_key(ns, n), rv)).collect();
                 let cached: BTreeMap<String, u64> =
@@ -354,7 +353,8 @@ mod tests {
         w.run_until_idle(2000);
         let mut rvs = RvMemo::default();
         process_caches_with(&w, &mut rvs);
-        let cached: usize = w.processes().iter().flat_map(|p| p.caches.stores.values()).map(BTreeMap::len).sum();
+        let cached: usize =
+            w.processes().iter().flat_map(|p| p.caches.stores().into_iter().map(|(_, s)| s)).map(BTreeMap::len).sum();
         assert!(rvs.by_address.len() <= cached && !rvs.by_address.is_empty(), "{} of {cached}", rvs.by_address.len());
         w.create(super::super::watch::tests::deployment("web", 3)).unwrap();
         w.run_until_idle(5000);
@@ -362,7 +362,7 @@ mod tests {
         let live: std::collections::HashSet<usize> = w
             .processes()
             .iter()
-            .flat_map(|p| p.caches.stores.values())
+            .flat_map(|p| p.caches.stores().into_iter().map(|(_, s)| s))
             .flat_map(|s| s.values().map(|o| Arc::as_ptr(o) as usize))
             .collect();
         assert!(rvs.by_address.keys().all(|a| live.contains(a)), "only objects still cached are held");

@@ -3,8 +3,8 @@
 //! world delivers them (kubernetes-semantics.md §2: the reflector lists, then watches from the
 //! list's resourceVersion; the cache is updated before handlers hear of an event).
 
+use crate::engine::client::ReflectorState;
 use crate::engine::object::ObjectExt;
-use crate::engine::world::informer::ReflectorState;
 use crate::engine::world::{ActionKind, Actor, World};
 
 use super::recent;
@@ -57,18 +57,25 @@ pub fn watch_streams(world: &World) -> Vec<WatchStream> {
     let history = recent(world.history());
     let mut out = Vec::new();
     for p in world.processes() {
-        for inf in &p.informers {
-            let kind = inf.kind.kind;
-            let state = match inf.state {
-                ReflectorState::Watching(_) => format!("watching from resourceVersion {}", inf.last_sync_rv),
-                ReflectorState::ListAt(t) if t <= now => "lists now".to_string(),
-                ReflectorState::ListAt(t) => format!("relists in {}", crate::engine::world::fmt_duration(t.since(now))),
-                ReflectorState::WatchAt(t) => format!(
-                    "watches again from resourceVersion {} in {}",
-                    inf.last_sync_rv,
-                    crate::engine::world::fmt_duration(t.since(now))
+        for inf in p.informers() {
+            let kind = inf.kind().kind;
+            let rv = inf.last_sync_resource_version();
+            let mut state = match *inf.state() {
+                ReflectorState::Watching(_) => format!("watching from resourceVersion {rv}"),
+                ReflectorState::NotStarted => "lists now".to_string(),
+                ReflectorState::BackingOff { until } if until <= now => "relists now".to_string(),
+                ReflectorState::BackingOff { until } => {
+                    format!("relists in {}", crate::engine::world::fmt_duration(until.since(now)))
+                }
+                ReflectorState::RewatchAt { until } => format!(
+                    "watches again from resourceVersion {rv} in {}",
+                    crate::engine::world::fmt_duration(until.since(now))
                 ),
+                ReflectorState::Stopped => "stopped".to_string(),
             };
+            if let Some(t) = inf.next_resync_at() {
+                state.push_str(&format!("; resync in {}", crate::engine::world::fmt_duration(t.since(now))));
+            }
             let mut delivered: Vec<WatchEventRow> = history
                 .iter()
                 .rev()
@@ -91,7 +98,7 @@ pub fn watch_streams(world: &World) -> Vec<WatchStream> {
                         let rv = r.calls.iter().find(|c| c.verb == "LIST").map_or(0, |c| c.resource_version);
                         Some(WatchEventRow {
                             event_type: "LIST".into(),
-                            key: inf.kind.resource.to_string(),
+                            key: inf.kind().resource.to_string(),
                             resource_version: rv,
                             step: Some(r.number),
                         })
@@ -101,7 +108,7 @@ pub fn watch_streams(world: &World) -> Vec<WatchStream> {
                 .take(DELIVERED_SHOWN)
                 .collect();
             delivered.reverse();
-            let (in_flight, in_flight_total) = match inf.state {
+            let (in_flight, in_flight_total) = match *inf.state() {
                 ReflectorState::Watching(id) => {
                     let evs = world.api().pending_events(id);
                     let rows = evs

@@ -85,7 +85,7 @@ pub fn assert_caches_match(w: &World) {
         if !p.active() {
             continue;
         }
-        for (k, store) in &p.caches.stores {
+        for (k, store) in &p.caches.stores() {
             let server: Vec<(String, u64)> = w
                 .api()
                 .list(kind(k), None, &Selector::everything())

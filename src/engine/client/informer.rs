@@ -8,9 +8,14 @@
 //!   missed or seen twice.
 //! - **The cache first, then the handlers.** Every change is applied to the [`Indexer`] before
 //!   the notification is queued for each handler (`processDeltas`).
-//! - **A dropped stream is resumed.** When the server closes the watch without an error, the
-//!   reflector watches again from its last resourceVersion without relisting; the server replays
-//!   what it missed, or answers 410.
+//! - **A dropped stream is resumed.** When the watch stream ends without an error (the server
+//!   closed it, or the connection was reset: streamwatcher.go ends the stream on a probable EOF),
+//!   the reflector watches again at once from its last resourceVersion without relisting
+//!   (reflector.go `watch`: `w = nil`, loop); the server replays what it missed, or answers 410.
+//!   A stream that ended under a second after it started, with no event, is an error instead
+//!   ("very short watch", `handleAnyWatch`).
+//! - **A refused re-watch is retried.** A watch request that fails with "connection refused" or
+//!   429 backs off and watches again, without relisting (`isWatchErrorRetriable`).
 //! - **Differences after a relist.** On a 410 ERROR event, any other watch error or a connection
 //!   that cannot be re-established, the reflector backs off (800 ms doubling to 30 s, jitter 1.0,
 //!   reset every 2 min) and then relists: vanished keys become `DeletedFinalStateUnknown` tombstones
@@ -33,9 +38,16 @@
 //!
 //! Nothing runs by itself. Each method is one step: the world calls
 //! [`Informer::list_and_watch`] to start (and again when [`Informer::relist_at`] is due),
-//! [`Informer::deliver_next`] to deliver the next event of the watch, [`Informer::resync`] when
-//! [`Informer::next_resync_at`] is due, and [`Informer::pop_notification`] to run one queued
-//! handler call.
+//! [`Informer::retry_watch`] when [`Informer::rewatch_at`] is due, [`Informer::deliver_next`] to
+//! deliver the next event of the watch (or handle the end of its stream, see
+//! [`Informer::has_deliverable`]), [`Informer::resync`] when [`Informer::next_resync_at`] is due,
+//! and [`Informer::pop_notification`] to run one queued handler call. The World's informers are
+//! these (`crate::engine::world::informer` wraps the API server for its faults); there is no
+//! other informer in the engine.
+//!
+//! Deliberate differences from client-go: the initial list is served at the current revision (so
+//! the list resourceVersion client-go would choose gives the same answer), and iteration is in
+//! key order where client-go's is a Go map's.
 
 // The API's errors are `Status` values, as the API server's contract returns them.
 #![allow(clippy::result_large_err)]
@@ -43,13 +55,12 @@
 use std::collections::{BTreeMap, VecDeque};
 use std::time::Duration;
 
-use serde_json::Value;
-
 use super::store::Indexer;
-use crate::engine::apiserver::{ApiServer, EventType, ObjectList, WatchEvent, WatchFrom, WatchId};
+use crate::engine::apiserver::{ApiServer, EventType, PendingEvent, WatchFrom, WatchId};
+use crate::engine::frozen::Frozen;
 use crate::engine::kinds::Kind;
 use crate::engine::labels::Selector;
-use crate::engine::object::ObjectExt;
+use crate::engine::object::{ObjectExt, Shared};
 use crate::engine::rand::Rng;
 use crate::engine::status::Status;
 use crate::engine::time::Time;
@@ -59,11 +70,12 @@ use crate::engine::time::Time;
 /// world can wrap it to make calls fail (a partition, injected errors).
 pub trait ListerWatcher {
     /// LIST every object of `kind` in all namespaces.
-    fn list(&mut self, kind: &'static Kind) -> Result<ObjectList, Status>;
+    fn list(&mut self, kind: &'static Kind) -> Result<SharedList, Status>;
     /// WATCH `kind` from exactly `resource_version`.
     fn watch(&mut self, kind: &'static Kind, resource_version: u64) -> Result<WatchId, Status>;
-    /// Delivers (pops) the watch's oldest queued event.
-    fn next_event(&mut self, id: WatchId) -> Option<WatchEvent>;
+    /// Delivers (pops) the watch's oldest queued event, its object shared with every other
+    /// watcher's copy.
+    fn next_event(&mut self, id: WatchId) -> Option<PendingEvent>;
     /// Whether the watch is still open.
     fn watch_is_open(&self, id: WatchId) -> bool;
     /// Whether the watch has events queued.
@@ -73,14 +85,15 @@ pub trait ListerWatcher {
 }
 
 impl ListerWatcher for ApiServer {
-    fn list(&mut self, kind: &'static Kind) -> Result<ObjectList, Status> {
-        ApiServer::list(self, kind, None, &Selector::everything())
+    fn list(&mut self, kind: &'static Kind) -> Result<SharedList, Status> {
+        let (items, resource_version) = ApiServer::list_shared(self, kind, None, &Selector::everything());
+        Ok(SharedList { items, resource_version })
     }
     fn watch(&mut self, kind: &'static Kind, resource_version: u64) -> Result<WatchId, Status> {
         Ok(ApiServer::watch(self, kind, None, Selector::everything(), WatchFrom::Exact(resource_version)))
     }
-    fn next_event(&mut self, id: WatchId) -> Option<WatchEvent> {
-        ApiServer::next_event(self, id)
+    fn next_event(&mut self, id: WatchId) -> Option<PendingEvent> {
+        ApiServer::next_shared_event(self, id)
     }
     fn watch_is_open(&self, id: WatchId) -> bool {
         ApiServer::watch_is_open(self, id)
@@ -93,6 +106,15 @@ impl ListerWatcher for ApiServer {
     }
 }
 
+/// A LIST's answer as a reflector keeps it: the items, shared, and the list's resourceVersion.
+#[derive(Clone, Debug, Default)]
+pub struct SharedList {
+    /// The items, in key order.
+    pub items: Vec<Shared>,
+    /// The list's `metadata.resourceVersion`.
+    pub resource_version: u64,
+}
+
 /// The object a watch DELETE was missed for: the key and the last state the cache knew
 /// (client-go `DeletedFinalStateUnknown`).
 #[derive(Clone, Debug, PartialEq)]
@@ -100,21 +122,21 @@ pub struct DeletedFinalStateUnknown {
     /// The cache key, `namespace/name`.
     pub key: String,
     /// The last known object; it may be stale.
-    pub obj: Value,
+    pub obj: Shared,
 }
 
 /// What `OnDelete` receives: the final state, or a tombstone when the delete was missed.
 #[derive(Clone, Debug, PartialEq)]
 pub enum DeletedObject {
     /// The object as the DELETED watch event carried it.
-    Final(Value),
+    Final(Shared),
     /// A tombstone produced by a relist.
     Unknown(DeletedFinalStateUnknown),
 }
 
 impl DeletedObject {
     /// The deleted object (for a tombstone, its last known state).
-    pub fn object(&self) -> &Value {
+    pub fn object(&self) -> &Shared {
         match self {
             DeletedObject::Final(v) => v,
             DeletedObject::Unknown(t) => &t.obj,
@@ -137,16 +159,16 @@ pub enum Notification {
     /// `OnAdd(obj, isInInitialList)`.
     Add {
         /// The new object.
-        obj: Value,
+        obj: Shared,
         /// Whether it came from the initial list (or the replay to a late handler).
         in_initial_list: bool,
     },
     /// `OnUpdate(old, new)`; for a resync, `old` and `new` are the same object.
     Update {
         /// The cached object before.
-        old: Value,
+        old: Shared,
         /// The object now.
-        new: Value,
+        new: Shared,
     },
     /// `OnDelete(obj)`.
     Delete(DeletedObject),
@@ -210,6 +232,12 @@ pub enum ReflectorState {
         /// When the relist is due.
         until: Time,
     },
+    /// A watch request failed with an error worth retrying without a relist (connection refused,
+    /// 429): the reflector watches again from its last resourceVersion at `until`.
+    RewatchAt {
+        /// When the new watch request is due.
+        until: Time,
+    },
     /// Stopped for good (the process shut down).
     Stopped,
 }
@@ -264,6 +292,14 @@ pub enum InformerStep {
         /// The HTTP code in the Status.
         code: u64,
         /// When the relist is due.
+        retry_at: Time,
+    },
+    /// A new watch could not be opened with an error worth retrying (connection refused, 429):
+    /// watch again from the last synced resourceVersion at `retry_at`, without relisting.
+    WatchRetry {
+        /// The API error.
+        message: String,
+        /// When the next watch request is due.
         retry_at: Time,
     },
     /// A new watch could not be opened; relist at `retry_at`.
@@ -436,10 +472,18 @@ impl Informer {
         }
     }
 
+    /// When a retriable watch failure's back-off ends and the reflector watches again.
+    pub fn rewatch_at(&self) -> Option<Time> {
+        match self.state {
+            ReflectorState::RewatchAt { until } => Some(until),
+            _ => None,
+        }
+    }
+
     /// The informer's next timer: the end of a back-off or the next resync check, whichever
     /// comes first.
     pub fn next_timer_at(&self) -> Option<Time> {
-        match (self.relist_at(), self.next_resync_at()) {
+        match (self.relist_at().or(self.rewatch_at()), self.next_resync_at()) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         }
@@ -448,7 +492,7 @@ impl Informer {
     /// When the next resync check is due, if the informer resyncs and is running.
     pub fn next_resync_at(&self) -> Option<Time> {
         match self.state {
-            ReflectorState::Watching(_) => self.next_resync_check,
+            ReflectorState::Watching(_) | ReflectorState::RewatchAt { .. } => self.next_resync_check,
             _ => None,
         }
     }
@@ -575,9 +619,10 @@ impl Informer {
 
     /// `Store.Replace` through the `RealFIFO` and `processDeltas`: tombstones for vanished keys
     /// first (in key order), then every listed object in list order.
-    fn replace(&mut self, items: Vec<Value>, rv: u64, relist: bool) -> InformerStep {
-        let listed: BTreeMap<String, ()> = crate::sort::btree_map(items.iter().map(|o| (o.key(), ())));
-        let vanished: Vec<String> = self.indexer.keys().filter(|k| !listed.contains_key(*k)).cloned().collect();
+    fn replace(&mut self, items: Vec<Shared>, rv: u64, relist: bool) -> InformerStep {
+        let mut listed: Vec<String> = items.iter().map(|o| o.key()).collect();
+        crate::sort::sort(&mut listed);
+        let vanished: Vec<String> = self.indexer.keys().filter(|k| listed.binary_search(k).is_err()).cloned().collect();
         for key in &vanished {
             if let Some(last) = self.indexer.delete(key) {
                 let tomb = DeletedFinalStateUnknown { key: key.clone(), obj: last };
@@ -672,8 +717,8 @@ impl Informer {
                 let retry_at = now.after(self.backoff.step(now, rng));
                 self.state = ReflectorState::BackingOff { until: retry_at };
                 InformerStep::WatchError {
-                    message: obj.get("message").and_then(Value::as_str).unwrap_or("").to_string(),
-                    code: obj.get("code").and_then(Value::as_u64).unwrap_or(0),
+                    message: obj.get("message").and_then(Frozen::as_str).unwrap_or("").to_string(),
+                    code: obj.get("code").and_then(Frozen::as_u64).unwrap_or(0),
                     retry_at,
                 }
             }
@@ -681,9 +726,10 @@ impl Informer {
         Some(step)
     }
 
-    /// The connection broke and the API server cannot be reached to watch again (a partition, a
-    /// fault): the watch is closed, its undelivered events are lost, and the reflector relists
-    /// after the back-off.
+    /// The connection broke and the API server cannot be reached to watch again with an error
+    /// that is not retriable (a timeout): the watch is closed, its undelivered events are lost,
+    /// and the reflector relists after the back-off. (The World breaks a watch by stopping it on
+    /// the server instead: the informer then sees its stream end and watches again at once.)
     ///
     /// In client-go the re-watch request fails with a non-retriable error (a timeout, not a
     /// refused connection), so `ListAndWatch` returns and the back-off loop relists. A break the
@@ -707,8 +753,19 @@ impl Informer {
         Some(self.open_watch(api, now, rng).unwrap_or_else(|failed| failed))
     }
 
-    /// Opens a watch from the last synced resourceVersion. If the request fails, `ListAndWatch`
-    /// returns the error and the reflector backs off, then relists (`Err` is the `WatchFailed`
+    /// The back-off after a retriable watch failure is over: watch again from the last synced
+    /// resourceVersion (reflector.go `watch`: `continue` after `backoffManager.Backoff()`).
+    /// `None` unless the reflector is in [`ReflectorState::RewatchAt`].
+    pub fn retry_watch(&mut self, api: &mut dyn ListerWatcher, now: Time, rng: &mut Rng) -> Option<InformerStep> {
+        self.rewatch_at()?;
+        Some(self.open_watch(api, now, rng).unwrap_or_else(|failed| failed))
+    }
+
+    /// Opens a watch from the last synced resourceVersion. If the request fails, what follows is
+    /// reflector.go `watch`'s choice (`isWatchErrorRetriable`): after "connection refused" or a
+    /// 429 the reflector backs off and watches again without relisting ("most likely we will be
+    /// able to restart watch where we ended"); after any other error `ListAndWatch` returns it
+    /// and the reflector backs off, then relists (`Err` is the `WatchRetry` or `WatchFailed`
     /// step).
     fn open_watch(
         &mut self,
@@ -725,8 +782,13 @@ impl Informer {
             }
             Err(status) => {
                 let retry_at = now.after(self.backoff.step(now, rng));
-                self.state = ReflectorState::BackingOff { until: retry_at };
-                Err(InformerStep::WatchFailed { message: status.message, retry_at })
+                if is_watch_error_retriable(&status) {
+                    self.state = ReflectorState::RewatchAt { until: retry_at };
+                    Err(InformerStep::WatchRetry { message: status.message, retry_at })
+                } else {
+                    self.state = ReflectorState::BackingOff { until: retry_at };
+                    Err(InformerStep::WatchFailed { message: status.message, retry_at })
+                }
             }
         }
     }
@@ -777,7 +839,7 @@ impl Informer {
             }
         }
         if !handlers.is_empty() {
-            let objs: Vec<Value> = self.indexer.list().cloned().collect();
+            let objs: Vec<Shared> = self.indexer.list().cloned().collect();
             for obj in objs {
                 self.distribute(Notification::Update { old: obj.clone(), new: obj }, true);
             }
@@ -794,6 +856,12 @@ impl Informer {
         self.state = ReflectorState::Stopped;
         self.next_resync_check = None;
     }
+}
+
+/// reflector.go `isWatchErrorRetriable`: "connection refused" (the API server is most likely not
+/// responsive, the watch can restart where it ended) and 429 Too Many Requests.
+fn is_watch_error_retriable(status: &Status) -> bool {
+    status.code() == 429 || status.message.contains("connection refused")
 }
 
 /// `determineResyncPeriod`: zero stays zero; no resync at all if the informer does not resync;
@@ -835,6 +903,9 @@ impl InformerStep {
             }
             InformerStep::WatchError { message, retry_at, .. } => format!(
                 "The {resource} watch ended with an error ({message}); the informer backs off and relists at {retry_at}."
+            ),
+            InformerStep::WatchRetry { message, retry_at } => format!(
+                "The {resource} informer could not watch ({message}); it watches again from its last resourceVersion at {retry_at}, without relisting."
             ),
             InformerStep::WatchFailed { message, retry_at } => {
                 format!("The {resource} informer could not watch ({message}); it relists at {retry_at}.")

@@ -16,6 +16,19 @@ pub mod ratelimit;
 pub mod store;
 pub mod workqueue;
 
+use serde_json::Value;
+
+use crate::engine::object::Shared;
+
+/// The one place a cached object is made from a decoded one (tests and `Caches::insert`): the
+/// informer's cache and its notifications hold `Shared` values, which watch events and lists
+/// hand out already shared.
+// `Shared` is `Arc<Value>` today, where `into()` is the identity.
+#[allow(clippy::useless_conversion)]
+pub fn share(obj: Value) -> Shared {
+    Shared::new(obj.into())
+}
+
 pub use informer::{
     DeletedFinalStateUnknown, DeletedObject, HandlerId, Informer, InformerStep, ListerWatcher, Notification,
     ReflectorState, SharedInformerFactory,

@@ -12,13 +12,11 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use serde_json::Value;
-
 use crate::engine::labels::Selector;
-use crate::engine::object::ObjectExt;
+use crate::engine::object::{ObjectExt, Shared};
 
 /// An index function: the index values an object files under (client-go `IndexFunc`).
-pub type IndexFunc = fn(&Value) -> Vec<String>;
+pub type IndexFunc = fn(&Shared) -> Vec<String>;
 
 /// The name of the namespace index (client-go `cache.NamespaceIndex`).
 pub const NAMESPACE_INDEX: &str = "namespace";
@@ -28,12 +26,12 @@ pub const NAMESPACE_INDEX: &str = "namespace";
 pub const CONTROLLER_UID_INDEX: &str = "controllerUID";
 
 /// `MetaNamespaceIndexFunc`: an object's namespace ("" for cluster-scoped objects).
-pub fn namespace_index_func(obj: &Value) -> Vec<String> {
+pub fn namespace_index_func(obj: &Shared) -> Vec<String> {
     vec![obj.namespace().unwrap_or("").to_string()]
 }
 
 /// The uid of the object's controller reference, if it has one.
-pub fn controller_uid_index_func(obj: &Value) -> Vec<String> {
+pub fn controller_uid_index_func(obj: &Shared) -> Vec<String> {
     obj.controller_ref().map(|r| vec![r.uid]).unwrap_or_default()
 }
 
@@ -43,9 +41,17 @@ pub fn controller_uid_index_func(obj: &Value) -> Vec<String> {
 /// `indexers[n](items[key])`; conversely every stored object is filed under each of its values.
 #[derive(Clone, Debug)]
 pub struct Indexer {
-    items: BTreeMap<String, Value>,
-    indexers: BTreeMap<&'static str, IndexFunc>,
-    indices: BTreeMap<&'static str, BTreeMap<String, BTreeSet<String>>>,
+    items: BTreeMap<String, Shared>,
+    /// The indexes, by name (a handful at most: a list, not a map).
+    indexes: Vec<Index>,
+}
+
+/// One index: its name, its function, and value → keys.
+#[derive(Clone, Debug)]
+struct Index {
+    name: &'static str,
+    f: IndexFunc,
+    keys: BTreeMap<String, BTreeSet<String>>,
 }
 
 impl Default for Indexer {
@@ -57,36 +63,42 @@ impl Default for Indexer {
 impl Indexer {
     /// An empty cache with the namespace index.
     pub fn new() -> Indexer {
-        let mut ix = Indexer { items: BTreeMap::new(), indexers: BTreeMap::new(), indices: BTreeMap::new() };
+        let mut ix = Indexer::unindexed();
         ix.add_indexer(NAMESPACE_INDEX, namespace_index_func);
         ix
     }
 
-    /// Adds an index. Existing objects are filed under it at once (client-go refuses to add an
-    /// indexer to a started informer; here it is simply rebuilt).
+    /// An empty cache without any index, not even the namespace one: the World's caches, which
+    /// list a namespace by the key range `namespace/` instead (client-go always files objects by
+    /// namespace; the answer is the same, without a second copy of every key).
+    pub fn unindexed() -> Indexer {
+        Indexer { items: BTreeMap::new(), indexes: Vec::new() }
+    }
+
+    /// Adds an index (or replaces one of the same name). Existing objects are filed under it at
+    /// once (client-go refuses to add an indexer to a started informer; here it is simply rebuilt).
     pub fn add_indexer(&mut self, name: &'static str, f: IndexFunc) {
-        self.indexers.insert(name, f);
-        let mut index: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+        let mut index = Index { name, f, keys: BTreeMap::new() };
         for (key, obj) in &self.items {
             for v in f(obj) {
-                index.entry(v).or_default().insert(key.clone());
+                index.keys.entry(v).or_default().insert(key.clone());
             }
         }
-        self.indices.insert(name, index);
+        self.indexes.retain(|i| i.name != name);
+        self.indexes.push(index);
     }
 
     /// Adds or replaces the object under its key; returns the previous object.
-    pub fn update(&mut self, obj: Value) -> Option<Value> {
+    pub fn update(&mut self, obj: Shared) -> Option<Shared> {
         let key = obj.key();
         let old = self.items.insert(key.clone(), obj);
         if let Some(old) = &old {
             self.unindex(&key, old);
         }
         if let Some(new) = self.items.get(&key) {
-            for (name, f) in &self.indexers {
-                let index = self.indices.entry(name).or_default();
-                for v in f(new) {
-                    index.entry(v).or_default().insert(key.clone());
+            for index in &mut self.indexes {
+                for v in (index.f)(new) {
+                    index.keys.entry(v).or_default().insert(key.clone());
                 }
             }
         }
@@ -94,21 +106,19 @@ impl Indexer {
     }
 
     /// Removes the object stored under `key`, returning it.
-    pub fn delete(&mut self, key: &str) -> Option<Value> {
+    pub fn delete(&mut self, key: &str) -> Option<Shared> {
         let old = self.items.remove(key)?;
         self.unindex(key, &old);
         Some(old)
     }
 
-    fn unindex(&mut self, key: &str, obj: &Value) {
-        for (name, f) in &self.indexers {
-            if let Some(index) = self.indices.get_mut(name) {
-                for v in f(obj) {
-                    if let Some(keys) = index.get_mut(&v) {
-                        keys.remove(key);
-                        if keys.is_empty() {
-                            index.remove(&v);
-                        }
+    fn unindex(&mut self, key: &str, obj: &Shared) {
+        for index in &mut self.indexes {
+            for v in (index.f)(obj) {
+                if let Some(keys) = index.keys.get_mut(&v) {
+                    keys.remove(key);
+                    if keys.is_empty() {
+                        index.keys.remove(&v);
                     }
                 }
             }
@@ -116,8 +126,13 @@ impl Indexer {
     }
 
     /// The object stored under `key` (`GetByKey`).
-    pub fn get(&self, key: &str) -> Option<&Value> {
+    pub fn get(&self, key: &str) -> Option<&Shared> {
         self.items.get(key)
+    }
+
+    /// Every stored object by key, in key order (the map itself, for readers that range over keys).
+    pub fn items(&self) -> &BTreeMap<String, Shared> {
+        &self.items
     }
 
     /// Every stored key, in order (`ListKeys`).
@@ -126,7 +141,7 @@ impl Indexer {
     }
 
     /// Every stored object, in key order (`List`).
-    pub fn list(&self) -> impl Iterator<Item = &Value> {
+    pub fn list(&self) -> impl Iterator<Item = &Shared> {
         self.items.values()
     }
 
@@ -142,33 +157,33 @@ impl Indexer {
 
     /// The objects filed under `value` in index `name` (`ByIndex`), in key order. An unknown index
     /// gives nothing.
-    pub fn by_index(&self, name: &str, value: &str) -> Vec<&Value> {
-        self.indices
-            .get(name)
-            .and_then(|ix| ix.get(value))
+    pub fn by_index(&self, name: &str, value: &str) -> Vec<&Shared> {
+        self.indexes
+            .iter()
+            .find(|i| i.name == name)
+            .and_then(|ix| ix.keys.get(value))
             .map(|keys| keys.iter().filter_map(|k| self.items.get(k)).collect())
             .unwrap_or_default()
     }
 
     /// The objects of one namespace (the namespace index; a lister's `List` in a namespace).
-    pub fn in_namespace(&self, namespace: &str) -> Vec<&Value> {
+    pub fn in_namespace(&self, namespace: &str) -> Vec<&Shared> {
         self.by_index(NAMESPACE_INDEX, namespace)
     }
 
     /// A lister's `List(selector)` (all namespaces) or `Namespace(ns).List(selector)`: the
     /// objects whose labels match, in key order.
-    pub fn list_matching(&self, namespace: Option<&str>, selector: &Selector) -> Vec<&Value> {
-        let candidates: Vec<&Value> = match namespace {
+    pub fn list_matching(&self, namespace: Option<&str>, selector: &Selector) -> Vec<&Shared> {
+        let candidates: Vec<&Shared> = match namespace {
             Some(ns) => self.in_namespace(ns),
             None => self.items.values().collect(),
         };
-        candidates.into_iter().filter(|o| selector.matches(o.labels())).collect()
+        candidates.into_iter().filter(|o| selector.matches_frozen(o.labels())).collect()
     }
 
     /// Checks the invariant stated on the type; `Err` says which entry is wrong.
     pub fn check_invariants(&self) -> Result<(), String> {
-        for (name, f) in &self.indexers {
-            let index = self.indices.get(name).ok_or_else(|| format!("index {name} is missing"))?;
+        for Index { name, f, keys: index } in &self.indexes {
             for (v, keys) in index {
                 for k in keys {
                     let obj = self.items.get(k).ok_or_else(|| format!("index {name}[{v}] names a missing key {k}"))?;
@@ -192,7 +207,9 @@ impl Indexer {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::client::share;
     use serde_json::json;
+    use serde_json::Value;
 
     fn pod(ns: &str, name: &str, owner_uid: Option<&str>) -> Value {
         let mut p = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": ns}});
@@ -207,13 +224,13 @@ mod tests {
     fn indexes_follow_updates_and_deletes() {
         let mut ix = Indexer::new();
         ix.add_indexer(CONTROLLER_UID_INDEX, controller_uid_index_func);
-        ix.update(pod("default", "a", Some("u1")));
-        ix.update(pod("default", "b", Some("u1")));
-        ix.update(pod("other", "c", None));
+        ix.update(share(pod("default", "a", Some("u1"))));
+        ix.update(share(pod("default", "b", Some("u1"))));
+        ix.update(share(pod("other", "c", None)));
         assert_eq!(ix.by_index(CONTROLLER_UID_INDEX, "u1").len(), 2);
         assert_eq!(ix.in_namespace("other").len(), 1);
         // Re-parent a: it moves from u1 to u2.
-        let old = ix.update(pod("default", "a", Some("u2")));
+        let old = ix.update(share(pod("default", "a", Some("u2"))));
         assert!(old.is_some());
         assert_eq!(ix.by_index(CONTROLLER_UID_INDEX, "u1").len(), 1);
         assert_eq!(ix.by_index(CONTROLLER_UID_INDEX, "u2")[0].key(), "default/a");
@@ -222,7 +239,8 @@ mod tests {
         assert_eq!(ix.keys().cloned().collect::<Vec<_>>(), vec!["default/a", "other/c"]);
         ix.check_invariants().unwrap();
         // A stale entry is caught by the check.
-        ix.indices.get_mut(NAMESPACE_INDEX).unwrap().entry("ghost".into()).or_default().insert("default/a".into());
+        let ns = ix.indexes.iter_mut().find(|i| i.name == NAMESPACE_INDEX).unwrap();
+        ns.keys.entry("ghost".into()).or_default().insert("default/a".into());
         assert!(ix.check_invariants().is_err());
     }
 
@@ -231,13 +249,13 @@ mod tests {
         let mut ix = Indexer::new();
         let mut web = pod("default", "web-1", None);
         web["metadata"]["labels"] = json!({"app": "web"});
-        ix.update(web);
-        ix.update(pod("default", "db-1", None));
+        ix.update(share(web));
+        ix.update(share(pod("default", "db-1", None)));
         let mut other = pod("other", "web-2", None);
         other["metadata"]["labels"] = json!({"app": "web"});
-        ix.update(other);
+        ix.update(share(other));
         let sel = Selector::parse("app=web").unwrap();
-        let keys = |v: Vec<&Value>| v.into_iter().map(|o| o.key()).collect::<Vec<_>>();
+        let keys = |v: Vec<&Shared>| v.into_iter().map(|o| o.key()).collect::<Vec<_>>();
         assert_eq!(keys(ix.list_matching(Some("default"), &sel)), vec!["default/web-1"]);
         assert_eq!(keys(ix.list_matching(None, &sel)), vec!["default/web-1", "other/web-2"]);
         assert_eq!(ix.list_matching(Some("default"), &Selector::everything()).len(), 2);
@@ -246,7 +264,7 @@ mod tests {
     #[test]
     fn index_added_late_sees_existing_objects() {
         let mut ix = Indexer::new();
-        ix.update(pod("default", "a", Some("u1")));
+        ix.update(share(pod("default", "a", Some("u1"))));
         ix.add_indexer(CONTROLLER_UID_INDEX, controller_uid_index_func);
         assert_eq!(ix.by_index(CONTROLLER_UID_INDEX, "u1").len(), 1);
         assert!(ix.by_index("no-such-index", "x").is_empty());

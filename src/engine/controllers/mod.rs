@@ -47,11 +47,11 @@ pub mod scheduler;
 pub mod util;
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{json, Value};
 
+use super::client::Informer;
 use super::frozen::Frozen;
 use super::kinds::Kind;
 use super::object::{ObjectExt, Shared};
@@ -121,27 +121,36 @@ pub enum Outcome {
 }
 
 /// A process's informer caches: kind name (`Pod`) → key (`namespace/name`) → object.
+///
+/// The caches are the process's shared informers themselves (`engine::client::Informer`, one per
+/// kind): each store is that informer's indexer, so there is no second copy. Objects are shared
+/// ([`Shared`]): the world's snapshots copy pointers, not objects, and every process's cache holds
+/// the same object a watch event or a list delivered.
 /// Invariant: every object is stored under its own `ObjectExt::key()`.
-/// Objects are shared [`Frozen`] trees (`Shared`), so the world's snapshots copy pointers, not
-/// objects, and every process's cache holds the same object a watch event delivered or a list
-/// returned (one copy, not one per process). Readers get `&Frozen`; a writer takes `to_value()`.
+/// Readers get `&Frozen`; a writer takes `to_value()`.
 #[derive(Clone, Debug, Default)]
 pub struct Caches {
-    /// The stores, by `Kind::kind`.
-    pub stores: BTreeMap<&'static str, BTreeMap<String, Shared>>,
+    informers: Vec<Informer>,
 }
 
 impl Caches {
     /// One object by kind and key (`Lister.Get`).
     pub fn get(&self, kind: &Kind, key: &str) -> Option<&Frozen> {
-        self.stores.get(kind.kind).and_then(|s| s.get(key)).map(|v| &**v)
+        self.store(kind.kind).and_then(|s| s.get(key)).map(|v| &**v)
     }
 
     /// Stores an object under its key (tests and views; informers keep the stores).
     pub fn insert(&mut self, obj: Value) {
         let kind = Kind::for_object(obj.api_version(), obj.kind()).or_else(|| Kind::by_kind(obj.kind()));
         if let Some(k) = kind {
-            self.stores.entry(k.kind).or_default().insert(obj.key(), Arc::new(Frozen::from(obj)));
+            let i = match self.informers.iter().position(|i| std::ptr::eq(i.kind(), k)) {
+                Some(i) => i,
+                None => {
+                    self.informers.push(Informer::new(k, Duration::ZERO));
+                    self.informers.len() - 1
+                }
+            };
+            self.informers[i].indexer_mut().update(crate::engine::client::share(obj));
         }
     }
 
@@ -149,8 +158,7 @@ impl Caches {
     /// in key order.
     pub fn list<'a>(&'a self, kind: &Kind, namespace: &'a str) -> impl Iterator<Item = &'a Frozen> + 'a {
         let prefix = format!("{namespace}/");
-        self.stores
-            .get(kind.kind)
+        self.store(kind.kind)
             .into_iter()
             .flat_map(move |s| {
                 s.range(prefix.clone()..).take_while({
@@ -163,7 +171,42 @@ impl Caches {
 
     /// Every cached object of a kind, in key order.
     pub fn all<'a>(&'a self, kind: &Kind) -> impl Iterator<Item = &'a Frozen> + 'a {
-        self.stores.get(kind.kind).into_iter().flat_map(|s| s.values()).map(|v| &**v)
+        self.store(kind.kind).into_iter().flat_map(|s| s.values()).map(|v| &**v)
+    }
+
+    /// The store of one kind (by `Kind::kind`), once its informer has listed or holds anything.
+    pub fn store(&self, kind: &str) -> Option<&BTreeMap<String, Shared>> {
+        self.informers
+            .iter()
+            .find(|i| i.kind().kind == kind && (i.has_synced() || !i.indexer().is_empty()))
+            .map(|i| i.indexer().items())
+    }
+
+    /// Every store, in kind-name order: the kinds whose informer has listed (or holds anything).
+    pub fn stores(&self) -> Vec<(&'static str, &BTreeMap<String, Shared>)> {
+        let mut out: Vec<(&'static str, &BTreeMap<String, Shared>)> = self
+            .informers
+            .iter()
+            .filter(|i| i.has_synced() || !i.indexer().is_empty())
+            .map(|i| (i.kind().kind, i.indexer().items()))
+            .collect();
+        crate::sort::sort_by_key(&mut out, |(k, _)| *k);
+        out
+    }
+
+    /// Whether no store holds or has listed anything.
+    pub fn is_empty(&self) -> bool {
+        !self.informers.iter().any(|i| i.has_synced() || !i.indexer().is_empty())
+    }
+
+    /// The process's shared informers, one per kind, in the order they were created.
+    pub fn informers(&self) -> &[Informer] {
+        &self.informers
+    }
+
+    /// The shared informers, mutably (the world drives them).
+    pub fn informers_mut(&mut self) -> &mut Vec<Informer> {
+        &mut self.informers
     }
 }
 

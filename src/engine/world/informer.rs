@@ -1,171 +1,227 @@
-//! A process's shared informer for one kind, as the world steps it (kubernetes-semantics.md §2):
-//! the reflector lists, replaces the store and watches from the list's resourceVersion; each
-//! watch event updates the store *before* the handlers hear of it; an ERROR event (410 Expired)
-//! sends the reflector back to list, a broken watch (or a partition) back to watch from its last
-//! resourceVersion, each after a back-off (client-go's, [`crate::engine::client::informer::Backoff`]:
-//! 800 ms doubling to 30 s, jitter 1.0, reset after 2 min); a relist tells handlers only about
-//! differences (updates for changed objects, `DeletedFinalStateUnknown` for vanished ones, nothing
-//! for unchanged ones).
+//! How the World runs client-go's informers ([`crate::engine::client::informer::Informer`]):
+//! the [`ListerWatcher`] each process's reflectors call (the API server seen through the faults
+//! the World injects), the one conversion of the client informer's handler calls into the
+//! controllers' [`Notification`], the resync period of kube-controller-manager's informer
+//! factory, and the plain-English sentence of each informer step.
 //!
-//! # This informer versus `engine::client`'s (what remains of issue 4)
+//! Each process runs one shared informer per kind its controllers watch, kept in its
+//! [`crate::engine::controllers::Caches`] (the caches *are* the informers' indexers), with one
+//! listener per controller handler (`processorListener`: its own queue, `isInInitialList`, its
+//! own `HasSynced`). Each World step is one informer action: a list (and the watch that follows),
+//! a re-watch after a retriable failure, one watch event (or the end of a watch stream), one
+//! handler call, or one resync check.
 //!
-//! The World's leader election is `engine::client::leaderelection`'s, its reflectors back off
-//! with `engine::client::informer::Backoff`, and a controller's workers wait until its informers
-//! have synced (`WaitForNamedCacheSync`); the reflector, cache and handler plumbing are still
-//! this module's and the World's (`World::list`, `rewatch`, `deliver`, `handler`). They differ
-//! from [`crate::engine::client::informer::Informer`] in behaviour as follows:
+//! # What client-go does, and so the World (client-go `tools/cache`, Kubernetes 1.34)
+//! - **A broken watch** (a connection reset; the `break_watch` fault). reflector.go `watch` /
+//!   `handleAnyWatch`: the stream's result channel closes (streamwatcher.go treats a probable EOF
+//!   such as "connection reset by peer" as the end of the stream, not as an ERROR event), the
+//!   loop sets `w = nil` and watches again at once from `LastSyncResourceVersion`, with no
+//!   back-off and no relist; the server replays what the lost events carried from its history,
+//!   or answers 410 and the reflector relists. Only a "very short watch" (under 1 s with no event
+//!   received) is an error: `ListAndWatch` returns and the reflector relists after the back-off.
+//!   The old World re-watched after a back-off; the client informer does what client-go does.
+//! - **A watch that cannot be opened.** reflector.go `isWatchErrorRetriable`: "connection refused"
+//!   (the World's partition) and 429 back off and watch again without relisting; any other error
+//!   (the World's injected 500s) returns from `ListAndWatch`: back off, then relist.
+//! - **Unchanged objects in a relist.** controller.go `processDeltas` marks a `Replaced` delta whose
+//!   resourceVersion equals the cached one as a sync, and shared_informer.go `distribute` gives
+//!   sync notifications to every listener in the syncing set: `OnUpdate(x, x)`. `addListener`
+//!   puts a listener in that set, and `shouldResync` keeps it there whenever its period is due,
+//!   which for listeners sharing the factory's period is every check. So every handler of every
+//!   process hears each unchanged object of a relist (the reference's §2.3 "nothing" is what
+//!   the handlers *do* with most of them: ReplicaSet `updatePod` ignores equal resourceVersions;
+//!   ReplicaSet `updateRS` and Deployment `updateDeployment` enqueue, which makes a relist a full
+//!   resync of those controllers).
+//! - **Resync.** kube-controller-manager's informer factory resyncs every `ResyncPeriod(c)`
+//!   (cmd/kube-controller-manager/app/controllermanager.go: `--min-resync-period`, 12 h, times a
+//!   random factor in [1, 2)), drawn here when a replica starts leading; the scheduler's factory
+//!   uses 0 (no resync), and so do the kubelets and the lab's operators.
 //!
-//! - **A broken watch.** Here: the watch closes, its undelivered events are dropped, and after a
-//!   back-off the reflector watches again from `lastSyncResourceVersion`, without relisting (the
-//!   server replays what it missed from its history, or answers 410 and the reflector relists).
-//!   `client::Informer::break_watch`: relists after the back-off. client-go (reflector.go
-//!   `watch`/`handleWatch`, streamwatcher.go): a stream cut by a connection reset ends like a
-//!   normal close, so it watches again at once, with no back-off, unless the watch was "very
-//!   short" (under 1 s with no event: an error, so `ListAndWatch` returns and relists after the
-//!   back-off). Neither engine models the immediate re-watch.
-//! - **A partition.** Here: watches stop; each re-watch attempt that cannot connect backs off and
-//!   tries to watch again (client-go's `isWatchErrorRetriable`: connection refused). The client
-//!   informer relists when a watch cannot be opened.
-//! - **Unchanged objects in a relist.** Here: nothing. `client::Informer`: `OnUpdate(x, x)` to
-//!   every listener still in the "syncing" set, which is every listener until the first resync
-//!   check (shared_informer.go `addListener`, `distribute`). kube-controller-manager's factory
-//!   resyncs every 12 to 24 h, so in a real cluster every handler hears the unchanged objects of a
-//!   relist; the reference (§2.3) and the issue say "nothing", and the lessons are written so.
-//!   Swapping makes every relist queue a handler step per cached object per controller.
-//! - **Resync.** None here; the client informer resyncs per handler (TV-08).
-//! - **Handlers.** Here one buffer per controller (`Slot::listener`), each notification shared
-//!   (`Rc`) by all the controllers of the process and the cache sharing the API server's event
-//!   objects (`Arc`); `OnAdd` has no `isInInitialList`. The client informer keeps one
-//!   `processorListener` queue per handler with its own copies, an `isInInitialList` flag and a
-//!   per-handler `HasSynced`.
-//!
-//! To finish the swap: the client `Indexer` and `Notification` must hold `object::Shared` (so that
-//! three processes caching 10,000 pods still share one copy, as here); `Caches` must read the
-//! process's client informers' indexers (views and `lab caches` read `Caches::stores`);
-//! `client::Informer` needs the World's re-watch without relist for a broken watch (or the
-//! immediate re-watch of client-go) and a "watch at" state for "what happens next"; and the
-//! missed-events lesson and the transcripts must be re-checked for the sync updates of relists.
+//! # Deliberate differences from client-go
+//! - The initial list is served at the current revision, so the choice of list resourceVersion
+//!   ("0", the last synced one, "") gives the same answer.
+//! - The World's caches have no namespace index: [`crate::engine::controllers::Caches::list`]
+//!   ranges over the `namespace/` keys instead (same answer, no second copy of every key).
+//! - A leader's Lease renewal reaches the garbage collector's Lease informer inside the renewal
+//!   step (see `World::absorb_quiet_lease_events`).
+//! - The random resync period comes from its own stream, seeded from the World's seed, so that
+//!   drawing it does not shift every later random choice (identities, back-off jitter).
 
-use std::collections::BTreeMap;
-use std::sync::Arc;
+use std::time::Duration;
 
-use crate::engine::apiserver::WatchId;
-use crate::engine::client::informer::Backoff;
+use super::api::Failure;
+use super::record::ApiCall;
+use crate::engine::apiserver::{ApiServer, PendingEvent, WatchFrom, WatchId};
+use crate::engine::client::informer::{DeletedObject, InformerStep, ListerWatcher, Notification as Call, SharedList};
 use crate::engine::controllers::Notification;
 use crate::engine::kinds::Kind;
-use crate::engine::object::{ObjectExt, Shared};
+use crate::engine::labels::Selector;
+use crate::engine::object::Shared;
 use crate::engine::rand::Rng;
-use crate::engine::time::Time;
+use crate::engine::status::Status;
 
-/// What the reflector does next.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum ReflectorState {
-    /// It will list (and then watch) at this time.
-    ListAt(Time),
-    /// It will watch again from `last_sync_rv` at this time (a watch ended without 410).
-    WatchAt(Time),
-    /// A watch is open.
-    Watching(WatchId),
+/// kube-controller-manager's `--min-resync-period` default.
+pub const MIN_RESYNC_PERIOD: Duration = Duration::from_secs(12 * 3600);
+
+/// `ResyncPeriod(c)`: `MinResyncPeriod × factor`, factor uniform in [1, 2), as
+/// cmd/kube-controller-manager/app/controllermanager.go draws it for the shared informer factory.
+pub fn controller_manager_resync_period(rng: &mut Rng) -> Duration {
+    let ms = MIN_RESYNC_PERIOD.as_millis() as u64;
+    Duration::from_millis(ms + rng.below(ms))
 }
 
-/// One shared informer.
-#[derive(Clone, Debug)]
-pub struct Informer {
-    /// The kind it lists and watches.
-    pub kind: &'static Kind,
-    /// What the reflector does next.
-    pub state: ReflectorState,
-    /// `lastSyncResourceVersion`.
-    pub last_sync_rv: u64,
-    /// The back-off between attempts (client-go's `backoffManager`).
-    pub backoff: Backoff,
-    /// Whether the first list has completed (`HasSynced`).
-    pub synced: bool,
-}
-
-impl Informer {
-    /// An informer that lists at `now`.
-    pub fn new(kind: &'static Kind, now: Time) -> Informer {
-        Informer { kind, state: ReflectorState::ListAt(now), last_sync_rv: 0, backoff: Backoff::new(), synced: false }
+/// The one conversion of a client informer's handler call into what [`crate::engine::controllers::Controller::handle`]
+/// takes: `OnAdd`, `OnUpdate(old, new)`, `OnDelete` with a tombstone flag.
+pub fn to_notification(call: &Call) -> Notification {
+    fn owned(s: &Shared) -> Shared {
+        Shared::clone(s)
     }
-
-    /// The watch failed or broke: try again after the back-off's next delay (drawn with the
-    /// world's random source: `d + rand × d`, `d` doubling from 800 ms to 30 s; back to 800 ms
-    /// once 2 min passed since the back-off started).
-    pub fn back_off(&mut self, now: Time, relist: bool, rng: &mut Rng) {
-        let at = now.after(self.backoff.step(now, rng));
-        self.state = if relist { ReflectorState::ListAt(at) } else { ReflectorState::WatchAt(at) };
+    match call {
+        Call::Add { obj, .. } => Notification::Add(owned(obj)),
+        Call::Update { old, new } => Notification::Update(owned(old), owned(new)),
+        Call::Delete(DeletedObject::Final(obj)) => Notification::Delete { obj: owned(obj), final_state_unknown: false },
+        Call::Delete(DeletedObject::Unknown(t)) => {
+            Notification::Delete { obj: owned(&t.obj), final_state_unknown: true }
+        }
     }
 }
 
-/// `Replace` (a list's result) against the store: updates the store and returns the
-/// notifications handlers get, tombstones first (`RealFIFO` order, §2.3), then adds and updates
-/// in key order; unchanged objects produce nothing.
-pub fn replace(store: &mut BTreeMap<String, Shared>, items: Vec<Shared>) -> Vec<Notification> {
-    let mut fresh: BTreeMap<String, Shared> = crate::sort::btree_map(items.into_iter().map(|o| (o.key(), o)));
-    let mut out = Vec::new();
-    let gone: Vec<String> = store.keys().filter(|k| !fresh.contains_key(*k)).cloned().collect();
-    for k in gone {
-        if let Some(obj) = store.remove(&k) {
-            out.push(Notification::Delete { obj, final_state_unknown: true });
-        }
-    }
-    for (k, obj) in std::mem::take(&mut fresh) {
-        match store.insert(k, Arc::clone(&obj)) {
-            None => out.push(Notification::Add(obj)),
-            Some(old) if old.resource_version() != obj.resource_version() => out.push(Notification::Update(old, obj)),
-            Some(_) => {}
-        }
-    }
-    out
+/// The API server as one process's reflectors reach it: every LIST and WATCH fails while the
+/// process is partitioned (connection refused) or its calls are made to fail (500), and each
+/// call is recorded for the step.
+pub struct WorldLw<'a> {
+    /// The server.
+    pub server: &'a mut ApiServer,
+    /// Whether (and how) every call fails.
+    pub failure: Option<Failure>,
+    /// Calls made so far in this step.
+    pub calls: &'a mut Vec<ApiCall>,
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
+fn collection_path(kind: &Kind) -> String {
+    if kind.group.is_empty() {
+        format!("/api/v1/{}", kind.resource)
+    } else {
+        format!("/apis/{}/{}/{}", kind.group, kind.version, kind.resource)
+    }
+}
 
-    fn obj(name: &str, rv: u64) -> Shared {
-        let v = json!({"kind": "Pod", "metadata": {"name": name, "namespace": "d", "resourceVersion": rv.to_string()}});
-        Arc::new(v.into())
+impl WorldLw<'_> {
+    fn push(&mut self, verb: &str, kind: &Kind, sent: u64, result: Result<u64, &Status>) {
+        let (code, resource_version, error) = match result {
+            Ok(rv) => (200, rv, None),
+            Err(e) => (e.code(), 0, Some(e.message.clone())),
+        };
+        self.calls.push(ApiCall {
+            verb: verb.into(),
+            target: kind.resource.into(),
+            sent_resource_version: sent,
+            code,
+            resource_version,
+            error,
+            stored_resource_version: 0,
+        });
+    }
+}
+
+impl ListerWatcher for WorldLw<'_> {
+    fn list(&mut self, kind: &'static Kind) -> Result<SharedList, Status> {
+        if let Some(f) = self.failure {
+            let err = f.status("Get", &collection_path(kind));
+            self.push("LIST", kind, 0, Err(&err));
+            return Err(err);
+        }
+        let (items, resource_version) = self.server.list_shared(kind, None, &Selector::everything());
+        self.push("LIST", kind, 0, Ok(resource_version));
+        Ok(SharedList { items, resource_version })
     }
 
-    #[test]
-    fn relist_reports_only_differences() {
-        let mut store = BTreeMap::new();
-        replace(&mut store, vec![obj("a", 1), obj("b", 2), obj("c", 3)]);
-        let n = replace(&mut store, vec![obj("a", 1), obj("b", 5), obj("d", 6)]);
-        let verbs: Vec<(&str, &str, bool)> = n
-            .iter()
-            .map(|n| {
-                let tomb = matches!(n, Notification::Delete { final_state_unknown: true, .. });
-                (n.verb(), n.object().name(), tomb)
-            })
-            .collect();
-        assert_eq!(verbs, vec![("OnDelete", "c", true), ("OnUpdate", "b", false), ("OnAdd", "d", false)]);
-        assert_eq!(store.keys().cloned().collect::<Vec<_>>(), vec!["d/a", "d/b", "d/d"]);
+    fn watch(&mut self, kind: &'static Kind, resource_version: u64) -> Result<WatchId, Status> {
+        if let Some(f) = self.failure {
+            let path = format!(
+                "{}?allowWatchBookmarks=true&resourceVersion={resource_version}&watch=true",
+                collection_path(kind)
+            );
+            let err = f.status("Get", &path);
+            self.push("WATCH", kind, resource_version, Err(&err));
+            return Err(err);
+        }
+        let id = self.server.watch(kind, None, Selector::everything(), WatchFrom::Exact(resource_version));
+        self.push("WATCH", kind, resource_version, Ok(resource_version));
+        Ok(id)
     }
 
-    #[test]
-    fn back_off_is_client_gos_jittered_doubling_to_the_cap() {
-        let mut i = Informer::new(Kind::by_kind("Pod").unwrap(), Time::START);
-        let mut rng = Rng::new(9);
-        let mut delays = Vec::new();
-        for _ in 0..8 {
-            i.back_off(Time::START, true, &mut rng);
-            if let ReflectorState::ListAt(t) = i.state {
-                delays.push(t.since(Time::START).as_millis());
-            }
-        }
-        let bases = [800, 1600, 3200, 6400, 12800, 25600, 30000, 30000];
-        for (d, b) in delays.iter().zip(bases) {
-            assert!(*d >= b && *d < 2 * b, "{delays:?}");
-        }
-        assert_eq!(delays.len(), 8);
-        // Two minutes after the back-off started it begins again at 800 ms.
-        i.back_off(Time::START.after(std::time::Duration::from_secs(121)), true, &mut rng);
-        let ReflectorState::ListAt(t) = i.state else { panic!("lists") };
-        let d = t.since(Time::START.after(std::time::Duration::from_secs(121))).as_millis();
-        assert!((800..1600).contains(&d), "{d}");
+    fn next_event(&mut self, id: WatchId) -> Option<PendingEvent> {
+        self.server.next_shared_event(id)
+    }
+
+    fn watch_is_open(&self, id: WatchId) -> bool {
+        self.server.watch_is_open(id)
+    }
+
+    fn has_pending_events(&self, id: WatchId) -> bool {
+        !self.server.pending_events(id).is_empty()
+    }
+
+    fn stop_watch(&mut self, id: WatchId) {
+        self.server.stop_watch(id);
+    }
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
+}
+
+/// The step's sentence: `kind` is the informer's kind, `process` the process it runs in.
+pub fn sentence(step: &InformerStep, kind: &Kind, process: &str) -> String {
+    let (k, r) = (kind.kind, kind.resource);
+    match step {
+        InformerStep::Listed { watch_failed: Some(message), items, resource_version, .. } => format!(
+            "The {k} informer of {process} listed {items} {r} at resourceVersion {resource_version}, filled its cache, but could not watch ({message}); it will list again after a back-off."
+        ),
+        InformerStep::Listed { items, resource_version: rv, relist: false, .. } => format!(
+            "The {k} informer of {process} listed {items} {r} at resourceVersion {rv}, filled its cache, and watches from {rv}."
+        ),
+        InformerStep::Listed { items, resource_version: rv, added, updated, tombstones, unchanged, .. } => format!(
+            "The {k} informer of {process} relisted {items} {r} at resourceVersion {rv}: {} new, {} changed, {} gone (tombstones) and {unchanged} unchanged; each handler hears of every one (an unchanged object as OnUpdate with the same object), then it watches from {rv}.",
+            added.len(),
+            updated.len(),
+            tombstones.len()
+        ),
+        InformerStep::ListFailed { message, retry_at } => format!(
+            "The {k} informer of {process} failed to list {r} ({message}): it will retry after a back-off, at {retry_at}."
+        ),
+        InformerStep::Event { event_type, key, resource_version } => format!(
+            "The {k} informer of {process} received {} {key} (resourceVersion {resource_version}) and updated its cache.",
+            event_type.as_str()
+        ),
+        InformerStep::Bookmark { resource_version } => format!(
+            "The {k} informer of {process} received a BOOKMARK: its cache is synced to resourceVersion {resource_version}."
+        ),
+        InformerStep::WatchError { message, code, .. } => format!(
+            "The {k} informer of {process} got an ERROR event ({code}: {message}); the watch is closed and it will relist after a back-off."
+        ),
+        InformerStep::WatchRetry { message, retry_at } => format!(
+            "The {k} informer of {process} could not watch {r} ({message}); it backs off and watches again at {retry_at}, without relisting."
+        ),
+        InformerStep::WatchFailed { message, retry_at } => format!(
+            "The {k} informer of {process} could not watch {r} ({message}); it will relist after a back-off, at {retry_at}."
+        ),
+        InformerStep::WatchBroken { retry_at } => format!(
+            "The {k} watch of {process} ended less than a second after it started, before any event (client-go's \"very short watch\"): an error, so the informer relists after a back-off, at {retry_at}."
+        ),
+        InformerStep::Rewatched { resource_version } => format!(
+            "The {k} informer of {process} watches {r} again from resourceVersion {resource_version}, without relisting."
+        ),
+        InformerStep::Resync { handlers, objects } => format!(
+            "The {k} informer of {process} resynced: {} handler{} will see an update (OnUpdate with the same object) for each of its {objects} cached object{}.",
+            handlers.len(),
+            plural(handlers.len()),
+            plural(*objects)
+        ),
     }
 }

@@ -10,17 +10,19 @@
 //! - `kube-scheduler`: binds pods to nodes.
 //! - `kubelet`: the kubelets of the three Nodes (`node-1` to `node-3`).
 //!
-//! Each process has shared informers ([`informer`]: still the World's own; its module doc lists
-//! how they differ from `engine::client`'s and what swapping them needs) and, per controller, a
-//! listener buffer of handler notifications and a work queue (client-go's, from `engine::client`).
+//! Each process has client-go's shared informers (`engine::client::Informer`, one per kind, kept in
+//! its [`Caches`]: their indexers are the caches), one listener per controller and kind (its own
+//! queue of handler calls), and per controller a work queue (client-go's, from `engine::client`).
+//! [`informer`] has the World's `ListerWatcher` (faults), the conversion of handler calls, the
+//! resync period and what client-go does on a broken watch, a refused re-watch and a relist.
 //!
 //! # Steps
 //! [`World::step`] performs exactly one action and returns its [`StepRecord`]. The possible
 //! actions are listed, in the order `step` would take them, by [`World::pending`]: first what can
-//! happen now (informer lists, then watch-event deliveries, then handler runs, then reconciles of
-//! keys that workers hold, then takes of waiting keys, then due timers), then timers in deadline
-//! order (back-off requeues, `AddAfter`s such as kubelet transitions and grace periods, relists,
-//! lease ticks). Taking a future action moves the clock to its time. Only the oldest undelivered
+//! happen now (informer lists, then watch-event deliveries and ends of watch streams, then handler
+//! runs, then reconciles of keys that workers hold, then takes of waiting keys, then due timers),
+//! then timers in deadline order (back-off requeues, `AddAfter`s such as kubelet transitions and
+//! grace periods, relists and re-watches after a back-off, informer resyncs, lease ticks). Taking a future action moves the clock to its time. Only the oldest undelivered
 //! event of each watch is offered, so a stream is always delivered in order, whatever
 //! [`World::run`] picks.
 //!
@@ -57,8 +59,8 @@
 //!
 //! # For the console and the page
 //! - Build: [`World::new`]`(seed)`; read: [`World::api`] (get/list), [`World::now`],
-//!   [`World::processes`] (each [`Process`]: `leading()`, `informers`, `caches`, `slots` with their
-//!   `queue` and `listener`), [`World::history`], [`World::pending`].
+//!   [`World::processes`] (each [`Process`]: `leading()`, `informers()`, `caches`, `slots` with
+//!   their `queue` and `handlers`), [`World::history`], [`World::pending`].
 //! - Write as a user (logged, replayed): [`World::create`], [`World::update`], [`World::patch`],
 //!   [`World::delete`], or [`World::user`] with any [`UserCall`] (update /status, /finalize).
 //!   Watches for `kubectl --watch`: [`World::api_mut`] (`watch`, `next_event`, `stop_watch`).
@@ -80,9 +82,7 @@ pub mod cloud;
 pub mod informer;
 pub mod record;
 
-use std::collections::{BTreeMap, VecDeque};
-use std::rc::Rc;
-use std::sync::Arc;
+use std::collections::BTreeMap;
 use std::time::Duration;
 
 use serde_json::{json, Value};
@@ -91,9 +91,10 @@ pub use record::{ActionKind, Actor, ApiCall, Delivered, ObjectRef, Pending, Queu
 
 use self::api::{Failure, WorldApi};
 use self::cloud::{Cloud, CloudApi, CloudFault};
-use self::informer::{replace, Informer, ReflectorState};
-use crate::engine::apiserver::{ApiServer, DeleteOptions, Deleted, EventType, Patch, Subresource, WatchFrom};
-use crate::engine::client::{ElectionOutcome, LeaderElectionConfig, LeaderElector, WorkQueue};
+use self::informer::{sentence, to_notification, WorldLw};
+use crate::engine::apiserver::{ApiServer, DeleteOptions, Deleted, EventType, Patch, Subresource};
+use crate::engine::client::informer::{HandlerId, Informer, InformerStep, ReflectorState};
+use crate::engine::client::{ElectionOutcome, Indexer, LeaderElectionConfig, LeaderElector, WorkQueue};
 use crate::engine::controllers::bucket::BucketController;
 use crate::engine::controllers::deployment::DeploymentController;
 use crate::engine::controllers::edgetriggered::{PodCounter, Trigger};
@@ -102,8 +103,7 @@ use crate::engine::controllers::kubelet::{Kubelet, KubeletConfig};
 use crate::engine::controllers::namespace::NamespaceController;
 use crate::engine::controllers::replicaset::ReplicaSetController;
 use crate::engine::controllers::scheduler::Scheduler;
-use crate::engine::controllers::{Caches, Controller, Ctx, Enqueue, Notification, Outcome};
-use crate::engine::frozen::Frozen;
+use crate::engine::controllers::{Caches, Controller, Ctx, Enqueue, Outcome};
 use crate::engine::kinds::Kind;
 use crate::engine::labels::Selector;
 use crate::engine::object::ObjectExt;
@@ -168,9 +168,10 @@ pub const NODES: [&str; 3] = ["node-1", "node-2", "node-3"];
 pub struct Slot {
     /// The controller.
     pub controller: Box<dyn Controller>,
-    /// Notifications waiting for the handler (client-go's `processorListener` buffer), oldest first.
-    /// Notifications are shared between the listeners of a process (one copy per event).
-    pub listener: VecDeque<(&'static Kind, Rc<Notification>)>,
+    /// The controller's handler registrations, one per kind it watches: the index of the
+    /// process's informer (in [`Caches::informers`]) and the handler's id there. Each is a
+    /// client-go `processorListener` with its own queue of calls.
+    pub handlers: Vec<(usize, HandlerId)>,
     /// The work queue.
     pub queue: WorkQueue<String>,
     /// Keys whose delayed entry is only a deadline check ([`Outcome::CheckAfter`]).
@@ -200,7 +201,7 @@ impl Slot {
         let workers = concurrent_syncs(controller.name());
         Slot {
             controller,
-            listener: VecDeque::new(),
+            handlers: Vec::new(),
             queue,
             check_keys: Default::default(),
             since: BTreeMap::new(),
@@ -243,9 +244,8 @@ pub struct Process {
     pub api_fails_until: Option<Time>,
     /// The next write of this process meets a conflicting write first.
     pub conflict_armed: bool,
-    /// Shared informers, one per kind (empty while not active).
-    pub informers: Vec<Informer>,
-    /// The informers' stores.
+    /// The shared informers, one per kind (empty while not active), whose indexers are the
+    /// caches the controllers read.
     pub caches: Caches,
     /// Controllers with their queues.
     pub slots: Vec<Slot>,
@@ -263,10 +263,17 @@ impl Process {
     }
 
     /// `cache.WaitForNamedCacheSync`: a controller's workers start only once every informer it
-    /// reads has listed (`HasSynced`), as kube-controller-manager's controllers wait in `Run`
-    /// before starting their workers. Handlers run before that; keys they queue wait.
+    /// reads has listed (the informer's `HasSynced`, as kube-controller-manager's controllers
+    /// pass `informer.Informer().HasSynced` and wait in `Run` before starting their workers).
+    /// Handlers run before that; keys they queue wait.
     fn caches_synced(&self, slot: &Slot) -> bool {
-        slot.controller.watches().iter().all(|k| self.informers.iter().any(|i| std::ptr::eq(i.kind, *k) && i.synced))
+        let informers = self.caches.informers();
+        slot.handlers.iter().all(|(ii, _)| informers.get(*ii).is_some_and(Informer::has_synced))
+    }
+
+    /// The process's informers, one per kind.
+    pub fn informers(&self) -> &[Informer] {
+        self.caches.informers()
     }
 
     fn failure(&self, now: Time) -> Option<Failure> {
@@ -279,15 +286,25 @@ impl Process {
         }
     }
 
-    /// Starts informers for every kind its controllers watch (they list at `now`).
-    fn start(&mut self, now: Time) {
-        self.informers.clear();
+    /// Starts a shared informer for every kind its controllers watch (they list at `now`), each
+    /// with the factory's resync period, and registers one handler per controller and kind.
+    fn start(&mut self, now: Time, resync: Duration) {
         self.caches = Caches::default();
-        for s in &self.slots {
+        let informers = self.caches.informers_mut();
+        for s in &mut self.slots {
+            s.handlers.clear();
             for k in s.controller.watches() {
-                if !self.informers.iter().any(|i| std::ptr::eq(i.kind, *k)) {
-                    self.informers.push(Informer::new(k, now));
-                }
+                let ii = match informers.iter().position(|i| std::ptr::eq(i.kind(), *k)) {
+                    Some(ii) => ii,
+                    None => {
+                        let mut inf = Informer::new(k, resync);
+                        *inf.indexer_mut() = Indexer::unindexed();
+                        informers.push(inf);
+                        informers.len() - 1
+                    }
+                };
+                let h = informers[ii].add_event_handler(s.controller.name(), now);
+                s.handlers.push((ii, h));
             }
         }
     }
@@ -295,10 +312,8 @@ impl Process {
     /// Everything in memory is lost: informers stop, caches, buffers and queues are dropped and
     /// controllers come back fresh.
     fn stop(&mut self, api: &mut ApiServer) {
-        for i in self.informers.drain(..) {
-            if let ReflectorState::Watching(id) = i.state {
-                api.stop_watch(id);
-            }
+        for i in self.caches.informers_mut() {
+            i.stop(api);
         }
         self.caches = Caches::default();
         for s in &mut self.slots {
@@ -409,7 +424,9 @@ enum Act {
     List(usize, usize),
     Watch(usize, usize),
     Deliver(usize, usize),
-    Handler(usize, usize),
+    /// Run the next call queued for `slots[.1].handlers[.2]`.
+    Handler(usize, usize, usize),
+    Resync(usize, usize),
     /// Run the reconcile of the key held by `held[.2]`.
     Reconcile(usize, usize, usize),
     Take(usize, usize),
@@ -425,7 +442,7 @@ impl Act {
             Act::Handler(..) => 2,
             Act::Reconcile(..) => 3,
             Act::Take(..) => 4,
-            Act::QueueTimer(..) => 5,
+            Act::QueueTimer(..) | Act::Resync(..) => 5,
             Act::Lease(..) => 6,
         }
     }
@@ -434,7 +451,8 @@ impl Act {
             Act::List(p, _)
             | Act::Watch(p, _)
             | Act::Deliver(p, _)
-            | Act::Handler(p, _)
+            | Act::Handler(p, _, _)
+            | Act::Resync(p, _)
             | Act::Reconcile(p, _, _)
             | Act::Take(p, _)
             | Act::QueueTimer(p, _)
@@ -461,6 +479,9 @@ struct State {
     last_change_rv: u64,
     /// Steps of work performed since the clock last moved (see [`WORK_STEP`]).
     busy: u64,
+    /// Where kube-controller-manager's informer resync periods are drawn from (a stream of its
+    /// own, so that drawing one shifts no other random choice; see [`informer`]).
+    resync_rng: Rng,
 }
 
 /// Whether an API call changed the cluster in a way a controller could be waiting for: a
@@ -567,7 +588,6 @@ impl World {
                 partitioned: false,
                 api_fails_until: None,
                 conflict_armed: false,
-                informers: Vec::new(),
                 caches: Caches::default(),
                 slots: controller_manager_controllers().into_iter().map(Slot::new).collect(),
             });
@@ -595,12 +615,13 @@ impl World {
                 partitioned: false,
                 api_fails_until: None,
                 conflict_armed: false,
-                informers: Vec::new(),
                 caches: Caches::default(),
                 slots: cs.into_iter().map(Slot::new).collect(),
             };
             if p.running {
-                p.start(now);
+                // The scheduler's informer factory has no resync (0); nor do the kubelets or the
+                // lab's operators.
+                p.start(now, Duration::ZERO);
             }
             processes.push(p);
         }
@@ -615,6 +636,7 @@ impl World {
             changes: 0,
             last_change_rv: 0,
             busy: 0,
+            resync_rng: Rng::new(seed ^ 0x5E5C_0000_0000_0000),
         };
         World {
             seed,
@@ -755,20 +777,27 @@ impl World {
             if !p.active() {
                 continue;
             }
-            for (ii, inf) in p.informers.iter().enumerate() {
-                match inf.state {
-                    ReflectorState::ListAt(t) => out.push((t, Act::List(pi, ii))),
-                    ReflectorState::WatchAt(t) => out.push((t, Act::Watch(pi, ii))),
-                    ReflectorState::Watching(id) => {
-                        if !s.api.pending_events(id).is_empty() {
+            for (ii, inf) in p.caches.informers().iter().enumerate() {
+                match inf.state() {
+                    ReflectorState::NotStarted => out.push((now, Act::List(pi, ii))),
+                    ReflectorState::BackingOff { until } => out.push((*until, Act::List(pi, ii))),
+                    ReflectorState::RewatchAt { until } => out.push((*until, Act::Watch(pi, ii))),
+                    ReflectorState::Watching(_) => {
+                        if inf.has_deliverable(&s.api) {
                             out.push((now, Act::Deliver(pi, ii)));
                         }
                     }
+                    ReflectorState::Stopped => {}
+                }
+                if let Some(t) = inf.next_resync_at() {
+                    out.push((t, Act::Resync(pi, ii)));
                 }
             }
             for (si, slot) in p.slots.iter().enumerate() {
-                if !slot.listener.is_empty() {
-                    out.push((now, Act::Handler(pi, si)));
+                for (hi, (ii, h)) in slot.handlers.iter().enumerate() {
+                    if p.caches.informers().get(*ii).is_some_and(|i| i.pending_notifications(*h).next().is_some()) {
+                        out.push((now, Act::Handler(pi, si, hi)));
+                    }
                 }
                 for wi in 0..slot.held.len() {
                     out.push((now, Act::Reconcile(pi, si, wi)));
@@ -808,7 +837,15 @@ impl World {
         // (the clock moved on to a later timer's time first) is overdue and runs before anything
         // at this instant, oldest first. Timers are listed at the current time at most.
         let key = |t: Time| if t > now && t <= caught_up { (now, 0, t) } else { (t, 1, t) };
-        crate::sort::sort_by_key(&mut out, |(t, a)| (key(*t), if expired(a) { 0 } else { a.class() + 1 }, age(a), *a));
+        // An expired leader goes first of all, even before older overdue timers: after a clock
+        // jump, another replica's overdue acquire tick (due before the leader's own tick, but at
+        // a time when the Lease was still held) would otherwise take the Lease while the old
+        // leader still acts (two leaders: long run FAULT_SEED=5000, cases 738 and 1430, saved in
+        // tests/regressions/).
+        crate::sort::sort_by_key(&mut out, |(t, a)| {
+            let expired = expired(a);
+            (!expired, key(*t), if expired { 0 } else { a.class() + 1 }, age(a), *a)
+        });
         for (t, _) in &mut out {
             *t = (*t).max(now);
         }
@@ -833,7 +870,11 @@ impl World {
             }
             _ => false,
         };
-        (matches!(act, Act::Lease(_)) && someone_leads) || p.partitioned || only_checks || quiet
+        (matches!(act, Act::Lease(_)) && someone_leads)
+            || matches!(act, Act::Resync(..))
+            || p.partitioned
+            || only_checks
+            || quiet
     }
 
     /// What can happen next, in the order [`World::step`] would take it.
@@ -855,7 +896,8 @@ impl World {
             process: p.name.clone(),
             controller: p.slots[si].controller.name().to_string(),
         };
-        let inf = |ii: usize| Actor::Informer { process: p.name.clone(), kind: p.informers[ii].kind.kind.to_string() };
+        let informers = p.caches.informers();
+        let inf = |ii: usize| Actor::Informer { process: p.name.clone(), kind: informers[ii].kind().kind.to_string() };
         match act {
             Act::Lease(_) => {
                 let leading = p.leading();
@@ -866,43 +908,60 @@ impl World {
                     format!("{what} Lease kube-system/kube-controller-manager"),
                 )
             }
-            Act::List(_, ii) => (inf(ii), ActionKind::List, format!("list {}", p.informers[ii].kind.resource)),
+            Act::List(_, ii) => {
+                let i = &informers[ii];
+                let what = if i.has_synced() { "relist" } else { "list" };
+                (inf(ii), ActionKind::List, format!("{what} {}", i.kind().resource))
+            }
             Act::Watch(_, ii) => (
                 inf(ii),
                 ActionKind::RelistTimer,
                 format!(
-                    "watch {} from resourceVersion {}",
-                    p.informers[ii].kind.resource, p.informers[ii].last_sync_rv
+                    "watch {} again from resourceVersion {}",
+                    informers[ii].kind().resource,
+                    informers[ii].last_sync_resource_version()
                 ),
             ),
             Act::Deliver(_, ii) => {
-                let d = match p.informers[ii].state {
-                    ReflectorState::Watching(id) => {
-                        let evs = s.api.pending_events(id);
-                        match evs.first() {
-                            Some(e) => {
-                                let more =
-                                    if evs.len() > 1 { format!(" (+{} more)", evs.len() - 1) } else { String::new() };
-                                format!(
-                                    "deliver {} {} {} (rv {}){more}",
-                                    e.event_type.as_str(),
-                                    p.informers[ii].kind.kind,
-                                    e.object.key(),
-                                    e.object.resource_version()
-                                )
-                            }
-                            None => String::new(),
-                        }
+                let i = &informers[ii];
+                let evs = i.watch_id().map(|id| s.api.pending_events(id)).unwrap_or_default();
+                let d = match evs.first() {
+                    Some(e) => {
+                        let more = if evs.len() > 1 { format!(" (+{} more)", evs.len() - 1) } else { String::new() };
+                        format!(
+                            "deliver {} {} {} (rv {}){more}",
+                            e.event_type.as_str(),
+                            i.kind().kind,
+                            e.object.key(),
+                            e.object.resource_version()
+                        )
                     }
-                    _ => String::new(),
+                    None => {
+                        let d = format!(
+                            "the {} watch ended: watch again from resourceVersion {}",
+                            i.kind().resource,
+                            i.last_sync_resource_version()
+                        );
+                        return (inf(ii), ActionKind::RelistTimer, d);
+                    }
                 };
                 (inf(ii), ActionKind::DeliverEvent, d)
             }
-            Act::Handler(_, si) => {
-                let d = match p.slots[si].listener.front() {
-                    Some((k, n)) => format!("{} {} {}", n.verb(), k.kind, n.object().key()),
-                    None => String::new(),
-                };
+            Act::Resync(_, ii) => (
+                inf(ii),
+                ActionKind::Resync,
+                format!("resync {} (every cached object to every handler)", informers[ii].kind().resource),
+            ),
+            Act::Handler(_, si, hi) => {
+                let d = p.slots[si]
+                    .handlers
+                    .get(hi)
+                    .and_then(|(ii, h)| {
+                        let i = informers.get(*ii)?;
+                        let n = i.pending_notifications(*h).next()?;
+                        Some(format!("{} {} {}", n.handler_name(), i.kind().kind, n.key()))
+                    })
+                    .unwrap_or_default();
                 (ctrl(si), ActionKind::RunHandler, d)
             }
             Act::Take(_, si) => {
@@ -1073,7 +1132,8 @@ impl World {
             Act::List(p, i) => self.list(p, i),
             Act::Watch(p, i) => self.rewatch(p, i),
             Act::Deliver(p, i) => self.deliver(p, i),
-            Act::Handler(p, s) => self.handler(p, s),
+            Act::Handler(p, s, h) => self.handler(p, s, h),
+            Act::Resync(p, i) => self.resync(p, i),
             Act::Take(p, s) => self.take(p, s),
             Act::Reconcile(p, s, w) => self.reconcile(p, s, w),
             Act::QueueTimer(p, s) => self.queue_timer(p, s),
@@ -1082,7 +1142,7 @@ impl World {
 
     fn lease_tick(&mut self, pi: usize) -> StepRecord {
         let now = self.state.now;
-        let State { api, processes, event_seq, rng, .. } = &mut self.state;
+        let State { api, processes, event_seq, rng, resync_rng, .. } = &mut self.state;
         let p = &mut processes[pi];
         let failure = p.failure(now);
         let mut calls = Vec::new();
@@ -1119,7 +1179,7 @@ impl World {
                         &format!("{identity} became leader"),
                     );
                 }
-                p.start(now);
+                p.start(now, informer::controller_manager_resync_period(resync_rng));
                 format!("{} acquired the Lease kube-system/kube-controller-manager as {identity} and starts its controllers.", p.name)
             }
             Some(ElectionOutcome::Renewed) => {
@@ -1171,36 +1231,41 @@ impl World {
     /// handlers (which queue nothing for it). Any other Lease event is delivered as its own step.
     fn absorb_quiet_lease_events(&mut self) {
         let now = self.state.now;
-        let State { api, processes, queue_seq, .. } = &mut self.state;
+        let State { api, processes, queue_seq, rng, .. } = &mut self.state;
         for p in processes.iter_mut().filter(|p| p.active()) {
-            let Process { informers, caches, slots, .. } = p;
-            for inf in informers.iter_mut().filter(|i| i.kind.kind == "Lease") {
-                let ReflectorState::Watching(id) = inf.state else { continue };
+            let Process { caches, slots, .. } = p;
+            for ii in 0..caches.informers().len() {
+                let inf = &caches.informers()[ii];
+                let kind = inf.kind();
+                let Some(id) = inf.watch_id().filter(|_| kind.kind == "Lease") else { continue };
                 loop {
-                    let quiet = api.pending_events(id).first().is_some_and(|e| {
-                        e.event_type == EventType::Modified
-                            && caches.stores.get(inf.kind.kind).and_then(|s| s.get(&e.object.key())).is_some_and(
-                                |old| {
+                    let inf = &caches.informers()[ii];
+                    // Only when no handler of this informer has calls waiting: the absorbed call
+                    // then runs in its turn.
+                    let idle = inf.handlers_with_pending().is_empty();
+                    let quiet = idle
+                        && api.pending_events(id).first().is_some_and(|e| {
+                            e.event_type == EventType::Modified
+                                && caches.get(kind, &e.object.key()).is_some_and(|old| {
                                     ["/metadata/ownerReferences", "/metadata/finalizers", "/metadata/deletionTimestamp"]
                                         .iter()
                                         .all(|f| old.pointer(f) == e.object.pointer(f))
-                                },
-                            )
-                    });
+                                })
+                        });
                     if !quiet {
                         break;
                     }
-                    let Some(ev) = api.next_shared_event(id) else { break };
-                    let shared = ev.object;
-                    inf.last_sync_rv = shared.resource_version();
-                    let store = caches.stores.entry(inf.kind.kind).or_default();
-                    let Some(old) = store.insert(shared.key(), Arc::clone(&shared)) else { continue };
-                    let n = Notification::Update(old, shared);
+                    let inf = &mut caches.informers_mut()[ii];
+                    let mut calls = Vec::new();
+                    let mut lw = WorldLw { server: api, failure: None, calls: &mut calls };
+                    if inf.deliver_next(&mut lw, now, rng).is_none() {
+                        break;
+                    }
                     for slot in slots.iter_mut() {
-                        if !slot.controller.watches().iter().any(|k| std::ptr::eq(*k, inf.kind)) {
-                            continue;
-                        }
-                        for k in slot.controller.handle(inf.kind, &n, caches, now) {
+                        let Some(&(_, h)) = slot.handlers.iter().find(|(i, _)| *i == ii) else { continue };
+                        let Some(call) = caches.informers_mut()[ii].pop_notification(h) else { continue };
+                        let n = to_notification(&call);
+                        for k in slot.controller.handle(kind, &n, caches, now) {
                             match k {
                                 Enqueue::Now(k) => {
                                     if slot.queue.add(k.clone()) {
@@ -1217,198 +1282,142 @@ impl World {
         }
     }
 
+    /// The record of one informer step of process `pi`'s informer `ii`.
+    fn informer_record(
+        &self,
+        pi: usize,
+        ii: usize,
+        action: ActionKind,
+        step: &InformerStep,
+        calls: Vec<ApiCall>,
+    ) -> StepRecord {
+        let p = &self.state.processes[pi];
+        let kind = p.caches.informers()[ii].kind();
+        let actor = Actor::Informer { process: p.name.clone(), kind: kind.kind.to_string() };
+        let text = sentence(step, kind, &p.name);
+        let mut objects = Vec::new();
+        let mut delivered = None;
+        match step {
+            InformerStep::Event { event_type, key, resource_version } => {
+                objects.push(ObjectRef {
+                    kind: kind.kind.into(),
+                    key: key.clone(),
+                    resource_version: *resource_version,
+                });
+                delivered = Some(Delivered {
+                    event_type: *event_type,
+                    key: key.clone(),
+                    resource_version: *resource_version,
+                    error: None,
+                });
+            }
+            InformerStep::Bookmark { resource_version } => {
+                delivered = Some(Delivered {
+                    event_type: EventType::Bookmark,
+                    key: String::new(),
+                    resource_version: *resource_version,
+                    error: None,
+                });
+            }
+            InformerStep::WatchError { message, code, .. } => {
+                delivered = Some(Delivered {
+                    event_type: EventType::Error,
+                    key: String::new(),
+                    resource_version: 0,
+                    error: Some((*code, message.clone())),
+                });
+            }
+            _ => {}
+        }
+        let mut r = self.record(actor, action, objects, calls, text);
+        r.delivered = delivered;
+        r
+    }
+
+    /// An informer's `ListAndWatch`: list (a relist after a back-off), replace the cache, queue
+    /// the differences (and the unchanged objects, as sync updates) for the handlers, watch.
     fn list(&mut self, pi: usize, ii: usize) -> StepRecord {
         let now = self.state.now;
         let State { api, processes, rng, .. } = &mut self.state;
         let p = &mut processes[pi];
-        let kind = p.informers[ii].kind;
-        let actor = Actor::Informer { process: p.name.clone(), kind: kind.kind.to_string() };
-        if let Some(f) = p.failure(now) {
-            let err = f.status("Get", &format!("/{}", kind.resource));
-            p.informers[ii].back_off(now, true, rng);
-            let call = ApiCall {
-                verb: "LIST".into(),
-                target: kind.resource.into(),
-                sent_resource_version: 0,
-                code: err.code(),
-                resource_version: 0,
-                error: Some(err.message.clone()),
-                stored_resource_version: 0,
-            };
-            let sentence = format!(
-                "The {} informer of {} failed to list {}: it will retry after a back-off.",
-                kind.kind, p.name, kind.resource
-            );
-            return self.record(actor, ActionKind::List, Vec::new(), vec![call], sentence);
-        }
-        let (items, rv) = api.list_shared(kind, None, &Selector::everything());
-        let count = items.len();
-        let store = p.caches.stores.entry(kind.kind).or_default();
-        let notes: Vec<Rc<Notification>> = replace(store, items).into_iter().map(Rc::new).collect();
-        let changes = notes.len();
-        for s in p.slots.iter_mut() {
-            if s.controller.watches().iter().any(|k| std::ptr::eq(*k, kind)) {
-                for n in &notes {
-                    s.listener.push_back((kind, Rc::clone(n)));
-                }
-            }
-        }
-        let inf = &mut p.informers[ii];
-        let relist = inf.synced;
-        inf.last_sync_rv = rv;
-        inf.synced = true;
-        let id = api.watch(kind, None, Selector::everything(), WatchFrom::Exact(rv));
-        inf.state = ReflectorState::Watching(id);
-        let call = ApiCall {
-            verb: "LIST".into(),
-            target: kind.resource.into(),
-            sent_resource_version: 0,
-            code: 200,
-            resource_version: rv,
-            error: None,
-            stored_resource_version: 0,
+        let failure = p.failure(now);
+        let mut calls = Vec::new();
+        let step = {
+            let mut lw = WorldLw { server: api, failure, calls: &mut calls };
+            p.caches.informers_mut()[ii].list_and_watch(&mut lw, now, rng)
         };
-        let watch = ApiCall {
-            verb: "WATCH".into(),
-            target: kind.resource.into(),
-            sent_resource_version: rv,
-            code: 200,
-            resource_version: rv,
-            error: None,
-            stored_resource_version: 0,
-        };
-        let sentence = if relist {
-            format!(
-                "The {} informer of {} relisted {count} {} at resourceVersion {rv}: {changes} difference(s) from its cache go to the handlers; then it watches from {rv}.",
-                kind.kind, p.name, kind.resource
-            )
-        } else {
-            format!(
-                "The {} informer of {} listed {count} {} at resourceVersion {rv}, filled its cache, and watches from {rv}.",
-                kind.kind, p.name, kind.resource
-            )
-        };
-        self.record(actor, ActionKind::List, Vec::new(), vec![call, watch], sentence)
+        self.informer_record(pi, ii, ActionKind::List, &step, calls)
     }
 
+    /// The back-off after a retriable watch failure is over: watch again from the last synced
+    /// resourceVersion.
     fn rewatch(&mut self, pi: usize, ii: usize) -> StepRecord {
         let now = self.state.now;
         let State { api, processes, rng, .. } = &mut self.state;
         let p = &mut processes[pi];
-        let inf = &mut p.informers[ii];
-        let kind = inf.kind;
-        let actor = Actor::Informer { process: p.name.clone(), kind: kind.kind.to_string() };
-        let rv = inf.last_sync_rv;
-        if p.partitioned {
-            inf.back_off(now, false, rng);
-            let sentence = format!(
-                "The {} informer of {} could not reach the API server to watch again; it backs off.",
-                kind.kind, p.name
-            );
-            return self.record(actor, ActionKind::RelistTimer, Vec::new(), Vec::new(), sentence);
-        }
-        let id = api.watch(kind, None, Selector::everything(), WatchFrom::Exact(rv));
-        inf.state = ReflectorState::Watching(id);
-        let call = ApiCall {
-            verb: "WATCH".into(),
-            target: kind.resource.into(),
-            sent_resource_version: rv,
-            code: 200,
-            resource_version: rv,
-            error: None,
-            stored_resource_version: 0,
+        let failure = p.failure(now);
+        let mut calls = Vec::new();
+        let step = {
+            let mut lw = WorldLw { server: api, failure, calls: &mut calls };
+            p.caches.informers_mut()[ii].retry_watch(&mut lw, now, rng)
         };
-        let sentence = format!(
-            "The {} informer of {} watches {} again from resourceVersion {rv}, without relisting.",
-            kind.kind, p.name, kind.resource
-        );
-        self.record(actor, ActionKind::RelistTimer, Vec::new(), vec![call], sentence)
+        match step {
+            Some(step) => self.informer_record(pi, ii, ActionKind::RelistTimer, &step, calls),
+            None => self.record(Actor::Lab, ActionKind::RelistTimer, Vec::new(), calls, String::new()),
+        }
     }
 
+    /// One watch event to one informer (cache first, then a call queued for each handler), or the
+    /// end of its watch stream (client-go watches again at once).
     fn deliver(&mut self, pi: usize, ii: usize) -> StepRecord {
         let now = self.state.now;
         let State { api, processes, rng, .. } = &mut self.state;
         let p = &mut processes[pi];
-        let kind = p.informers[ii].kind;
-        let actor = Actor::Informer { process: p.name.clone(), kind: kind.kind.to_string() };
-        let ReflectorState::Watching(id) = p.informers[ii].state else {
-            return self.record(actor, ActionKind::DeliverEvent, Vec::new(), Vec::new(), String::new());
+        let failure = p.failure(now);
+        let mut calls = Vec::new();
+        let step = {
+            let mut lw = WorldLw { server: api, failure, calls: &mut calls };
+            p.caches.informers_mut()[ii].deliver_next(&mut lw, now, rng)
         };
-        let Some(ev) = api.next_shared_event(id) else {
-            return self.record(actor, ActionKind::DeliverEvent, Vec::new(), Vec::new(), String::new());
+        // The end of a stream and what follows (a re-watch, or a back-off) is a re-watch step.
+        let action = match &step {
+            Some(InformerStep::Event { .. } | InformerStep::Bookmark { .. } | InformerStep::WatchError { .. }) => {
+                ActionKind::DeliverEvent
+            }
+            _ => ActionKind::RelistTimer,
         };
-        let shared = ev.object;
-        let obj: &Frozen = &shared;
-        let key = obj.key();
-        let rv = obj.resource_version();
-        let store = p.caches.stores.entry(kind.kind).or_default();
-        let note = match ev.event_type {
-            EventType::Added | EventType::Modified => {
-                p.informers[ii].last_sync_rv = rv;
-                match store.insert(key.clone(), Arc::clone(&shared)) {
-                    None => Some(Notification::Add(shared)),
-                    Some(old) => Some(Notification::Update(old, shared)),
-                }
-            }
-            EventType::Deleted => {
-                p.informers[ii].last_sync_rv = rv;
-                store.remove(&key);
-                Some(Notification::Delete { obj: shared, final_state_unknown: false })
-            }
-            EventType::Bookmark => {
-                p.informers[ii].last_sync_rv = rv;
-                None
-            }
-            EventType::Error => {
-                api.stop_watch(id);
-                p.informers[ii].back_off(now, true, rng);
-                let msg = obj.get("message").and_then(Frozen::as_str).unwrap_or("").to_string();
-                let code = obj.get("code").and_then(Frozen::as_u64).unwrap_or(0);
-                let sentence = format!(
-                    "The {} informer of {} got an ERROR event ({code}: {msg}); the watch is closed and it will relist after a back-off.",
-                    kind.kind, p.name
-                );
-                let mut r = self.record(actor, ActionKind::DeliverEvent, Vec::new(), Vec::new(), sentence);
-                r.delivered = Some(Delivered {
-                    event_type: EventType::Error,
-                    key: String::new(),
-                    resource_version: 0,
-                    error: Some((code, msg)),
-                });
-                return r;
-            }
-        };
-        if let Some(n) = note {
-            let n = Rc::new(n);
-            for s in p.slots.iter_mut() {
-                if s.controller.watches().iter().any(|k| std::ptr::eq(*k, kind)) {
-                    s.listener.push_back((kind, Rc::clone(&n)));
-                }
-            }
+        match step {
+            Some(step) => self.informer_record(pi, ii, action, &step, calls),
+            None => self.record(Actor::Lab, action, Vec::new(), calls, String::new()),
         }
-        let sentence = format!(
-            "The {} informer of {} received {} {key} (resourceVersion {rv}) and updated its cache.",
-            kind.kind,
-            p.name,
-            ev.event_type.as_str()
-        );
-        let delivered = Delivered { event_type: ev.event_type, key: key.clone(), resource_version: rv, error: None };
-        let objects = vec![ObjectRef { kind: kind.kind.into(), key, resource_version: rv }];
-        let mut r = self.record(actor, ActionKind::DeliverEvent, objects, Vec::new(), sentence);
-        r.delivered = Some(delivered);
-        r
     }
 
-    fn handler(&mut self, pi: usize, si: usize) -> StepRecord {
+    /// A resync check of one informer.
+    fn resync(&mut self, pi: usize, ii: usize) -> StepRecord {
+        let now = self.state.now;
+        let step = self.state.processes[pi].caches.informers_mut()[ii].resync(now);
+        match step {
+            Some(step) => self.informer_record(pi, ii, ActionKind::Resync, &step, Vec::new()),
+            None => self.record(Actor::Lab, ActionKind::Resync, Vec::new(), Vec::new(), String::new()),
+        }
+    }
+
+    /// One handler call: the oldest call queued for one controller's handler on one informer.
+    fn handler(&mut self, pi: usize, si: usize, hi: usize) -> StepRecord {
         let now = self.state.now;
         let seq = &mut self.state.queue_seq;
         let p = &mut self.state.processes[pi];
         let Process { caches, slots, name, .. } = p;
         let slot = &mut slots[si];
         let actor = Actor::Controller { process: name.clone(), controller: slot.controller.name().to_string() };
-        let Some((kind, n)) = slot.listener.pop_front() else {
+        let Some(&(ii, h)) = slot.handlers.get(hi) else {
             return self.record(actor, ActionKind::RunHandler, Vec::new(), Vec::new(), String::new());
         };
+        let Some(call) = caches.informers_mut().get_mut(ii).and_then(|i| i.pop_notification(h)) else {
+            return self.record(actor, ActionKind::RunHandler, Vec::new(), Vec::new(), String::new());
+        };
+        let kind = caches.informers()[ii].kind();
+        let n = to_notification(&call);
         let keys = slot.controller.handle(kind, &n, caches, now);
         let mut added = Vec::new();
         let mut work = QueueWork { queue: slot.queue.name().to_string(), ..QueueWork::default() };
@@ -1760,7 +1769,7 @@ impl World {
                 let pi = self.process_index(process)?;
                 let k = kind_of(kind).ok_or_else(|| format!("unknown kind \"{kind}\""))?;
                 let p = &self.state.processes[pi];
-                if !p.informers.iter().any(|i| std::ptr::eq(i.kind, k)) {
+                if !p.informers().iter().any(|i| std::ptr::eq(i.kind(), k)) {
                     return Err(format!("{process} has no {} informer running", k.kind));
                 }
                 Ok(())
@@ -1784,21 +1793,22 @@ impl World {
             Fault::BreakWatch { process, kind } => {
                 let pi = self.process_index(process).unwrap_or(0);
                 let k = kind_of(kind);
-                let State { api, processes, rng, .. } = &mut self.state;
+                let State { api, processes, .. } = &mut self.state;
                 let mut lost = None;
                 // Only an open watch can break. A reflector that has not listed yet (or is backing
                 // off) keeps its plan: turning a pending first list into a watch from
                 // resourceVersion 0 left the cache empty and never synced (long run, saved as
                 // tests/regressions/fault-340372-4996.faults).
-                for inf in processes[pi].informers.iter_mut().filter(|i| k.is_some_and(|k| std::ptr::eq(i.kind, k))) {
-                    if let ReflectorState::Watching(id) = inf.state {
+                // The connection is reset: the events in flight are lost and the stream ends; the
+                // informer's next step handles the end (client-go watches again at once).
+                for inf in processes[pi].informers().iter().filter(|i| k.is_some_and(|k| std::ptr::eq(i.kind(), k))) {
+                    if let Some(id) = inf.watch_id().filter(|id| api.watch_is_open(*id)) {
                         lost = Some(api.pending_events(id).len());
                         api.stop_watch(id);
-                        inf.back_off(now, false, rng);
                     }
                 }
                 match lost {
-                    Some(lost) => format!("The {kind} watch of {process} broke: {lost} event(s) in flight are lost; the reflector will watch again from its last resourceVersion after a back-off."),
+                    Some(lost) => format!("The {kind} watch of {process} broke: {lost} event(s) in flight are lost; the reflector will watch again from its last resourceVersion (at once, as client-go does when a stream ends, unless the watch lasted under a second without an event: then it relists after a back-off)."),
                     None => format!("The {kind} informer of {process} has no open watch to break (it has not listed yet, or is backing off); nothing changes."),
                 }
             }
@@ -1857,7 +1867,7 @@ impl World {
                         format!("{name} started as a new candidate: it will lead only once it holds the Lease.")
                     }
                     None => {
-                        p.start(now);
+                        p.start(now, Duration::ZERO);
                         format!("{name} started with empty caches: its informers list everything again.")
                     }
                 }
@@ -1877,13 +1887,14 @@ impl World {
             }
             Fault::Partition(name) => {
                 let pi = self.process_index(name).unwrap_or(0);
-                let State { api, processes, rng, .. } = &mut self.state;
+                let State { api, processes, .. } = &mut self.state;
                 let p = &mut processes[pi];
                 p.partitioned = true;
-                for inf in p.informers.iter_mut() {
-                    if let ReflectorState::Watching(id) = inf.state {
+                // The connections break; each informer's next step finds its stream ended and
+                // tries to watch again, which is refused until the partition heals.
+                for inf in p.informers() {
+                    if let Some(id) = inf.watch_id() {
                         api.stop_watch(id);
-                        inf.back_off(now, false, rng);
                     }
                 }
                 format!("{name} is cut off from the API server: its watches break and its calls fail.")

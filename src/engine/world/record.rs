@@ -56,8 +56,10 @@ pub enum ActionKind {
     QueueTimer,
     /// A leader elector tries to acquire or renew its Lease.
     LeaseTick,
-    /// A reflector's back-off ends and it relists.
+    /// A reflector's back-off after a retriable watch failure ends and it watches again.
     RelistTimer,
+    /// An informer's resync check: due handlers get `OnUpdate(x, x)` for every cached object.
+    Resync,
     /// The clock moved (`advance`, clock jump).
     Clock,
     /// A user API call.
@@ -69,7 +71,7 @@ pub enum ActionKind {
 impl ActionKind {
     /// Periodic work that never ends on its own: `run_until_idle` stops when only these remain.
     pub fn is_periodic(self) -> bool {
-        matches!(self, ActionKind::LeaseTick)
+        matches!(self, ActionKind::LeaseTick | ActionKind::Resync)
     }
 
     /// A short name for tables and `lab next`.
@@ -83,6 +85,7 @@ impl ActionKind {
             ActionKind::QueueTimer => "timer",
             ActionKind::LeaseTick => "lease",
             ActionKind::RelistTimer => "relist",
+            ActionKind::Resync => "resync",
             ActionKind::Clock => "clock",
             ActionKind::UserCall => "api",
             ActionKind::Fault => "fault",
