@@ -18,15 +18,14 @@ pub mod workqueue;
 
 use serde_json::Value;
 
+use crate::engine::frozen::Frozen;
 use crate::engine::object::Shared;
 
 /// The one place a cached object is made from a decoded one (tests and `Caches::insert`): the
 /// informer's cache and its notifications hold `Shared` values, which watch events and lists
 /// hand out already shared.
-// `Shared` is `Arc<Value>` today, where `into()` is the identity.
-#[allow(clippy::useless_conversion)]
 pub fn share(obj: Value) -> Shared {
-    Shared::new(obj.into())
+    Shared::new(Frozen::from(obj))
 }
 
 pub use informer::{
