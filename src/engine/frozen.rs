@@ -353,33 +353,14 @@ impl ObjectExt for Frozen {
         let list = self.meta_at("finalizers").and_then(Frozen::as_array).unwrap_or(&[]);
         list.iter().filter_map(Frozen::as_str).collect()
     }
-    /// Whether `metadata.finalizers` holds `f`.
-    fn has_finalizer(&self, f: &str) -> bool {
-        self.finalizers().contains(&f)
-    }
     /// `metadata.deletionTimestamp`, if set.
     fn deletion_timestamp(&self) -> Option<&str> {
         self.meta_at("deletionTimestamp").and_then(Frozen::as_str)
-    }
-    /// Whether `metadata.deletionTimestamp` is set.
-    fn is_deleting(&self) -> bool {
-        self.deletion_timestamp().is_some()
     }
     /// `metadata.ownerReferences` (malformed entries skipped).
     fn owner_references(&self) -> Vec<OwnerReference> {
         let list = self.meta_at("ownerReferences").and_then(Frozen::as_array).unwrap_or(&[]);
         list.iter().filter_map(owner_reference).collect()
-    }
-    /// The owner reference with `controller: true`, if any.
-    fn controller_ref(&self) -> Option<OwnerReference> {
-        self.owner_references().into_iter().find(OwnerReference::is_controller)
-    }
-    /// The informer cache key: `namespace/name`, or `name` (`MetaNamespaceKeyFunc`).
-    fn key(&self) -> String {
-        match self.namespace() {
-            Some(ns) => format!("{ns}/{}", self.name()),
-            None => self.name().to_string(),
-        }
     }
 }
 

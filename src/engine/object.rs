@@ -113,18 +113,29 @@ pub trait ObjectExt {
     /// `metadata.finalizers` (non-strings skipped).
     fn finalizers(&self) -> Vec<&str>;
     /// Whether `metadata.finalizers` holds `f`.
-    fn has_finalizer(&self, f: &str) -> bool;
+    fn has_finalizer(&self, f: &str) -> bool {
+        self.finalizers().contains(&f)
+    }
     /// `metadata.deletionTimestamp`, if set.
     fn deletion_timestamp(&self) -> Option<&str>;
     /// Whether `metadata.deletionTimestamp` is set.
-    fn is_deleting(&self) -> bool;
+    fn is_deleting(&self) -> bool {
+        self.deletion_timestamp().is_some()
+    }
     /// `metadata.ownerReferences` (malformed entries skipped).
     fn owner_references(&self) -> Vec<OwnerReference>;
     /// The owner reference with `controller: true`, if any.
-    fn controller_ref(&self) -> Option<OwnerReference>;
+    fn controller_ref(&self) -> Option<OwnerReference> {
+        self.owner_references().into_iter().find(OwnerReference::is_controller)
+    }
     /// The informer cache key: `namespace/name`, or `name` for cluster-scoped objects
     /// (`MetaNamespaceKeyFunc`, kubernetes-semantics.md §2.2).
-    fn key(&self) -> String;
+    fn key(&self) -> String {
+        match self.namespace() {
+            Some(ns) => format!("{ns}/{}", self.name()),
+            None => self.name().to_string(),
+        }
+    }
 }
 
 impl ObjectExt for Value {
@@ -173,14 +184,8 @@ impl ObjectExt for Value {
             .map(|a| a.iter().filter_map(Value::as_str).collect())
             .unwrap_or_default()
     }
-    fn has_finalizer(&self, f: &str) -> bool {
-        self.finalizers().contains(&f)
-    }
     fn deletion_timestamp(&self) -> Option<&str> {
         self.meta().and_then(|m| m.get("deletionTimestamp")).and_then(Value::as_str)
-    }
-    fn is_deleting(&self) -> bool {
-        self.deletion_timestamp().is_some()
     }
     fn owner_references(&self) -> Vec<OwnerReference> {
         self.meta()
@@ -188,15 +193,6 @@ impl ObjectExt for Value {
             .and_then(Value::as_array)
             .map(|a| a.iter().filter_map(|r| serde_json::from_value(r.clone()).ok()).collect())
             .unwrap_or_default()
-    }
-    fn controller_ref(&self) -> Option<OwnerReference> {
-        self.owner_references().into_iter().find(OwnerReference::is_controller)
-    }
-    fn key(&self) -> String {
-        match self.namespace() {
-            Some(ns) => format!("{ns}/{}", self.name()),
-            None => self.name().to_string(),
-        }
     }
 }
 

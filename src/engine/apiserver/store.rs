@@ -211,12 +211,22 @@ impl Store {
         ns: Option<&'a str>,
         sel: &'a Selector,
     ) -> impl Iterator<Item = Value> + 'a {
+        self.entries(kind_idx, ns, sel).map(|e| decode(&e.text))
+    }
+
+    /// The entries of one kind, in one namespace or all, whose labels `sel` matches, in key order.
+    fn entries<'a>(
+        &'a self,
+        kind_idx: usize,
+        ns: Option<&'a str>,
+        sel: &'a Selector,
+    ) -> impl Iterator<Item = &'a Entry> {
         let start = key(kind_idx, ns.unwrap_or(""), "");
         self.objects
             .range(start..)
             .take_while(move |((k, n, _), _)| *k == kind_idx && ns.is_none_or(|ns| &**n == ns))
             .filter(move |(_, e)| sel.matches_frozen(e.labels.as_ref().and_then(Frozen::as_object)))
-            .map(|(_, e)| decode(&e.text))
+            .map(|(_, e)| &**e)
     }
 
     /// Like [`Store::range`], yielding each object's shared tree ([`Store::get_shared`]).
@@ -226,12 +236,7 @@ impl Store {
         ns: Option<&'a str>,
         sel: &'a Selector,
     ) -> impl Iterator<Item = Shared> + 'a {
-        let start = key(kind_idx, ns.unwrap_or(""), "");
-        self.objects
-            .range(start..)
-            .take_while(move |((k, n, _), _)| *k == kind_idx && ns.is_none_or(|ns| &**n == ns))
-            .filter(move |(_, e)| sel.matches_frozen(e.labels.as_ref().and_then(Frozen::as_object)))
-            .map(|(_, e)| e.shared())
+        self.entries(kind_idx, ns, sel).map(Entry::shared)
     }
 
     /// Like [`Store::range`] without a selector, but yielding each object's namespace, name and

@@ -93,7 +93,7 @@ use self::api::{Failure, WorldApi};
 use self::cloud::{Cloud, CloudApi, CloudFault};
 use self::informer::{sentence, to_notification, WorldLw};
 use crate::engine::apiserver::{ApiServer, DeleteOptions, Deleted, EventType, Patch, Subresource};
-use crate::engine::client::informer::{HandlerId, Informer, InformerStep, ReflectorState};
+use crate::engine::client::informer::{HandlerId, Informer, InformerStep, ListerWatcher, ReflectorState};
 use crate::engine::client::{ElectionOutcome, Indexer, LeaderElectionConfig, LeaderElector, WorkQueue};
 use crate::engine::controllers::bucket::BucketController;
 use crate::engine::controllers::deployment::DeploymentController;
@@ -1334,33 +1334,35 @@ impl World {
         r
     }
 
-    /// An informer's `ListAndWatch`: list (a relist after a back-off), replace the cache, queue
-    /// the differences (and the unchanged objects, as sync updates) for the handlers, watch.
-    fn list(&mut self, pi: usize, ii: usize) -> StepRecord {
+    /// Runs one step of process `pi`'s informer `ii` against the API server as that process
+    /// reaches it (its partition or failing calls), returning the step and the calls it made.
+    fn drive_informer<T>(
+        &mut self,
+        pi: usize,
+        ii: usize,
+        step: impl FnOnce(&mut Informer, &mut dyn ListerWatcher, Time, &mut Rng) -> T,
+    ) -> (T, Vec<ApiCall>) {
         let now = self.state.now;
         let State { api, processes, rng, .. } = &mut self.state;
         let p = &mut processes[pi];
         let failure = p.failure(now);
         let mut calls = Vec::new();
-        let step = {
-            let mut lw = WorldLw { server: api, failure, calls: &mut calls };
-            p.caches.informers_mut()[ii].list_and_watch(&mut lw, now, rng)
-        };
+        let mut lw = WorldLw { server: api, failure, calls: &mut calls };
+        let out = step(&mut p.caches.informers_mut()[ii], &mut lw, now, rng);
+        (out, calls)
+    }
+
+    /// An informer's `ListAndWatch`: list (a relist after a back-off), replace the cache, queue
+    /// the differences (and the unchanged objects, as sync updates) for the handlers, watch.
+    fn list(&mut self, pi: usize, ii: usize) -> StepRecord {
+        let (step, calls) = self.drive_informer(pi, ii, Informer::list_and_watch);
         self.informer_record(pi, ii, ActionKind::List, &step, calls)
     }
 
     /// The back-off after a retriable watch failure is over: watch again from the last synced
     /// resourceVersion.
     fn rewatch(&mut self, pi: usize, ii: usize) -> StepRecord {
-        let now = self.state.now;
-        let State { api, processes, rng, .. } = &mut self.state;
-        let p = &mut processes[pi];
-        let failure = p.failure(now);
-        let mut calls = Vec::new();
-        let step = {
-            let mut lw = WorldLw { server: api, failure, calls: &mut calls };
-            p.caches.informers_mut()[ii].retry_watch(&mut lw, now, rng)
-        };
+        let (step, calls) = self.drive_informer(pi, ii, Informer::retry_watch);
         match step {
             Some(step) => self.informer_record(pi, ii, ActionKind::RelistTimer, &step, calls),
             None => self.record(Actor::Lab, ActionKind::RelistTimer, Vec::new(), calls, String::new()),
@@ -1370,15 +1372,7 @@ impl World {
     /// One watch event to one informer (cache first, then a call queued for each handler), or the
     /// end of its watch stream (client-go watches again at once).
     fn deliver(&mut self, pi: usize, ii: usize) -> StepRecord {
-        let now = self.state.now;
-        let State { api, processes, rng, .. } = &mut self.state;
-        let p = &mut processes[pi];
-        let failure = p.failure(now);
-        let mut calls = Vec::new();
-        let step = {
-            let mut lw = WorldLw { server: api, failure, calls: &mut calls };
-            p.caches.informers_mut()[ii].deliver_next(&mut lw, now, rng)
-        };
+        let (step, calls) = self.drive_informer(pi, ii, Informer::deliver_next);
         // The end of a stream and what follows (a re-watch, or a back-off) is a re-watch step.
         let action = match &step {
             Some(InformerStep::Event { .. } | InformerStep::Bookmark { .. } | InformerStep::WatchError { .. }) => {
