@@ -35,7 +35,8 @@
 //! - **Resync.** kube-controller-manager's informer factory resyncs every `ResyncPeriod(c)`
 //!   (cmd/kube-controller-manager/app/controllermanager.go: `--min-resync-period`, 12 h, times a
 //!   random factor in [1, 2)), drawn here when a replica starts leading; the scheduler's factory
-//!   uses 0 (no resync), and so do the kubelets and the lab's operators.
+//!   uses 0 (no resync), and so does the kubelet's pod source (pkg/kubelet/config/apiserver.go:
+//!   a reflector with resync 0).
 //!
 //! # Deliberate differences from client-go
 //! - The initial list is served at the current revision, so the choice of list resourceVersion
@@ -44,6 +45,11 @@
 //!   ranges over the `namespace/` keys instead (same answer, no second copy of every key).
 //! - A leader's Lease renewal reaches the garbage collector's Lease informer inside the renewal
 //!   step (see `World::absorb_quiet_lease_events`).
+//! - The lab's operators (the Bucket operator, the pod counters) do not resync. Written with
+//!   controller-runtime they would: its cache's default `SyncPeriod` is 10 h, drawn per informer
+//!   times a factor in [0.9, 1.1) (pkg/cache/internal/informers.go `calculateResyncPeriod`).
+//!   Left out so that "what happens next" is not longer by a line per operator informer for an
+//!   event ten hours away.
 //! - The random resync period comes from its own stream, seeded from the World's seed, so that
 //!   drawing it does not shift every later random choice (identities, back-off jitter).
 
