@@ -6,6 +6,12 @@
 //! - resourceVersions strictly increase: the global revision never goes back, and the writes of
 //!   one step get new revisions in the order they were made (kubernetes-semantics.md §3);
 //! - after healing, the world settles (`run_until_idle` with a cap; a hot loop is a failure);
+//!   where a ReplicaSet still lacks pods then, the clock runs on (step by step) to the leading
+//!   controller-manager's next informer resync and the world settles again: a ReplicaSet
+//!   controller whose expectations wait for a Pod event its informer missed (a Pod created and
+//!   deleted while a very short watch was relisting) acts only on the next event for that
+//!   ReplicaSet, and a resync is the event Kubernetes relies on (replica_set.go `updateRS`
+//!   enqueues on every update for this reason; kube-controller-manager resyncs every 12 to 24 h);
 //! - exactly one replica leads, and every active process's informer caches equal the server;
 //! - desired state: every Deployment's status matches its spec and generation, every ReplicaSet
 //!   has exactly `spec.replicas` active pods, and every active pod is Ready (images are healthy
@@ -41,6 +47,7 @@ use reconcile_lab::engine::kinds::{Kind, KINDS};
 use reconcile_lab::engine::labels::Selector;
 use reconcile_lab::engine::object::ObjectExt;
 use reconcile_lab::engine::rand::Rng;
+use reconcile_lab::engine::time::Time;
 use reconcile_lab::engine::world::cloud::CloudFault;
 use reconcile_lab::engine::world::{
     Settled, World, BUCKET_OPERATOR, CONTROLLER_MANAGER_A, CONTROLLER_MANAGER_B, KUBELET, SCHEDULER,
@@ -684,13 +691,27 @@ fn heal_and_settle(w: &mut World, dog: &mut Watchdog) {
     }
     w.cloud_fault(None).expect("cloud");
     // Past any API failure window and any lease a crashed leader still holds.
-    let until = w.now().after(Duration::from_secs(70));
-    for _ in 0..SETTLE_CAP {
-        if w.pending().first().is_none_or(|p| p.at > until) {
-            break;
+    step_until(w, dog, w.now().after(Duration::from_secs(70)));
+    settle(w, dog);
+    if !replica_sets_have_their_pods(w) {
+        let leader = KCM.into_iter().filter_map(|p| w.process(p)).find(|p| p.leading());
+        let resync = leader.and_then(|p| p.informers().iter().filter_map(|i| i.next_resync_at()).min());
+        if let Some(at) = resync {
+            step_until(w, dog, at);
+            settle(w, dog);
         }
+    }
+}
+
+/// Steps (through the watchdog) until the next pending action is later than `until`.
+fn step_until(w: &mut World, dog: &mut Watchdog, until: Time) {
+    while w.pending().first().is_some_and(|p| p.at <= until) {
         dog.step(w);
     }
+}
+
+/// Runs until only periodic work remains; a hot loop that does not end is a failure.
+fn settle(w: &mut World, dog: &mut Watchdog) {
     for n in 0..SETTLE_CAP {
         match w.run_until_idle(1) {
             Settled::Idle { .. } => {
@@ -704,6 +725,25 @@ fn heal_and_settle(w: &mut World, dog: &mut Watchdog) {
             panic!("did not settle after healing: {explanation}");
         }
     }
+}
+
+/// Every ReplicaSet with the number of active pods it controls and its `spec.replicas`.
+fn replica_set_pods(w: &World) -> Vec<(Value, i64, i64)> {
+    let pods = all(w, "Pod");
+    let controls = |rs: &Value, p: &Value| is_pod_active(p) && p.controller_ref().is_some_and(|o| o.uid == rs.uid());
+    all(w, "ReplicaSet")
+        .into_iter()
+        .map(|rs| {
+            let owned = pods.iter().filter(|p| controls(&rs, p)).count() as i64;
+            let want = rs.pointer("/spec/replicas").and_then(Value::as_i64).unwrap_or(1);
+            (rs, owned, want)
+        })
+        .collect()
+}
+
+/// Whether every ReplicaSet has exactly `spec.replicas` active pods.
+fn replica_sets_have_their_pods(w: &World) -> bool {
+    replica_set_pods(w).iter().all(|(_, owned, want)| owned == want)
 }
 
 /// The invariants of a settled world (see the module documentation).
@@ -723,11 +763,8 @@ fn check_settled(w: &World, by_hand: &BTreeSet<String>) {
             assert_eq!(n(f), spec, "status.{f} of Deployment {}: {st}", d.key());
         }
     }
-    for rs in all(w, "ReplicaSet") {
-        let want = rs.pointer("/spec/replicas").and_then(Value::as_i64).unwrap_or(1);
-        let owned =
-            pods.iter().filter(|p| is_pod_active(*p) && p.controller_ref().is_some_and(|o| o.uid == rs.uid())).count();
-        assert_eq!(owned as i64, want, "active pods of ReplicaSet {}", rs.key());
+    for (rs, owned, want) in replica_set_pods(w) {
+        assert_eq!(owned, want, "active pods of ReplicaSet {}", rs.key());
         let st = rs.pointer("/status/observedGeneration").and_then(Value::as_i64).unwrap_or(0);
         assert_eq!(st, rs.generation(), "observedGeneration of ReplicaSet {}", rs.key());
     }

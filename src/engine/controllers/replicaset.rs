@@ -400,14 +400,23 @@ impl Controller for ReplicaSetController {
     fn handle(&mut self, k: &'static Kind, n: &Notification, cache: &Caches, _now: Time) -> Vec<Enqueue> {
         match k.kind {
             "ReplicaSet" => {
-                if let Notification::Delete { obj, .. } = n {
-                    self.expectations.remove(&obj.key());
-                }
-                if let Notification::Update(old, new) = n {
-                    if old.resource_version() == new.resource_version() {
-                        return Vec::new();
+                match n {
+                    // deleteRS: the expectations go with the ReplicaSet.
+                    Notification::Delete { obj, .. } => {
+                        self.expectations.remove(&obj.key());
                     }
+                    // updateRS: a new uid under the same key is a delete and re-create that fell
+                    // in a gap; it is handled as `deleteRS` of a tombstone of the old one.
+                    Notification::Update(old, new) if old.uid() != new.uid() => {
+                        self.expectations.remove(&old.key());
+                    }
+                    _ => {}
                 }
+                // updateRS enqueues on every update, an unchanged object included: "a full
+                // informer resync can requeue any replica sets that don't yet have pods but
+                // whose last attempts at creating a pod have failed ... instead of those replica
+                // sets stalling indefinitely" (replica_set.go). A relist's `OnUpdate(x, x)` does
+                // the same.
                 vec![Enqueue::Now(n.object().key())]
             }
             "Pod" => self.pod_event(n, cache),
@@ -578,6 +587,28 @@ mod tests {
             api.events(),
             pods.iter().map(|p| format!("SuccessfulCreate Created pod: {}", p.name())).collect::<Vec<_>>()
         );
+    }
+
+    /// replica_set.go `updateRS`: every update enqueues, an unchanged object of a resync or a
+    /// relist included (how a ReplicaSet whose expectations wait on a missed Pod event syncs
+    /// again once they expire); a new uid under the same key drops the old one's expectations.
+    #[test]
+    fn every_replica_set_update_enqueues_and_a_new_uid_drops_expectations() {
+        let mut c = ReplicaSetController::new();
+        let mut api = FakeApi::default();
+        let cache = caches(&[rs(2)]);
+        run(&mut c, &cache, &mut api, Time::START);
+        assert_eq!(c.expectations["default/web-abc"].add, 2);
+        let k = Kind::by_kind("ReplicaSet").unwrap();
+        let key = vec![Enqueue::Now("default/web-abc".into())];
+        let unchanged = Notification::Update(share(&rs(2)), share(&rs(2)));
+        assert_eq!(c.handle(k, &unchanged, &cache, Time::START), key);
+        assert_eq!(c.expectations["default/web-abc"].add, 2, "an unchanged object keeps the expectations");
+        let mut recreated = rs(2);
+        recreated["metadata"]["uid"] = json!("rs-uid-2");
+        let n = Notification::Update(share(&rs(2)), share(&recreated));
+        assert_eq!(c.handle(k, &n, &cache, Time::START), key);
+        assert!(!c.expectations.contains_key("default/web-abc"));
     }
 
     /// TV-37: p1 Pending, p2 Running+Ready for 2h, p3 Running+Ready for 10s; scale 3→1 deletes p1 and p3.
