@@ -9,9 +9,9 @@ use reconcile_lab::engine::client::informer::{
     DeletedFinalStateUnknown, DeletedObject, HandlerId, Informer, InformerStep, ListerWatcher, Notification,
     ReflectorState, SharedInformerFactory, SharedList,
 };
-use reconcile_lab::engine::client::share;
 use reconcile_lab::engine::kinds::Kind;
 use reconcile_lab::engine::labels::Selector;
+use reconcile_lab::engine::object::share;
 use reconcile_lab::engine::object::{ObjectExt, Shared};
 use reconcile_lab::engine::rand::Rng;
 use reconcile_lab::engine::status::{Reason, Status};

@@ -16,10 +16,11 @@ use serde_json::{Map, Value};
 /// that modifies it takes a `to_value()` copy first.
 pub type Shared = std::sync::Arc<super::frozen::Frozen>;
 
-/// The shared, immutable form of an object (a [`Frozen`](super::frozen::Frozen) copy of `obj`),
-/// for code that builds a cached object or a notification from a `Value`.
-pub fn share(obj: &Value) -> Shared {
-    std::sync::Arc::new(super::frozen::Frozen::from(obj))
+/// The shared, immutable form of an object (a [`Frozen`](super::frozen::Frozen) copy of a `Value`
+/// or of a reference to one), for code that builds a cached object or a notification itself:
+/// the one place such an object is made (watch events and lists hand theirs out already shared).
+pub fn share(obj: impl Into<super::frozen::Frozen>) -> Shared {
+    std::sync::Arc::new(obj.into())
 }
 
 /// One entry of `metadata.ownerReferences` (kubernetes-semantics.md §4.1).

@@ -16,18 +16,6 @@ pub mod ratelimit;
 pub mod store;
 pub mod workqueue;
 
-use serde_json::Value;
-
-use crate::engine::frozen::Frozen;
-use crate::engine::object::Shared;
-
-/// The one place a cached object is made from a decoded one (tests and `Caches::insert`): the
-/// informer's cache and its notifications hold `Shared` values, which watch events and lists
-/// hand out already shared.
-pub fn share(obj: Value) -> Shared {
-    Shared::new(Frozen::from(obj))
-}
-
 pub use informer::{
     DeletedFinalStateUnknown, DeletedObject, HandlerId, Informer, InformerStep, ListerWatcher, Notification,
     ReflectorState, SharedInformerFactory,

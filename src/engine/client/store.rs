@@ -207,7 +207,7 @@ impl Indexer {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::client::share;
+    use crate::engine::object::share;
     use serde_json::json;
     use serde_json::Value;
 

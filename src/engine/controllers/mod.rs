@@ -150,7 +150,7 @@ impl Caches {
                     self.informers.len() - 1
                 }
             };
-            self.informers[i].indexer_mut().update(crate::engine::client::share(obj));
+            self.informers[i].indexer_mut().update(crate::engine::object::share(obj));
         }
     }
 

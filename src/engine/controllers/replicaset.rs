@@ -601,12 +601,12 @@ mod tests {
         assert_eq!(c.expectations["default/web-abc"].add, 2);
         let k = Kind::by_kind("ReplicaSet").unwrap();
         let key = vec![Enqueue::Now("default/web-abc".into())];
-        let unchanged = Notification::Update(share(&rs(2)), share(&rs(2)));
+        let unchanged = Notification::Update(share(rs(2)), share(rs(2)));
         assert_eq!(c.handle(k, &unchanged, &cache, Time::START), key);
         assert_eq!(c.expectations["default/web-abc"].add, 2, "an unchanged object keeps the expectations");
         let mut recreated = rs(2);
         recreated["metadata"]["uid"] = json!("rs-uid-2");
-        let n = Notification::Update(share(&rs(2)), share(&recreated));
+        let n = Notification::Update(share(rs(2)), share(&recreated));
         assert_eq!(c.handle(k, &n, &cache, Time::START), key);
         assert!(!c.expectations.contains_key("default/web-abc"));
     }
