@@ -124,10 +124,6 @@ impl Obj {
     pub fn get(&self, key: &str) -> Option<&Frozen> {
         self.0.iter().find(|(k, _)| &**k == key).map(|(_, v)| v)
     }
-    /// Whether the object has an entry for `key`.
-    pub fn contains_key(&self, key: &str) -> bool {
-        self.get(key).is_some()
-    }
     /// The entries, in order.
     pub fn iter(&self) -> impl Iterator<Item = (&str, &Frozen)> + '_ {
         self.0.iter().map(|(k, v)| (&**k, v))
@@ -135,10 +131,6 @@ impl Obj {
     /// The keys, in order.
     pub fn keys(&self) -> impl Iterator<Item = &str> + '_ {
         self.0.iter().map(|(k, _)| &**k)
-    }
-    /// The values, in order.
-    pub fn values(&self) -> impl Iterator<Item = &Frozen> + '_ {
-        self.0.iter().map(|(_, v)| v)
     }
     /// The number of entries.
     pub fn len(&self) -> usize {
@@ -243,29 +235,9 @@ impl Frozen {
     pub fn is_object(&self) -> bool {
         matches!(self, Frozen::Object(_))
     }
-    /// Whether this is an array.
-    pub fn is_array(&self) -> bool {
-        matches!(self, Frozen::Array(_))
-    }
     /// Whether this is a string.
     pub fn is_string(&self) -> bool {
         matches!(self, Frozen::Str(_) | Frozen::Short(_))
-    }
-    /// Whether this is a number.
-    pub fn is_number(&self) -> bool {
-        matches!(self, Frozen::PosInt(_) | Frozen::NegInt(_) | Frozen::Float(_))
-    }
-    /// Whether this is a boolean.
-    pub fn is_boolean(&self) -> bool {
-        matches!(self, Frozen::Bool(_))
-    }
-    /// Whether this is an integer that fits an `i64`.
-    pub fn is_i64(&self) -> bool {
-        self.as_i64().is_some()
-    }
-    /// Whether this is a non-negative integer.
-    pub fn is_u64(&self) -> bool {
-        matches!(self, Frozen::PosInt(_))
     }
 
     /// A JSON Pointer look-up (RFC 6901), as `serde_json::Value::pointer`.
@@ -276,7 +248,10 @@ impl Frozen {
         let rest = pointer.strip_prefix('/')?;
         let mut at = self;
         for token in rest.split('/') {
-            let token = token.replace("~1", "/").replace("~0", "~");
+            // Unescaping allocates, so only a token that has an escape pays for it (the pointers
+            // helpers read on every pod, `/status/conditions`, have none).
+            let token: std::borrow::Cow<str> =
+                if token.contains('~') { token.replace("~1", "/").replace("~0", "~").into() } else { token.into() };
             at = match at {
                 Frozen::Object(o) => o.get(&token)?,
                 Frozen::Array(a) => {
