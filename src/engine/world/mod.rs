@@ -195,6 +195,15 @@ pub struct Slot {
 }
 
 impl Slot {
+    /// `queue.Add(key)`; a key that joins the queue (rather than one already waiting, or one
+    /// being processed, which is only marked dirty) takes the next world-wide sequence number.
+    fn add(&mut self, key: String, seq: &mut u64) {
+        if self.queue.add(key.clone()) {
+            *seq += 1;
+            self.since.insert(key, *seq);
+        }
+    }
+
     fn new(controller: Box<dyn Controller>) -> Slot {
         let name = controller.name().trim_end_matches("-controller").to_string();
         let queue = WorkQueue::with_rate_limiter(name, controller.rate_limiter());
@@ -1267,12 +1276,7 @@ impl World {
                         let n = to_notification(&call);
                         for k in slot.controller.handle(kind, &n, caches, now) {
                             match k {
-                                Enqueue::Now(k) => {
-                                    if slot.queue.add(k.clone()) {
-                                        *queue_seq += 1;
-                                        slot.since.insert(k, *queue_seq);
-                                    }
-                                }
+                                Enqueue::Now(k) => slot.add(k, queue_seq),
                                 Enqueue::After(k, d) => slot.queue.add_after(k, d, now),
                             }
                         }
@@ -1418,10 +1422,7 @@ impl World {
         for k in keys {
             match k {
                 Enqueue::Now(k) => {
-                    if slot.queue.add(k.clone()) {
-                        *seq += 1;
-                        slot.since.insert(k.clone(), *seq);
-                    }
+                    slot.add(k.clone(), seq);
                     added.push(k.clone());
                     work.added.push(k);
                 }
@@ -1515,10 +1516,7 @@ impl World {
         for k in slot.controller.take_enqueues() {
             match k {
                 Enqueue::Now(k) => {
-                    if slot.queue.add(k.clone()) {
-                        *queue_seq += 1;
-                        slot.since.insert(k.clone(), *queue_seq);
-                    }
+                    slot.add(k.clone(), queue_seq);
                     queued_more.push(k.clone());
                     work.added.push(k);
                 }
