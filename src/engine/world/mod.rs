@@ -108,7 +108,7 @@ struct State {
     event_seq: u64,
     /// The external cloud (outside the API server; the Bucket controller's buckets live there).
     cloud: Cloud,
-    /// Sequence numbers for [`Slot::since`].
+    /// Sequence numbers for [`Slot::since`] and [`Slot::held`].
     queue_seq: u64,
     /// Changes made to the cluster so far (see [`World::changes`]).
     changes: u64,

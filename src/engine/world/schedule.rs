@@ -126,10 +126,10 @@ impl World {
                         out.push((now, Act::Handler(pi, si, hi)));
                     }
                 }
-                for wi in 0..slot.held.len() {
+                for wi in 0..slot.held().len() {
                     out.push((now, Act::Reconcile(pi, si, wi)));
                 }
-                if !slot.queue.is_empty() && slot.held.len() < slot.workers && p.caches_synced(slot) {
+                if !slot.queue.is_empty() && slot.held().len() < slot.workers && p.caches_synced(slot) {
                     out.push((now, Act::Take(pi, si)));
                 }
                 if let Some(t) = slot.queue.next_ready_at() {
@@ -149,9 +149,9 @@ impl World {
         let age = |a: &Act| match a {
             Act::Take(pi, si) => {
                 let slot = &s.processes[*pi].slots[*si];
-                slot.queue.waiting_keys().next().and_then(|k| slot.since.get(k)).copied().unwrap_or(0)
+                slot.queue.waiting_keys().next().and_then(|k| slot.since(k)).unwrap_or(0)
             }
-            Act::Reconcile(pi, si, wi) => s.processes[*pi].slots[*si].held.get(*wi).map_or(0, |h| h.0),
+            Act::Reconcile(pi, si, wi) => s.processes[*pi].slots[*si].held().get(*wi).map_or(0, |h| h.0),
             _ => 0,
         };
         // Work takes time (see [`WORK_STEP`]): a timer that the work done at this instant has
@@ -296,7 +296,7 @@ impl World {
                 (ctrl(si), ActionKind::TakeKey, format!("take {key} from the queue"))
             }
             Act::Reconcile(_, si, wi) => {
-                let key = p.slots[si].held.get(wi).map(|h| h.1.clone()).unwrap_or_default();
+                let key = p.slots[si].held_key(wi).map(str::to_string).unwrap_or_default();
                 (ctrl(si), ActionKind::Reconcile, format!("reconcile {key}"))
             }
             Act::QueueTimer(_, si) => {

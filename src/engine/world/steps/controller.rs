@@ -53,7 +53,7 @@ impl World {
                     work.added.push(k);
                 }
                 Enqueue::After(k, d) => {
-                    slot.queue.add_after(k.clone(), d, now);
+                    slot.add_after(k.clone(), d, now, seq);
                     slot.check_keys.remove(&k);
                     added.push(format!("{k} (in {})", fmt_duration(d)));
                     work.delayed.push((k, d));
@@ -85,13 +85,10 @@ impl World {
         let slot = &mut p.slots[si];
         let cname = slot.controller.name();
         let actor = Actor::Controller { process: p.name.clone(), controller: cname.to_string() };
-        let Some(key) = slot.queue.get() else {
+        let Some(key) = slot.take(queue_seq) else {
             return self.record(actor, ActionKind::TakeKey, Vec::new(), Vec::new(), String::new());
         };
-        slot.since.remove(&key);
-        *queue_seq += 1;
-        slot.held.push((*queue_seq, key.clone()));
-        let busy = slot.held.len();
+        let busy = slot.held().len();
         let workers = slot.workers;
         let work = QueueWork { queue: slot.queue.name().to_string(), key: Some(key.clone()), ..QueueWork::default() };
         let sentence = if workers == 1 {
@@ -115,10 +112,9 @@ impl World {
         let slot = &mut slots[si];
         let cname = slot.controller.name();
         let actor = Actor::Controller { process: name.clone(), controller: cname.to_string() };
-        if wi >= slot.held.len() {
+        let Some(key) = slot.held_key(wi).map(str::to_string) else {
             return self.record(actor, ActionKind::Reconcile, Vec::new(), Vec::new(), String::new());
-        }
-        let (_, key) = slot.held.remove(wi);
+        };
         let mut calls = Vec::new();
         let outcome = {
             let mut wapi = WorldApi { server: api, calls: &mut calls, failure, conflict_armed };
@@ -132,9 +128,7 @@ impl World {
         slot.quiet_keys.remove(&key);
         // `Done` first (client-go's worker defers it; nothing in between touches the queue): a key
         // added again while processing goes back to the queue now, exactly once.
-        if slot.queue.done(&key) {
-            *queue_seq += 1;
-            slot.since.insert(key.clone(), *queue_seq);
+        if slot.done(wi, queue_seq) {
             work.requeued_dirty = true;
             work.added.push(key.clone());
         }
@@ -147,7 +141,7 @@ impl World {
                     work.added.push(k);
                 }
                 Enqueue::After(k, d) => {
-                    slot.queue.add_after(k.clone(), d, now);
+                    slot.add_after(k.clone(), d, now, queue_seq);
                     queued_more.push(format!("{k} (in {})", fmt_duration(d)));
                     work.delayed.push((k, d));
                 }
@@ -160,14 +154,14 @@ impl World {
             }
             Outcome::RequeueAfter(d) => {
                 slot.queue.forget(&key);
-                slot.queue.add_after(key.clone(), *d, now);
+                slot.add_after(key.clone(), *d, now, queue_seq);
                 slot.check_keys.remove(&key);
                 work.delayed.push((key.clone(), *d));
                 format!(" It looks again in {}.", fmt_duration(*d))
             }
             Outcome::PollAfter(d) => {
                 slot.queue.forget(&key);
-                slot.queue.add_after(key.clone(), *d, now);
+                slot.add_after(key.clone(), *d, now, queue_seq);
                 slot.check_keys.remove(&key);
                 work.delayed.push((key.clone(), *d));
                 slot.quiet_keys.insert(key.clone(), changes_after);
@@ -176,7 +170,7 @@ impl World {
             Outcome::CheckAfter(d) => {
                 slot.queue.forget(&key);
                 let before = slot.queue.ready_at(&key);
-                slot.queue.add_after(key.clone(), *d, now);
+                slot.add_after(key.clone(), *d, now, queue_seq);
                 work.delayed.push((key.clone(), *d));
                 if before.is_none_or(|t| t > now.after(*d)) {
                     slot.check_keys.insert(key.clone());
@@ -184,7 +178,7 @@ impl World {
                 format!(" It checks the progress deadline again in {}.", fmt_duration(*d))
             }
             Outcome::Err(e) => {
-                let d = slot.queue.add_rate_limited(key.clone(), now);
+                let d = slot.add_rate_limited(key.clone(), now, queue_seq);
                 slot.check_keys.remove(&key);
                 work.delayed.push((key.clone(), d));
                 format!(" It failed ({e}) and will retry in {} (back-off).", fmt_duration(d))
@@ -223,13 +217,7 @@ impl World {
         let p = &mut self.state.processes[pi];
         let slot = &mut p.slots[si];
         let actor = Actor::Controller { process: p.name.clone(), controller: slot.controller.name().to_string() };
-        let keys = slot.queue.fire_due(now);
-        for k in &keys {
-            slot.check_keys.remove(k);
-            slot.quiet_keys.remove(k);
-            self.state.queue_seq += 1;
-            slot.since.entry(k.clone()).or_insert(self.state.queue_seq);
-        }
+        let keys = slot.fire_due(now, &mut self.state.queue_seq);
         let sentence = format!(
             "A delayed key of {} is due: {} is back in its work queue.",
             slot.controller.name(),

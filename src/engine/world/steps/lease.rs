@@ -150,7 +150,7 @@ impl World {
                         for k in slot.controller.handle(kind, &n, caches, now) {
                             match k {
                                 Enqueue::Now(k) => slot.add(k, queue_seq),
-                                Enqueue::After(k, d) => slot.queue.add_after(k, d, now),
+                                Enqueue::After(k, d) => slot.add_after(k, d, now, queue_seq),
                             }
                         }
                     }
