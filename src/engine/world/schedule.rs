@@ -7,7 +7,9 @@
 //! happen now (informer lists, then watch-event deliveries and ends of watch streams, then handler
 //! runs, then reconciles of keys that workers hold, then takes of waiting keys, then due timers),
 //! then timers in deadline order (back-off requeues, `AddAfter`s such as kubelet transitions and
-//! grace periods, relists and re-watches after a back-off, informer resyncs, lease ticks). Taking a future action moves the clock to its time. Only the oldest undelivered
+//! grace periods, relists and re-watches after a back-off, informer resyncs, lease ticks). The
+//! exact rule, with its exceptions (an expired leader, overdue and caught-up timers), is
+//! [`Order`]'s. Taking a future action moves the clock to its time. Only the oldest undelivered
 //! event of each watch is offered, so a stream is always delivered in order, whatever
 //! [`World::run`] picks.
 //!
@@ -63,16 +65,91 @@ pub(super) enum Act {
     Lease(usize),
 }
 
+/// Where a pending action stands in the order [`World::step`] takes them (and [`World::pending`]
+/// lists them). This is the one statement of that rule: fields compare in this order, each only
+/// between actions equal on the ones before.
+///
+/// 1. `urgency`: a leader whose renew deadline has passed (after a clock jump, say) stops leading
+///    before anything else happens, even before older overdue timers: its timer fired first in
+///    real time. Otherwise another replica's overdue acquire tick (due before the leader's own
+///    tick, but at a time when the Lease was still held) would take the Lease while the old
+///    leader still acts (two leaders: long run FAULT_SEED=5000, cases 738 and 1430, saved in
+///    tests/regressions/).
+/// 2. `at`: when it runs. Immediate work runs now. A timer runs at its due time; one that came
+///    due at an earlier instant (the clock moved on to a later timer's time first) is overdue
+///    and runs before anything at this instant, oldest first. But work takes time
+///    ([`WORK_STEP`]): a timer due after now that the work done at this instant has caught up
+///    with runs now, ahead of the work that would otherwise starve it.
+/// 3. `lane`: at one instant, such caught-up timers go before the work due then.
+/// 4. `due`: caught-up timers still fire in the order of their own times: a leader's renew tick
+///    due in 2 s must not wait behind a kubelet timer due in 20 s, which would move the clock past
+///    the renew deadline and make the busiest leader step down for no reason.
+/// 5. `class`: at one instant, informer lists and re-watches, then watch-event deliveries (and
+///    ends of streams), handler runs, reconciles of held keys, takes of waiting keys, work-queue
+///    timers and resyncs, lease ticks ([`Class`]).
+/// 6. `age`: held keys are reconciled in the order they were taken, and waiting keys are taken
+///    oldest first across controllers ([`Slot::since`](super::Slot::since)), as if every worker
+///    ran at once; 0 for other actions.
+/// 7. `act`: last, the action itself ([`Act`]'s derived order: its variant, then the process in
+///    the World's order, then the informer, slot, handler or worker index).
+///
+/// The listed time of an action is then at least now: taking a future action moves the clock.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(super) struct Order {
+    urgency: Urgency,
+    at: Time,
+    lane: Lane,
+    due: Time,
+    class: Class,
+    age: u64,
+    act: Act,
+}
+
+/// [`Order`]'s first rule.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Urgency {
+    /// A lease tick of a leader past its renew deadline.
+    ExpiredLeader,
+    Normal,
+}
+
+/// [`Order`]'s third rule.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Lane {
+    /// A timer due after now that the work done at this instant has caught up with.
+    CaughtUpTimer,
+    OnTime,
+}
+
+/// The kinds of action, in the order they run at one instant ([`Order`]'s fifth rule).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Class {
+    /// An informer's list (or relist) or re-watch.
+    ListWatch,
+    /// A watch event (or the end of a stream) to an informer.
+    Deliver,
+    /// A handler call.
+    Handler,
+    /// A held key's reconcile.
+    Reconcile,
+    /// A free worker's take of a waiting key.
+    Take,
+    /// A work queue's delayed keys coming due, an informer's resync.
+    Timer,
+    /// A leader elector's tick.
+    Lease,
+}
+
 impl Act {
-    fn class(self) -> u8 {
+    fn class(self) -> Class {
         match self {
-            Act::List(..) | Act::Watch(..) => 0,
-            Act::Deliver(..) => 1,
-            Act::Handler(..) => 2,
-            Act::Reconcile(..) => 3,
-            Act::Take(..) => 4,
-            Act::QueueTimer(..) | Act::Resync(..) => 5,
-            Act::Lease(..) => 6,
+            Act::List(..) | Act::Watch(..) => Class::ListWatch,
+            Act::Deliver(..) => Class::Deliver,
+            Act::Handler(..) => Class::Handler,
+            Act::Reconcile(..) => Class::Reconcile,
+            Act::Take(..) => Class::Take,
+            Act::QueueTimer(..) | Act::Resync(..) => Class::Timer,
+            Act::Lease(..) => Class::Lease,
         }
     }
     fn process(self) -> usize {
@@ -137,46 +214,43 @@ impl World {
                 }
             }
         }
-        // A leader whose renew deadline has passed (after a clock jump, say) stops leading before
-        // anything else happens at that instant: its timer fired first in real time.
-        let expired = |a: &Act| match a {
-            Act::Lease(pi) => {
-                s.processes[*pi].elector.as_ref().and_then(LeaderElector::renew_deadline_at).is_some_and(|t| t <= now)
-            }
-            _ => false,
-        };
-        // Held keys are reconciled in the order they were taken; keys are taken oldest first.
-        let age = |a: &Act| match a {
-            Act::Take(pi, si) => {
-                let slot = &s.processes[*pi].slots[*si];
-                slot.queue.waiting_keys().next().and_then(|k| slot.since(k)).unwrap_or(0)
-            }
-            Act::Reconcile(pi, si, wi) => s.processes[*pi].slots[*si].held().get(*wi).map_or(0, |h| h.0),
-            _ => 0,
-        };
-        // Work takes time (see [`WORK_STEP`]): a timer that the work done at this instant has
-        // caught up with is due now, ahead of the work that would otherwise starve it. Caught-up
-        // timers still fire in the order of their own times: a leader's renew tick due in 2 s
-        // must not wait behind a kubelet timer due in 20 s, which would move the clock past the
-        // renew deadline and make the busiest leader step down for no reason.
         let caught_up = now.after(WORK_STEP.saturating_mul(u32::try_from(s.busy).unwrap_or(u32::MAX)));
-        // A timer still carries its own due time here: one that came due at an earlier instant
-        // (the clock moved on to a later timer's time first) is overdue and runs before anything
-        // at this instant, oldest first. Timers are listed at the current time at most.
-        let key = |t: Time| if t > now && t <= caught_up { (now, 0, t) } else { (t, 1, t) };
-        // An expired leader goes first of all, even before older overdue timers: after a clock
-        // jump, another replica's overdue acquire tick (due before the leader's own tick, but at
-        // a time when the Lease was still held) would otherwise take the Lease while the old
-        // leader still acts (two leaders: long run FAULT_SEED=5000, cases 738 and 1430, saved in
-        // tests/regressions/).
-        crate::sort::sort_by_key(&mut out, |(t, a)| {
-            let expired = expired(a);
-            (!expired, key(*t), if expired { 0 } else { a.class() + 1 }, age(a), *a)
-        });
+        crate::sort::sort_by_key(&mut out, |(due, act)| self.order(*due, *act, caught_up));
         for (t, _) in &mut out {
             *t = (*t).max(now);
         }
         out
+    }
+
+    /// An action's place in the order ([`Order`]), for an action due at `due` when the work done
+    /// at this instant has caught up with timers due until `caught_up`.
+    fn order(&self, due: Time, act: Act, caught_up: Time) -> Order {
+        let s = &self.state;
+        let now = s.now;
+        let expired = match act {
+            Act::Lease(pi) => {
+                s.processes[pi].elector.as_ref().and_then(LeaderElector::renew_deadline_at).is_some_and(|t| t <= now)
+            }
+            _ => false,
+        };
+        let age = match act {
+            Act::Take(pi, si) => {
+                let slot = &s.processes[pi].slots[si];
+                slot.queue.waiting_keys().next().and_then(|k| slot.since(k)).unwrap_or(0)
+            }
+            Act::Reconcile(pi, si, wi) => s.processes[pi].slots[si].held().get(wi).map_or(0, |h| h.0),
+            _ => 0,
+        };
+        let (at, lane) = if due > now && due <= caught_up { (now, Lane::CaughtUpTimer) } else { (due, Lane::OnTime) };
+        Order {
+            urgency: if expired { Urgency::ExpiredLeader } else { Urgency::Normal },
+            at,
+            lane,
+            due,
+            class: act.class(),
+            age,
+            act,
+        }
     }
 
     pub(super) fn is_periodic(&self, act: Act) -> bool {
