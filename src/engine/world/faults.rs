@@ -7,7 +7,7 @@ use super::api::WorldApi;
 use super::cloud::CloudFault;
 use super::input::{Fault, Input};
 use super::narrate::fmt_duration;
-use super::record::{ActionKind, Actor, StepRecord};
+use super::record::{ActionKind, Actor, ApiCall, StepRecord};
 use super::topology::{controller_manager_elector, KUBELET};
 use super::{State, World};
 use crate::engine::client::ElectionOutcome;
@@ -61,170 +61,215 @@ impl World {
         }
     }
 
+    /// Applies a checked fault: one function per fault below, each returning its record's
+    /// sentence.
     fn apply_fault(&mut self, f: Fault) -> StepRecord {
-        let now = self.state.now;
         let mut calls = Vec::new();
         let sentence = match &f {
-            Fault::BreakWatch { process, kind } => {
-                let pi = self.process_index(process).unwrap_or(0);
-                let k = kind_of(kind);
-                let State { api, processes, .. } = &mut self.state;
-                let mut lost = None;
-                // Only an open watch can break. A reflector that has not listed yet (or is backing
-                // off) keeps its plan: turning a pending first list into a watch from
-                // resourceVersion 0 left the cache empty and never synced (long run, saved as
-                // tests/regressions/fault-340372-4996.faults).
-                // The connection is reset: the events in flight are lost and the stream ends; the
-                // informer's next step handles the end (client-go watches again at once).
-                for inf in processes[pi].informers().iter().filter(|i| k.is_some_and(|k| std::ptr::eq(i.kind(), k))) {
-                    if let Some(id) = inf.watch_id().filter(|id| api.watch_is_open(*id)) {
-                        lost = Some(api.pending_events(id).len());
-                        api.stop_watch(id);
-                    }
-                }
-                match lost {
-                    Some(lost) => format!("The {kind} watch of {process} broke: {lost} event(s) in flight are lost; the reflector will watch again from its last resourceVersion (at once, as client-go does when a stream ends, unless the watch lasted under a second without an event: then it relists after a back-off)."),
-                    None => format!("The {kind} informer of {process} has no open watch to break (it has not listed yet, or is backing off); nothing changes."),
-                }
-            }
-            Fault::ExpireHistory => {
-                self.state.api.expire_history();
-                "The API server compacted its event history: watches from any older resourceVersion now get 410 Expired.".to_string()
-            }
-            Fault::StopProcess(name) | Fault::KillProcess(name) => {
-                let clean = matches!(f, Fault::StopProcess(_));
-                let pi = self.process_index(name).unwrap_or(0);
-                let State { api, processes, .. } = &mut self.state;
-                let p = &mut processes[pi];
-                let mut released = false;
-                let failure = p.failure(now);
-                if let Some(e) = p.elector.as_mut() {
-                    if clean {
-                        let mut armed = false;
-                        let mut wapi = WorldApi { server: api, calls: &mut calls, failure, conflict_armed: &mut armed };
-                        let step = e.shut_down(&mut wapi, now);
-                        released = step.outcome == ElectionOutcome::ShutDown { released: true };
-                    } else {
-                        e.crash();
-                    }
-                }
-                p.stop(api);
-                p.running = false;
-                match (clean, released) {
-                    (true, true) => {
-                        format!("{name} stopped cleanly and released its Lease; its caches and queues are gone.")
-                    }
-                    (true, false) => format!("{name} stopped cleanly; its caches and queues are gone."),
-                    _ => format!(
-                        "{name} crashed: its caches and queues are gone, and any Lease it held stays until it expires."
-                    ),
-                }
-            }
-            Fault::StartProcess(name) | Fault::RestartProcess(name) => {
-                let pi = self.process_index(name).unwrap_or(0);
-                let restart = matches!(f, Fault::RestartProcess(_));
-                if !restart && self.state.processes[pi].running {
-                    // Starting what already runs changes nothing: like `systemctl start` of a
-                    // running unit, the process keeps its identity, its Lease and its caches.
-                    let sentence = format!("{name} is already running; nothing changes.");
-                    return self.record(Actor::Lab, ActionKind::Fault, Vec::new(), calls, sentence);
-                }
-                let new_identity = format!("{}_{}", self.state.processes[pi].host, self.state.rng.uuid_v4());
-                let State { api, processes, .. } = &mut self.state;
-                let p = &mut processes[pi];
-                if restart || !p.running {
-                    p.stop(api);
-                }
-                p.running = true;
-                match p.elector.as_mut() {
-                    Some(e) => {
-                        *e = controller_manager_elector(new_identity, now);
-                        format!("{name} started as a new candidate: it will lead only once it holds the Lease.")
-                    }
-                    None => {
-                        p.start(now, Duration::ZERO);
-                        format!("{name} started with empty caches: its informers list everything again.")
-                    }
-                }
-            }
-            Fault::FailApi { process, duration } => {
-                let pi = self.process_index(process).unwrap_or(0);
-                self.state.processes[pi].api_fails_until = Some(now.after(*duration));
-                format!(
-                    "For the next {}, every API call of {process} fails with 500 (etcdserver: request timed out).",
-                    fmt_duration(*duration)
-                )
-            }
-            Fault::ConflictNextWrite(process) => {
-                let pi = self.process_index(process).unwrap_or(0);
-                self.state.processes[pi].conflict_armed = true;
-                format!("Armed: just before {process}'s next write, another client will change the same object, so that write carries a stale resourceVersion.")
-            }
-            Fault::Partition(name) => {
-                let pi = self.process_index(name).unwrap_or(0);
-                let State { api, processes, .. } = &mut self.state;
-                let p = &mut processes[pi];
-                p.partitioned = true;
-                // The connections break; each informer's next step finds its stream ended and
-                // tries to watch again, which is refused until the partition heals.
-                for inf in p.informers() {
-                    if let Some(id) = inf.watch_id() {
-                        api.stop_watch(id);
-                    }
-                }
-                format!("{name} is cut off from the API server: its watches break and its calls fail.")
-            }
-            Fault::Heal(name) => {
-                let pi = self.process_index(name).unwrap_or(0);
-                self.state.processes[pi].partitioned = false;
-                format!("{name} can reach the API server again.")
-            }
-            Fault::SlowKubelets(factor) => {
-                if let Some(c) = self.kubelet_config() {
-                    c.slowdown = (*factor).max(1);
-                }
-                format!("The kubelets now take {}x as long for every transition.", (*factor).max(1))
-            }
-            Fault::FailImage(image) => {
-                if let Some(c) = self.kubelet_config() {
-                    c.failing_images.insert(image.clone());
-                }
-                format!("The image \"{image}\" can no longer be pulled: new pods using it never start.")
-            }
-            Fault::FixImage(image) => {
-                if let Some(c) = self.kubelet_config() {
-                    c.failing_images.remove(image);
-                }
-                // The kubelets' pending image-pull retries were only polling while the image
-                // failed; now the next retry starts the pod: real work for `run_until_idle`.
-                if let Some(p) = self.state.processes.iter_mut().find(|p| p.name == KUBELET) {
-                    for slot in &mut p.slots {
-                        slot.check_keys.clear();
-                    }
-                }
-                format!("The image \"{image}\" can be pulled again.")
-            }
-            Fault::Cloud(fault) => {
-                self.state.cloud.set_fault(*fault, now);
-                match fault {
-                    Some(CloudFault::Failing) => {
-                        "The external cloud is failing: every call to it answers 503 ServiceUnavailable.".to_string()
-                    }
-                    Some(CloudFault::Hanging) => {
-                        "The external cloud hangs: it accepts calls, but no bucket operation completes.".to_string()
-                    }
-                    None => "The external cloud works again; stalled operations resume.".to_string(),
-                }
-            }
-            Fault::ClockJump(d) => {
-                let t = now.after(*d);
-                self.state.busy = 0;
-                self.state.now = t;
-                self.state.api.set_now(t);
-                format!("The clock jumped forward by {}.", fmt_duration(*d))
-            }
+            Fault::BreakWatch { process, kind } => self.apply_break_watch(process, kind),
+            Fault::ExpireHistory => self.apply_expire_history(),
+            Fault::StopProcess(name) => self.apply_stop(name, true, &mut calls),
+            Fault::KillProcess(name) => self.apply_stop(name, false, &mut calls),
+            Fault::StartProcess(name) => self.apply_start(name, false),
+            Fault::RestartProcess(name) => self.apply_start(name, true),
+            Fault::FailApi { process, duration } => self.apply_fail_api(process, *duration),
+            Fault::ConflictNextWrite(process) => self.apply_conflict_next_write(process),
+            Fault::Partition(name) => self.apply_partition(name),
+            Fault::Heal(name) => self.apply_heal(name),
+            Fault::SlowKubelets(factor) => self.apply_slow_kubelets(*factor),
+            Fault::FailImage(image) => self.apply_fail_image(image),
+            Fault::FixImage(image) => self.apply_fix_image(image),
+            Fault::Cloud(fault) => self.apply_cloud_fault(*fault),
+            Fault::ClockJump(d) => self.apply_clock_jump(*d),
         };
         self.record(Actor::Lab, ActionKind::Fault, Vec::new(), calls, sentence)
+    }
+
+    /// A process's watch of a kind breaks: the events in flight are lost.
+    fn apply_break_watch(&mut self, process: &str, kind: &str) -> String {
+        let pi = self.process_index(process).unwrap_or(0);
+        let k = kind_of(kind);
+        let State { api, processes, .. } = &mut self.state;
+        let mut lost = None;
+        // Only an open watch can break. A reflector that has not listed yet (or is backing
+        // off) keeps its plan: turning a pending first list into a watch from
+        // resourceVersion 0 left the cache empty and never synced (long run, saved as
+        // tests/regressions/fault-340372-4996.faults).
+        // The connection is reset: the events in flight are lost and the stream ends; the
+        // informer's next step handles the end (client-go watches again at once).
+        for inf in processes[pi].informers().iter().filter(|i| k.is_some_and(|k| std::ptr::eq(i.kind(), k))) {
+            if let Some(id) = inf.watch_id().filter(|id| api.watch_is_open(*id)) {
+                lost = Some(api.pending_events(id).len());
+                api.stop_watch(id);
+            }
+        }
+        match lost {
+            Some(lost) => format!("The {kind} watch of {process} broke: {lost} event(s) in flight are lost; the reflector will watch again from its last resourceVersion (at once, as client-go does when a stream ends, unless the watch lasted under a second without an event: then it relists after a back-off)."),
+            None => format!("The {kind} informer of {process} has no open watch to break (it has not listed yet, or is backing off); nothing changes."),
+        }
+    }
+
+    /// The API server forgets its event history.
+    fn apply_expire_history(&mut self) -> String {
+        self.state.api.expire_history();
+        "The API server compacted its event history: watches from any older resourceVersion now get 410 Expired."
+            .to_string()
+    }
+
+    /// A clean stop (a leader releases its Lease, with the `calls` that do it) or a crash.
+    fn apply_stop(&mut self, name: &str, clean: bool, calls: &mut Vec<ApiCall>) -> String {
+        let now = self.state.now;
+        let pi = self.process_index(name).unwrap_or(0);
+        let State { api, processes, .. } = &mut self.state;
+        let p = &mut processes[pi];
+        let mut released = false;
+        let failure = p.failure(now);
+        if let Some(e) = p.elector.as_mut() {
+            if clean {
+                let mut armed = false;
+                let mut wapi = WorldApi { server: api, calls, failure, conflict_armed: &mut armed };
+                let step = e.shut_down(&mut wapi, now);
+                released = step.outcome == ElectionOutcome::ShutDown { released: true };
+            } else {
+                e.crash();
+            }
+        }
+        p.stop(api);
+        p.running = false;
+        match (clean, released) {
+            (true, true) => {
+                format!("{name} stopped cleanly and released its Lease; its caches and queues are gone.")
+            }
+            (true, false) => format!("{name} stopped cleanly; its caches and queues are gone."),
+            _ => {
+                format!("{name} crashed: its caches and queues are gone, and any Lease it held stays until it expires.")
+            }
+        }
+    }
+
+    /// Starts a stopped process (`restart`: stops it first, whatever its state).
+    fn apply_start(&mut self, name: &str, restart: bool) -> String {
+        let now = self.state.now;
+        let pi = self.process_index(name).unwrap_or(0);
+        if !restart && self.state.processes[pi].running {
+            // Starting what already runs changes nothing: like `systemctl start` of a
+            // running unit, the process keeps its identity, its Lease and its caches.
+            return format!("{name} is already running; nothing changes.");
+        }
+        let new_identity = format!("{}_{}", self.state.processes[pi].host, self.state.rng.uuid_v4());
+        let State { api, processes, .. } = &mut self.state;
+        let p = &mut processes[pi];
+        if restart || !p.running {
+            p.stop(api);
+        }
+        p.running = true;
+        match p.elector.as_mut() {
+            Some(e) => {
+                *e = controller_manager_elector(new_identity, now);
+                format!("{name} started as a new candidate: it will lead only once it holds the Lease.")
+            }
+            None => {
+                p.start(now, Duration::ZERO);
+                format!("{name} started with empty caches: its informers list everything again.")
+            }
+        }
+    }
+
+    /// A process's API calls fail with 500 for a while.
+    fn apply_fail_api(&mut self, process: &str, duration: Duration) -> String {
+        let now = self.state.now;
+        let pi = self.process_index(process).unwrap_or(0);
+        self.state.processes[pi].api_fails_until = Some(now.after(duration));
+        format!(
+            "For the next {}, every API call of {process} fails with 500 (etcdserver: request timed out).",
+            fmt_duration(duration)
+        )
+    }
+
+    /// Another client writes just before the process's next write.
+    fn apply_conflict_next_write(&mut self, process: &str) -> String {
+        let pi = self.process_index(process).unwrap_or(0);
+        self.state.processes[pi].conflict_armed = true;
+        format!("Armed: just before {process}'s next write, another client will change the same object, so that write carries a stale resourceVersion.")
+    }
+
+    /// Cuts a process off from the API server: its watches break.
+    fn apply_partition(&mut self, name: &str) -> String {
+        let pi = self.process_index(name).unwrap_or(0);
+        let State { api, processes, .. } = &mut self.state;
+        let p = &mut processes[pi];
+        p.partitioned = true;
+        // The connections break; each informer's next step finds its stream ended and
+        // tries to watch again, which is refused until the partition heals.
+        for inf in p.informers() {
+            if let Some(id) = inf.watch_id() {
+                api.stop_watch(id);
+            }
+        }
+        format!("{name} is cut off from the API server: its watches break and its calls fail.")
+    }
+
+    /// Reconnects a partitioned process.
+    fn apply_heal(&mut self, name: &str) -> String {
+        let pi = self.process_index(name).unwrap_or(0);
+        self.state.processes[pi].partitioned = false;
+        format!("{name} can reach the API server again.")
+    }
+
+    /// Multiplies every kubelet delay.
+    fn apply_slow_kubelets(&mut self, factor: u32) -> String {
+        if let Some(c) = self.kubelet_config() {
+            c.slowdown = factor.max(1);
+        }
+        format!("The kubelets now take {}x as long for every transition.", factor.max(1))
+    }
+
+    /// Pods using the image never start.
+    fn apply_fail_image(&mut self, image: &str) -> String {
+        if let Some(c) = self.kubelet_config() {
+            c.failing_images.insert(image.to_string());
+        }
+        format!("The image \"{image}\" can no longer be pulled: new pods using it never start.")
+    }
+
+    /// The image can be pulled again.
+    fn apply_fix_image(&mut self, image: &str) -> String {
+        if let Some(c) = self.kubelet_config() {
+            c.failing_images.remove(image);
+        }
+        // The kubelets' pending image-pull retries were only polling while the image
+        // failed; now the next retry starts the pod: real work for `run_until_idle`.
+        if let Some(p) = self.state.processes.iter_mut().find(|p| p.name == KUBELET) {
+            for slot in &mut p.slots {
+                slot.check_keys.clear();
+            }
+        }
+        format!("The image \"{image}\" can be pulled again.")
+    }
+
+    /// The external cloud fails, hangs, or works again.
+    fn apply_cloud_fault(&mut self, fault: Option<CloudFault>) -> String {
+        let now = self.state.now;
+        self.state.cloud.set_fault(fault, now);
+        match fault {
+            Some(CloudFault::Failing) => {
+                "The external cloud is failing: every call to it answers 503 ServiceUnavailable.".to_string()
+            }
+            Some(CloudFault::Hanging) => {
+                "The external cloud hangs: it accepts calls, but no bucket operation completes.".to_string()
+            }
+            None => "The external cloud works again; stalled operations resume.".to_string(),
+        }
+    }
+
+    /// The clock jumps forward without anything running in between.
+    fn apply_clock_jump(&mut self, d: Duration) -> String {
+        let now = self.state.now;
+        let t = now.after(d);
+        self.state.busy = 0;
+        self.state.now = t;
+        self.state.api.set_now(t);
+        format!("The clock jumped forward by {}.", fmt_duration(d))
     }
 
     /// Makes the external cloud fail, hang, or (with `None`) work again.
