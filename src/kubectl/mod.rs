@@ -1,7 +1,9 @@
 //! kubectl and `lab`: the command language of the console, lessons, embeds and transcripts.
 //!
-//! - [`console`]: the session ([`Console::execute`]) and what a command prints ([`Output`]),
-//!   with the [`Continuation`]s (watches, waiting deletes) the world resumes as it advances.
+//! - [`console`]: the session ([`Console::execute`]), which dispatches each command line.
+//! - [`cmd`]: what every command shares: its context, what it prints ([`Output`]), its errors.
+//! - [`continuation`]: what kubectl keeps doing after a command ([`Continuation`]: watches,
+//!   waiting deletes) and the world resumes as it advances.
 //! - [`shell`], [`flags`], [`resources`]: from a typed line to kinds, names and flag values.
 //! - [`get`], [`describe`], [`events`], [`mutate`], [`rollout`], [`help`]: the verbs.
 //! - [`printers`], [`table`], [`jsonpath`], [`gojson`], [`manifest`]: kubectl's output formats.
@@ -27,8 +29,10 @@
 
 pub mod apply_patch;
 pub mod cluster;
+pub mod cmd;
 pub mod complete;
 pub mod console;
+pub mod continuation;
 pub mod describe;
 pub mod events;
 pub mod flags;
@@ -47,4 +51,6 @@ pub mod table;
 pub mod transcript;
 pub mod wait;
 
-pub use console::{Console, Continuation, EditSession, Output};
+pub use cmd::{EditSession, Output, Stream};
+pub use console::Console;
+pub use continuation::Continuation;

@@ -3,9 +3,8 @@
 
 use super::apply_patch;
 use super::cluster::Cluster;
-use super::console::{
-    server_error, with_source, CmdError, Continuation, Ctx, Deferred, DeletionTarget, EditSession, Output,
-};
+use super::cmd::{server_error, with_source, CmdError, Ctx, Deferred, EditSession, Output};
+use super::continuation::{Continuation, DeletionTarget};
 use super::flags::{flag, FlagKind, FlagSpec, Parsed, ALL_NAMESPACES, SELECTOR};
 use super::gojson;
 use super::manifest;
