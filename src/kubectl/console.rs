@@ -13,8 +13,9 @@
 
 use super::cluster::Cluster;
 use super::cmd::{CmdError, Ctx, EditSession, Output};
+use super::commands::{self, Effect, Run, GLOBAL_FLAGS};
 use super::continuation::Continuation;
-use super::flags::{self, FlagKind, FlagSpec, Parsed};
+use super::flags::{self, FlagSpec, Parsed};
 use super::help;
 use super::shell;
 use super::{get, mutate, rollout};
@@ -50,12 +51,6 @@ impl Default for Console {
         Console::new()
     }
 }
-
-/// The flags every kubectl command takes.
-pub const GLOBAL_FLAGS: &[FlagSpec] = &[
-    flags::flag("namespace", Some('n'), FlagKind::Str, "If present, the namespace scope for this CLI request"),
-    flags::flag("help", Some('h'), FlagKind::Bool, "help for this command"),
-];
 
 impl Console {
     /// A session in namespace `default` with no files.
@@ -265,14 +260,14 @@ impl Console {
             return;
         }
         if verb == "help" {
-            match rest.first().and_then(|v| help::find(v)) {
+            match rest.first().and_then(|v| commands::find(v)) {
                 Some(c) => out.out(help::command_help(c)),
                 None if rest.is_empty() => out.out(help::root()),
                 None => out.fail(CmdError::Raw(format!("Unknown help topic [`{}`]\n{}", rest[0], help::root_usage()))),
             }
             return;
         }
-        let Some(command) = help::find(verb) else {
+        let Some(command) = commands::find(verb) else {
             out.fail(CmdError::Raw(help::unknown_command(verb)));
             return;
         };
@@ -298,8 +293,7 @@ impl Console {
                     if p.bool("help") {
                         return out.out(help::subcommand_help(command, s));
                     }
-                    let ns = self.ns(&p);
-                    return self.run_sub(api, command.name, s.name, &p, &ns, stdin, out);
+                    return self.run(api, s.run, &p, stdin, out);
                 }
             }
         }
@@ -310,95 +304,26 @@ impl Console {
         if p.bool("help") {
             return out.out(help::command_help(command));
         }
-        let ns = self.ns(&p);
+        match command.run {
+            Some(run) => self.run(api, run, &p, stdin, out),
+            // `kubectl rollout`, `kubectl set`: a subcommand is needed.
+            None => out.fail(CmdError::Raw(help::command_help(command))),
+        }
+    }
+
+    /// Runs a command of the table in this session's context, and keeps what it leaves: a
+    /// continuation, an open edit, a new namespace.
+    fn run(&mut self, api: &mut dyn Cluster, run: Run, p: &Parsed, stdin: Option<&str>, out: &mut Output) {
+        let ns = self.ns(p);
         let ctx = Ctx { ns: &ns, explicit_ns: p.has("namespace"), stdin, files: &self.files };
-        match command.name {
-            "get" => {
-                if let Some(c) = get::run(api, &ctx, &p, out) {
-                    self.pending.push(c);
-                }
+        match run.call(api, &ctx, p, out) {
+            Effect::None => {}
+            Effect::Continue(c) => self.pending.push(c),
+            Effect::Edit(session) => {
+                out.edit = Some(session.clone());
+                self.open_edit = Some(session);
             }
-            "describe" => super::describe::run(api, &ctx, &p, out),
-            "events" => {
-                if let Some(c) = super::events::run(api, &ctx, &p, out) {
-                    self.pending.push(c);
-                }
-            }
-            "create" => mutate::create(api, &ctx, &p, out),
-            "apply" => mutate::apply(api, &ctx, &p, out),
-            "delete" => {
-                if let Some(c) = mutate::delete(api, &ctx, &p, out) {
-                    self.pending.push(c);
-                }
-            }
-            "scale" => mutate::scale(api, &ctx, &p, out),
-            "run" => mutate::run_pod(api, &ctx, &p, out),
-            "wait" => {
-                if let Some(c) = super::wait::run(api, &ctx, &p, out) {
-                    self.pending.push(c);
-                }
-            }
-            "version" => out.out("Client Version: v1.34.0\nKustomize Version: v5.7.1\nServer Version: v1.34.0\n"),
-            "patch" => mutate::patch(api, &ctx, &p, out),
-            "label" => mutate::label_or_annotate(api, &ctx, &p, out, mutate::MetaField::Labels),
-            "annotate" => mutate::label_or_annotate(api, &ctx, &p, out, mutate::MetaField::Annotations),
-            "edit" => {
-                if let Some(session) = mutate::edit(api, &ctx, &p, out) {
-                    out.edit = Some(session.clone());
-                    self.open_edit = Some(session);
-                }
-            }
-            "rollout" | "set" => out.fail(CmdError::Raw(help::command_help(command))),
-            "api-resources" => get::api_resources(&p, out),
-            "config" => self.config(&p, out),
-            _ => out.fail(CmdError::Raw(help::unknown_command(verb))),
-        }
-    }
-
-    #[allow(clippy::too_many_arguments)]
-    fn run_sub(
-        &mut self,
-        api: &mut dyn Cluster,
-        verb: &str,
-        sub: &str,
-        p: &Parsed,
-        ns: &str,
-        stdin: Option<&str>,
-        out: &mut Output,
-    ) {
-        let ctx = Ctx { ns, explicit_ns: p.has("namespace"), stdin, files: &self.files };
-        match (verb, sub) {
-            ("create", "namespace") => mutate::create_namespace(api, &ctx, p, out),
-            ("create", "deployment") => mutate::create_deployment(api, &ctx, p, out),
-            ("create", "configmap") => mutate::create_configmap(api, &ctx, p, out),
-            ("set", "image") => mutate::set_image(api, &ctx, p, out),
-            ("apply", "view-last-applied") => mutate::view_last_applied(api, &ctx, p, out),
-            ("apply", "set-last-applied") => mutate::set_last_applied_cmd(api, &ctx, p, out),
-            ("rollout", "status") => {
-                if let Some(c) = rollout::status(api, &ctx, p, out) {
-                    self.pending.push(c);
-                }
-            }
-            ("rollout", "history") => rollout::history(api, &ctx, p, out),
-            ("rollout", "undo") => rollout::undo(api, &ctx, p, out),
-            ("rollout", "restart") => rollout::restart(api, &ctx, p, out),
-            _ => out.fail(CmdError::Plain(format!("unknown command \"{sub}\" for \"kubectl {verb}\""))),
-        }
-    }
-
-    /// `kubectl config set-context --current --namespace=X` and `view --minify` are the two
-    /// config commands the console understands (they change the session's namespace).
-    fn config(&mut self, p: &Parsed, out: &mut Output) {
-        match p.args.first().map(String::as_str) {
-            Some("set-context") if p.args.get(1).map(String::as_str) == Some("--current") || p.has("current") => {
-                if let Some(ns) = p.str("namespace") {
-                    self.namespace = ns.to_string();
-                }
-                out.out("Context \"reconcile-lab\" modified.\n");
-            }
-            _ => out.fail(CmdError::Plain(
-                "this console supports only: kubectl config set-context --current --namespace=NAME".into(),
-            )),
+            Effect::SetNamespace(ns) => self.namespace = ns,
         }
     }
 

@@ -5,7 +5,9 @@
 //! - [`continuation`]: what kubectl keeps doing after a command ([`Continuation`]: watches,
 //!   waiting deletes) and the world resumes as it advances.
 //! - [`shell`], [`flags`], [`resources`]: from a typed line to kinds, names and flag values.
-//! - [`get`], [`describe`], [`events`], [`mutate`], [`rollout`], [`help`]: the verbs.
+//! - [`commands`]: the one table of kubectl's verbs (name, help, flags, what each runs), which
+//!   the console dispatches from and [`help`] and [`complete`] read.
+//! - [`get`], [`describe`], [`events`], [`mutate`], [`rollout`], [`wait`]: the verbs.
 //! - [`printers`], [`table`], [`jsonpath`], [`gojson`], [`manifest`]: kubectl's output formats.
 //! - [`apply_patch`]: client-side apply's three-way merge.
 //! - [`transcript`]: the Markdown transcript runner used by `cargo test` and `reconcile-lab check`.
@@ -30,6 +32,7 @@
 pub mod apply_patch;
 pub mod cluster;
 pub mod cmd;
+pub mod commands;
 pub mod complete;
 pub mod console;
 pub mod continuation;
