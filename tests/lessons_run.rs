@@ -1,5 +1,6 @@
-//! The lesson player: the page's own actions (apply, edit, step, step until, settle), `$(...)`
-//! substitution, expected failures and setup errors.
+//! The lesson player: the page's own actions (apply, edit, step, step until, settle), console
+//! lines with `$(...)` (run by the console itself, as when typed), expected failures and setup
+//! errors.
 
 use reconcile_lab::lessons::{format, Action, LessonRun, PlayError};
 
@@ -109,7 +110,7 @@ fn failures_stop_show_me_with_the_output() {
     let e = run.play(&Action::Console("kubectl get configmaps  # expect failure".into())).expect_err("succeeded");
     assert!(matches!(e, PlayError::Action { .. }), "{e}");
     let e = run.play(&Action::Console("kubectl delete pod $(kubectl get pods -o name".into())).expect_err("unclosed");
-    assert!(e.to_string().contains("unclosed $("), "{e}");
+    assert!(e.to_string().contains("unexpected end of line while looking for matching `)'"), "{e}");
     let e = run.play(&Action::Console("kubectl delete pod $(kubectl get pod nope)".into())).expect_err("inner");
     assert!(e.to_string().contains("NotFound"), "{e}");
     let never = reconcile_lab::lessons::goal::parse_check("exists deployment never").expect("parses");
@@ -151,4 +152,29 @@ fn verify_passes_a_good_lesson_and_names_what_is_wrong_with_a_bad_one() {
     let early = format::parse(&LESSON.replace("Check: exists configmap settings", "Check: exists namespace default"))
         .expect("parses");
     assert_eq!(verify(&early), Err(VerifyError::MetTooEarly(vec!["created".into()])));
+}
+
+/// Issue 20: the reconcile-loop lesson's solution line, typed into the console (not played by
+/// "Show me"), deletes a pod of web: `$(...)` is the console's own, the same path "Show me" takes.
+#[test]
+fn the_reconcile_loop_solution_typed_into_the_console_works() {
+    let lesson = reconcile_lab::lessons::lesson("reconcile-loop").expect("exists").expect("parses");
+    let step = lesson.steps.iter().position(|s| s.goals.iter().any(|g| g.id == "pod-deleted")).expect("the step");
+    let mut run = LessonRun::start(&lesson).expect("starts");
+    for i in 0..step {
+        run.play_solution(i).expect("earlier steps");
+    }
+    let line = "kubectl delete pod $(kubectl get pods -l app=web -o jsonpath='{.items[0].metadata.name}')";
+    assert!(
+        lesson.steps[step].solution.iter().any(|a| matches!(a, Action::Console(l) if l == line)),
+        "the lesson's solution is the line typed here"
+    );
+    let played = run.execute(line);
+    assert_eq!(played.exit_code, 0, "{}", played.output);
+    assert!(
+        played.output.starts_with("pod \"web-") && played.output.ends_with("\" deleted from default namespace\n"),
+        "{}",
+        played.output
+    );
+    assert!(played.newly_met.contains(&"pod-deleted".to_string()), "{:?}", played.newly_met);
 }

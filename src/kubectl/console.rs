@@ -15,9 +15,9 @@ use super::cluster::Cluster;
 use super::cmd::{CmdError, Ctx, EditSession, Output};
 use super::commands::{self, Effect, Run, GLOBAL_FLAGS};
 use super::continuation::Continuation;
+use super::exec::Job;
 use super::flags::{self, FlagSpec, Parsed};
 use super::help;
-use super::shell;
 use super::{get, mutate, rollout};
 use crate::engine::object::ObjectExt;
 use std::collections::BTreeMap;
@@ -40,10 +40,20 @@ pub struct Console {
     pub files: BTreeMap<String, String>,
     /// Every line executed, oldest first.
     pub history: Vec<String>,
-    /// What kubectl is still doing (watches, waits), oldest first.
-    pub pending: Vec<Continuation>,
+    /// Command lines still running (a watch, a wait, and what they pipe into and run next).
+    pub pending: Vec<Job>,
     /// The last `kubectl edit` not yet saved or cancelled.
     pub open_edit: Option<EditSession>,
+    /// Shell variables (`NAME=value`), read as `$NAME`.
+    pub vars: BTreeMap<String, String>,
+    /// The exit status of the last pipeline (`$?`).
+    pub status: i32,
+    /// The status of the last command substitution of the command being prepared.
+    pub(super) subst_status: Option<i32>,
+    /// How many `$(...)` are running (output then goes to the substitution, not the terminal).
+    pub(super) subst_depth: usize,
+    /// How deeply resumes nest (a resumed line that steps the world resumes again).
+    pub(super) resume_depth: usize,
 }
 
 impl Default for Console {
@@ -61,6 +71,11 @@ impl Console {
             history: Vec::new(),
             pending: Vec::new(),
             open_edit: None,
+            vars: BTreeMap::new(),
+            status: 0,
+            subst_status: None,
+            subst_depth: 0,
+            resume_depth: 0,
         }
     }
 
@@ -69,9 +84,11 @@ impl Console {
         self.files.insert(name.to_string(), text.to_string());
     }
 
-    /// Runs the command line (with its here-document, if any) and then resumes whatever is
-    /// pending, so the output shows everything the terminal would. Pasted text holding several
-    /// commands runs them one after the other (the exit status is the last one's, as in a shell).
+    /// Runs the command line (a pipeline, a list with `&&`, `||` and `;`, here-documents;
+    /// see [`super::shell`] and [`super::exec`]) and then resumes whatever is pending, so the
+    /// output shows everything the terminal would. Pasted text holding several commands runs
+    /// them one after the other (the exit status is the last one's, as in a shell). A command
+    /// that keeps running (a watch, a wait) holds back the rest of the text until it finishes.
     pub fn execute(&mut self, api: &mut dyn Cluster, line: &str) -> Output {
         let mut out = Output::default();
         if line.len() > MAX_LINE {
@@ -83,134 +100,26 @@ impl Console {
         if !line.trim().is_empty() {
             self.history.push(line.to_string());
         }
-        let mut rest = line;
-        loop {
-            let (cmd, used) = match shell::parse(rest) {
-                Ok(parsed) => parsed,
-                Err(e) => {
-                    out.fail(CmdError::Plain(e.to_string()));
-                    out.exit_code = 2;
-                    return out;
-                }
-            };
-            let one = self.run_one(api, &cmd);
-            out.extend_with_status(one);
-            // Skip the lines this command used.
-            let mut consumed = 0;
-            for l in rest.split_inclusive('\n').take(used) {
-                consumed += l.len();
-            }
-            rest = &rest[consumed.min(rest.len())..];
-            if rest.trim().is_empty() {
-                break;
-            }
+        if let Some(job) = self.run_text(api, line, &mut out) {
+            self.pending.push(job);
+            out.exit_code = 0;
+        } else {
+            out.exit_code = self.status;
         }
         out
     }
 
-    fn run_one(&mut self, api: &mut dyn Cluster, cmd: &shell::CommandLine) -> Output {
-        let mut out = Output::default();
-        let Some((program, args)) = cmd.words.split_first() else { return out };
-        match program.as_str() {
-            "kubectl" | "k" => self.kubectl(api, args, cmd.stdin.as_deref(), &mut out),
-            "cat" => self.cat(api, args, cmd.stdin.as_deref(), &mut out),
-            "^C" => self.interrupt(api),
-            "lab" => self.lab(api, args, cmd.stdin.as_deref(), &mut out),
-            other => {
-                out.err(format!("{other}: command not found (this console runs kubectl and lab commands)\n"));
-                out.exit_code = 127;
-            }
-        }
-        let more = self.resume(api);
-        out.extend(more);
-        out
-    }
-
-    /// The little shell around kubectl that documentation uses: `cat FILE` prints an editor
-    /// buffer, `cat > FILE <<EOF` (or `cat <<EOF > FILE`) writes one, and
-    /// `cat <<EOF | kubectl apply -f -` (or `cat FILE | kubectl ...`) pipes into kubectl.
-    fn cat(&mut self, api: &mut dyn Cluster, args: &[String], stdin: Option<&str>, out: &mut Output) {
-        if let Some(pipe) = args.iter().position(|a| a == "|") {
-            let input = match args[..pipe].first() {
-                Some(name) => match self.files.get(name) {
-                    Some(t) => t.clone(),
-                    None => {
-                        out.err(format!("cat: {name}: No such file or directory\n"));
-                        out.exit_code = 1;
-                        return;
-                    }
-                },
-                None => stdin.unwrap_or("").to_string(),
-            };
-            match args[pipe + 1..].split_first() {
-                Some((p, rest)) if p == "kubectl" || p == "k" => self.kubectl(api, rest, Some(&input), out),
-                Some((p, _)) => {
-                    out.err(format!("{p}: command not found (this console runs kubectl and lab commands)\n"));
-                    out.exit_code = 127;
-                }
-                None => out.fail(CmdError::Plain("syntax error: nothing after `|'".into())),
-            }
-            return;
-        }
-        if let Some(gt) = args.iter().position(|a| a == ">") {
-            let Some(name) = args.get(gt + 1) else {
-                return out.fail(CmdError::Plain("syntax error near unexpected token `newline'".into()));
-            };
-            self.files.insert(name.clone(), stdin.unwrap_or("").to_string());
-            return;
-        }
-        match args.first() {
-            None => out.out(stdin.unwrap_or("")),
-            Some(name) => match self.files.get(name) {
-                Some(t) => out.out(t.clone()),
-                None => {
-                    out.err(format!("cat: {name}: No such file or directory\n"));
-                    out.exit_code = 1;
-                }
-            },
-        }
-    }
-
-    /// Stops every watch and wait (Ctrl-C).
+    /// Stops every watch and wait (Ctrl-C), and what their command lines would have run next.
     pub fn interrupt(&mut self, api: &mut dyn Cluster) {
-        for c in self.pending.drain(..) {
-            if let Continuation::Watch(w) = c {
-                api.stop_watch(w.id);
-            }
+        for job in std::mem::take(&mut self.pending) {
+            self.stop(api, &job.what);
         }
+        self.status = 130;
     }
 
     /// What kubectl is still doing, for the page's "waiting" indicator.
     pub fn waiting(&self) -> Vec<String> {
-        self.pending.iter().map(Continuation::describe).collect()
-    }
-
-    /// Lets every pending continuation print what happened since it last ran: watch rows for
-    /// queued events, nothing (but completion) for a delete whose objects are gone, new
-    /// `rollout status` lines. Finished continuations are dropped.
-    pub fn resume(&mut self, api: &mut dyn Cluster) -> Output {
-        let mut out = Output::default();
-        let pending = std::mem::take(&mut self.pending);
-        for mut c in pending {
-            let done = match &mut c {
-                Continuation::WaitForDeletion(targets) => {
-                    targets.retain(|t| match api.get(t.kind, t.namespace.as_deref(), &t.name) {
-                        Ok(obj) => obj.uid() == t.uid,
-                        Err(_) => false,
-                    });
-                    targets.is_empty()
-                }
-                Continuation::Watch(w) => get::resume_watch(api, w, &mut out),
-                Continuation::Wait(w) => super::wait::resume(api, w, &mut out),
-                Continuation::RolloutStatus { namespace, name, last } => {
-                    rollout::resume_status(api, namespace, name, last, &mut out)
-                }
-            };
-            if !done {
-                self.pending.push(c);
-            }
-        }
-        out
+        self.pending.iter().map(|j| j.what.describe()).collect()
     }
 
     /// Saves the open edit: the edited YAML is sent as an update (PUT) that carries the
@@ -227,10 +136,17 @@ impl Console {
         out
     }
 
-    fn kubectl(&mut self, api: &mut dyn Cluster, args: &[String], stdin: Option<&str>, out: &mut Output) {
+    /// Runs `kubectl ARGS`; returns what it keeps doing, if anything.
+    pub(super) fn kubectl(
+        &mut self,
+        api: &mut dyn Cluster,
+        args: &[String],
+        stdin: Option<&str>,
+        out: &mut Output,
+    ) -> Option<Continuation> {
         let Some(verb) = args.first() else {
             out.out(help::root());
-            return;
+            return None;
         };
         let rest = &args[1..];
         if verb.starts_with('-') {
@@ -252,12 +168,12 @@ impl Console {
                         } else if moved[0].starts_with('-') {
                             out.fail(CmdError::Raw(help::unknown_command(&moved[0])));
                         } else {
-                            self.kubectl(api, &moved, stdin, out);
+                            return self.kubectl(api, &moved, stdin, out);
                         }
                     }
                 }
             }
-            return;
+            return None;
         }
         if verb == "help" {
             match rest.first().and_then(|v| commands::find(v)) {
@@ -265,11 +181,11 @@ impl Console {
                 None if rest.is_empty() => out.out(help::root()),
                 None => out.fail(CmdError::Raw(format!("Unknown help topic [`{}`]\n{}", rest[0], help::root_usage()))),
             }
-            return;
+            return None;
         }
         let Some(command) = commands::find(verb) else {
             out.fail(CmdError::Raw(help::unknown_command(verb)));
-            return;
+            return None;
         };
         let mut specs: Vec<FlagSpec> = command.flags.to_vec();
         specs.extend_from_slice(GLOBAL_FLAGS);
@@ -288,10 +204,14 @@ impl Console {
                     args.remove(i);
                     let p = match flags::parse(&args, &specs) {
                         Ok(p) => p,
-                        Err(e) => return out.fail(CmdError::Flag { cmd: cmd_path, msg: e }),
+                        Err(e) => {
+                            out.fail(CmdError::Flag { cmd: cmd_path, msg: e });
+                            return None;
+                        }
                     };
                     if p.bool("help") {
-                        return out.out(help::subcommand_help(command, s));
+                        out.out(help::subcommand_help(command, s));
+                        return None;
                     }
                     return self.run(api, s.run, &p, stdin, out);
                 }
@@ -299,36 +219,74 @@ impl Console {
         }
         let p = match flags::parse(&args, &specs) {
             Ok(p) => p,
-            Err(e) => return out.fail(CmdError::Flag { cmd: cmd_path, msg: e }),
+            Err(e) => {
+                out.fail(CmdError::Flag { cmd: cmd_path, msg: e });
+                return None;
+            }
         };
         if p.bool("help") {
-            return out.out(help::command_help(command));
+            out.out(help::command_help(command));
+            return None;
         }
         match command.run {
             Some(run) => self.run(api, run, &p, stdin, out),
             // `kubectl rollout`, `kubectl set`: a subcommand is needed.
-            None => out.fail(CmdError::Raw(help::command_help(command))),
+            None => {
+                out.fail(CmdError::Raw(help::command_help(command)));
+                None
+            }
         }
     }
 
-    /// Runs a command of the table in this session's context, and keeps what it leaves: a
-    /// continuation, an open edit, a new namespace.
-    fn run(&mut self, api: &mut dyn Cluster, run: Run, p: &Parsed, stdin: Option<&str>, out: &mut Output) {
+    /// Runs a command of the table in this session's context, and keeps what it leaves: an open
+    /// edit, a new namespace. Returns what kubectl keeps doing (the caller decides how it runs).
+    fn run(
+        &mut self,
+        api: &mut dyn Cluster,
+        run: Run,
+        p: &Parsed,
+        stdin: Option<&str>,
+        out: &mut Output,
+    ) -> Option<Continuation> {
         let ns = self.ns(p);
         let ctx = Ctx { ns: &ns, explicit_ns: p.has("namespace"), stdin, files: &self.files };
         match run.call(api, &ctx, p, out) {
-            Effect::None => {}
-            Effect::Continue(c) => self.pending.push(c),
+            Effect::None => None,
+            Effect::Continue(c) => Some(c),
             Effect::Edit(session) => {
                 out.edit = Some(session.clone());
                 self.open_edit = Some(session);
+                None
             }
-            Effect::SetNamespace(ns) => self.namespace = ns,
+            Effect::SetNamespace(ns) => {
+                self.namespace = ns;
+                None
+            }
         }
     }
 
     fn ns(&self, p: &Parsed) -> String {
         p.str("namespace").map(String::from).unwrap_or_else(|| self.namespace.clone())
+    }
+}
+
+/// Lets one continuation print what happened since it last ran: watch rows for queued events,
+/// nothing (but completion) for a delete whose objects are gone, new `rollout status` lines.
+/// Returns whether it finished.
+pub(super) fn advance(api: &mut dyn Cluster, c: &mut Continuation, out: &mut Output) -> bool {
+    match c {
+        Continuation::WaitForDeletion(targets) => {
+            targets.retain(|t| match api.get(t.kind, t.namespace.as_deref(), &t.name) {
+                Ok(obj) => obj.uid() == t.uid,
+                Err(_) => false,
+            });
+            targets.is_empty()
+        }
+        Continuation::Watch(w) => get::resume_watch(api, w, out),
+        Continuation::Wait(w) => super::wait::resume(api, w, out),
+        Continuation::RolloutStatus { namespace, name, last } => {
+            rollout::resume_status(api, namespace, name, last, out)
+        }
     }
 }
 

@@ -1,29 +1,149 @@
-//! The console's command-line tokenizer: words split the way a POSIX shell splits them, so that
-//! commands copied from documentation run verbatim (`-o jsonpath='{.items[*].metadata.name}'`).
+//! The console's command language: the part of bash that documentation and learners use around
+//! kubectl, parsed the way bash parses it, so that commands copied from a terminal run verbatim.
 //!
-//! Supported: whitespace-separated words, single quotes (literal), double quotes (with `\"`, `\\`,
-//! `\$` and `` \` `` escapes), a backslash outside quotes escaping the next character, `#` comments
-//! at the start of a word, and one here-document per command (`<<EOF`, `<<'EOF'`, `<<-EOF`) whose
-//! body becomes the command's standard input. Nothing is expanded: there are no variables.
+//! [`parse`] reads one complete command (a line, with its here-documents and continuation lines)
+//! into a [`List`]; [`super::exec`] runs it. What the grammar covers:
+//!
+//! - words split on blanks; single quotes (literal), double quotes (`\"`, `\\`, `\$`, `` \` `` and
+//!   backslash-newline escapes; `$` expansions inside), a backslash outside quotes escaping the
+//!   next character, `$'...'` (ANSI-C escapes `\n`, `\t`, `\r`, `\\`, `\'`, `\"`), `#` comments
+//!   at the start of a word, backslash-newline joining lines;
+//! - expansions: `$(...)` and `` `...` `` (command substitution, nested to [`MAX_DEPTH`] levels),
+//!   `$?`, `$NAME` and `${NAME}` (shell variables), and `$1`..`$9`, `$@`, `$*` (empty: there are
+//!   no positional parameters) and `$#` (0);
+//! - `NAME=value` assignments (alone they set a shell variable; before a command they are that
+//!   command's environment, which no command here reads);
+//! - pipelines (`|`, and `|&` which pipes standard error too), `!` negating a pipeline's status,
+//!   `&&`, `||`, `;` and newlines; a line may end in `|`, `&&` or `||` and continue on the next;
+//! - redirections: `>`, `>>`, `<` (files are the editor's buffers), `2>`, `2>>`, `&>`, `&>>`,
+//!   `2>&1`, `>&2`, `/dev/null`, here-documents (`<<EOF`, `<<-EOF`, `<<'EOF'`: the body is
+//!   expanded unless the delimiter is quoted, as bash does) and here-strings (`<<< word`).
+//!
+//! What it refuses, each with a message that says so (never by guessing): control flow (`if`,
+//! `for`, `while`, `case`, functions, `{ }`, `[[ ]]`), subshells `( )`, background jobs `&`,
+//! arithmetic `$(( ))`, `${NAME...}` operators, and other special parameters. Globbing and tilde
+//! expansion are not done: `*`, `?`, `[` and `~` stay as typed (what bash does when no file
+//! matches, which is the usual case for a jsonpath).
 
-/// One command line after tokenizing: its words and the here-document body, if any.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct CommandLine {
-    /// The words, quotes removed.
-    pub words: Vec<String>,
-    /// The here-document body (each line ending in `\n`), which is the command's standard input.
-    pub stdin: Option<String>,
+/// How deeply command substitutions may nest (`$(a $(b $(c ...)))`).
+pub const MAX_DEPTH: usize = 16;
+
+/// One complete command: and-or lists separated by `;` (or newlines inside `$(...)`).
+pub type List = Vec<AndOr>;
+
+/// Pipelines joined by `&&` and `||` (evaluated left to right, as bash does).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AndOr {
+    /// The first pipeline.
+    pub first: Pipeline,
+    /// The others, each with its connector: `true` for `&&`, `false` for `||`.
+    pub rest: Vec<(bool, Pipeline)>,
 }
 
-/// A line the tokenizer cannot split. The text is what the console prints after `error: `.
+/// Commands joined by `|`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Pipeline {
+    /// `! pipeline`: the status is negated.
+    pub negate: bool,
+    /// The commands, first to last.
+    pub commands: Vec<Simple>,
+    /// For each `|` (between command i and i+1): whether it was `|&` (standard error too).
+    pub pipe_stderr: Vec<bool>,
+}
+
+/// One command with its assignments and redirections.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Simple {
+    /// `NAME=value` words before the command name.
+    pub assigns: Vec<(String, Word)>,
+    /// The command name and its arguments.
+    pub words: Vec<Word>,
+    /// Redirections, in the order written (the order matters: `>f 2>&1` is not `2>&1 >f`).
+    pub redirects: Vec<Redirect>,
+}
+
+/// A word before expansion: its pieces as written.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Word {
+    /// The pieces, in order.
+    pub parts: Vec<Part>,
+}
+
+/// A piece of a word.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Part {
+    /// Unquoted text.
+    Lit(String),
+    /// Quoted text (never split; a quoted empty string is still a word).
+    Quoted(String),
+    /// `$NAME`, `${NAME}`.
+    Var {
+        /// The variable's name.
+        name: String,
+        /// Inside double quotes (not split into several words).
+        quoted: bool,
+    },
+    /// `$?`.
+    Status {
+        /// Inside double quotes.
+        quoted: bool,
+    },
+    /// `$(...)` or `` `...` ``.
+    Subst {
+        /// The commands to run.
+        list: List,
+        /// Inside double quotes.
+        quoted: bool,
+    },
+}
+
+/// A redirection: which file descriptor, and what happens to it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Redirect {
+    /// The descriptor (0, 1 or 2).
+    pub fd: u8,
+    /// What is done.
+    pub op: RedirOp,
+}
+
+/// What a redirection does.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RedirOp {
+    /// `>` (truncates).
+    Out(Word),
+    /// `>>`.
+    Append(Word),
+    /// `<`.
+    In(Word),
+    /// `&>`: standard output and error to the file.
+    Both(Word),
+    /// `&>>`.
+    BothAppend(Word),
+    /// `n>&m`: descriptor n becomes a copy of m.
+    Dup(u8),
+    /// A here-document: its body, expanded when run unless the delimiter was quoted.
+    HereDoc(Word),
+    /// `<<< word`: the word and a newline.
+    HereString(Word),
+}
+
+/// A line the parser cannot read. The text is what the console prints after `error: `.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ShellError {
-    /// A quote was opened and never closed.
+    /// A quote (or `$(`, `` ` ``, `${`) was opened and never closed.
     UnbalancedQuote(char),
     /// `<<` without a delimiter word.
     MissingHereDocDelimiter,
     /// The here-document's closing delimiter line never came.
     UnterminatedHereDoc(String),
+    /// bash's `syntax error near unexpected token`.
+    Unexpected(String),
+    /// The input ended where a command must follow (`kubectl get pods |`).
+    UnexpectedEnd,
+    /// Something bash has that this console does not; the text says what.
+    Unsupported(String),
+    /// Command substitutions nested deeper than [`MAX_DEPTH`].
+    TooDeep,
 }
 
 impl std::fmt::Display for ShellError {
@@ -36,112 +156,91 @@ impl std::fmt::Display for ShellError {
             ShellError::UnterminatedHereDoc(d) => {
                 write!(f, "here-document delimited by end-of-file (wanted `{d}')")
             }
+            ShellError::Unexpected(t) => write!(f, "syntax error near unexpected token `{t}'"),
+            ShellError::UnexpectedEnd => f.write_str("syntax error: unexpected end of file"),
+            ShellError::Unsupported(what) => f.write_str(what),
+            ShellError::TooDeep => {
+                write!(f, "command substitutions are nested too deeply (this console allows {MAX_DEPTH} levels)")
+            }
         }
     }
 }
 
-/// Splits the first line of `input` into words; when it names a here-document, the following
-/// lines up to the delimiter are its body. Returns the command and how many lines of `input` it
-/// used (so a caller holding a whole script can continue after it).
-pub fn parse(input: &str) -> Result<(CommandLine, usize), ShellError> {
-    let mut lines = input.split_inclusive('\n');
-    let first = lines.next().unwrap_or("");
-    let first = first.strip_suffix('\n').unwrap_or(first);
-    let first = first.strip_suffix('\r').unwrap_or(first);
-    let (words, heredoc) = split_words(first)?;
-    let mut used = 1;
-    let stdin = match heredoc {
-        None => None,
-        Some((delim, strip_tabs)) => {
-            let mut body = String::new();
-            let mut closed = false;
-            for line in lines {
-                used += 1;
-                let bare = line.trim_end_matches(['\n', '\r']);
-                let bare = if strip_tabs { bare.trim_start_matches('\t') } else { bare };
-                if bare == delim {
-                    closed = true;
-                    break;
-                }
-                body.push_str(bare);
-                body.push('\n');
-            }
-            if !closed {
-                return Err(ShellError::UnterminatedHereDoc(delim));
-            }
-            Some(body)
-        }
-    };
-    Ok((CommandLine { words, stdin }, used))
+/// Words bash reserves at the start of a command, none of which this console runs.
+const RESERVED: &[&str] = &[
+    "if", "then", "elif", "else", "fi", "for", "while", "until", "do", "done", "case", "esac", "select", "function",
+    "{", "}", "[[", "]]",
+];
+
+fn control_flow(word: &str) -> ShellError {
+    ShellError::Unsupported(format!(
+        "{word}: control flow is not supported in this console; it runs command lines: pipes (|), &&, ||, ; and $(...)"
+    ))
 }
 
-/// Splits one line into words; also returns the here-document delimiter (and whether `<<-`
-/// strips leading tabs) when the line has `<<WORD`.
-/// A here-document's delimiter and whether `<<-` strips leading tabs.
-type HereDoc = (String, bool);
+/// Parses the first complete command of `input`: up to the end of its line, plus continuation
+/// lines (after a trailing `|`, `&&`, `||` or backslash, or inside quotes and `$(...)`) and its
+/// here-documents. Returns the command (empty for a blank or comment line) and how many bytes of
+/// `input` it used, so that a caller holding a pasted script can run the rest after it.
+pub fn parse(input: &str) -> Result<(List, usize), ShellError> {
+    let chars: Vec<char> = input.chars().collect();
+    let mut p = Parser { s: &chars, pos: 0, depth: 0, heredocs: Vec::new(), bodies: Vec::new() };
+    let mut list = p.list(End::Line)?;
+    // The newline that ended the command, then the bodies of its here-documents.
+    if p.peek() == Some('\n') {
+        p.pos += 1;
+        p.read_heredocs()?;
+    }
+    if let Some(h) = p.heredocs.first() {
+        return Err(ShellError::UnterminatedHereDoc(h.delim.clone()));
+    }
+    fill_list(&mut list, &mut p.bodies);
+    let used: usize = chars[..p.pos].iter().map(|c| c.len_utf8()).sum();
+    Ok((list, used))
+}
 
-fn split_words(line: &str) -> Result<(Vec<String>, Option<HereDoc>), ShellError> {
+/// Splits one line into words with quoting only (no operators, no expansion): what lesson goal
+/// checks use, where `>` and `|` are plain words.
+pub fn split_words(line: &str) -> Result<Vec<String>, ShellError> {
     let mut words = Vec::new();
-    let mut heredoc = None;
     let mut chars = line.chars().peekable();
-    let mut expecting_delim: Option<bool> = None;
     loop {
         while chars.peek().is_some_and(|c| c.is_whitespace()) {
             chars.next();
         }
-        let Some(&c) = chars.peek() else { break };
-        if c == '#' {
-            break;
-        }
-        if c == '<' && expecting_delim.is_none() {
-            let rest: String = chars.clone().take(3).collect();
-            if rest.starts_with("<<") && !rest.starts_with("<<<") {
-                chars.next();
-                chars.next();
-                let strip = chars.peek() == Some(&'-');
-                if strip {
-                    chars.next();
-                }
-                expecting_delim = Some(strip);
-                continue;
-            }
+        match chars.peek() {
+            None | Some('#') => break,
+            _ => {}
         }
         let mut word = String::new();
-        let mut quoted = false;
         while let Some(&c) = chars.peek() {
             if c.is_whitespace() {
                 break;
             }
             chars.next();
             match c {
-                '\'' => {
-                    quoted = true;
-                    loop {
-                        match chars.next() {
-                            None => return Err(ShellError::UnbalancedQuote('\'')),
-                            Some('\'') => break,
-                            Some(x) => word.push(x),
-                        }
+                '\'' => loop {
+                    match chars.next() {
+                        None => return Err(ShellError::UnbalancedQuote('\'')),
+                        Some('\'') => break,
+                        Some(x) => word.push(x),
                     }
-                }
-                '"' => {
-                    quoted = true;
-                    loop {
-                        match chars.next() {
+                },
+                '"' => loop {
+                    match chars.next() {
+                        None => return Err(ShellError::UnbalancedQuote('"')),
+                        Some('"') => break,
+                        Some('\\') => match chars.next() {
                             None => return Err(ShellError::UnbalancedQuote('"')),
-                            Some('"') => break,
-                            Some('\\') => match chars.next() {
-                                None => return Err(ShellError::UnbalancedQuote('"')),
-                                Some(e @ ('"' | '\\' | '$' | '`')) => word.push(e),
-                                Some(x) => {
-                                    word.push('\\');
-                                    word.push(x);
-                                }
-                            },
-                            Some(x) => word.push(x),
-                        }
+                            Some(e @ ('"' | '\\' | '$' | '`')) => word.push(e),
+                            Some(x) => {
+                                word.push('\\');
+                                word.push(x);
+                            }
+                        },
+                        Some(x) => word.push(x),
                     }
-                }
+                },
                 '\\' => {
                     if let Some(x) = chars.next() {
                         word.push(x);
@@ -150,24 +249,830 @@ fn split_words(line: &str) -> Result<(Vec<String>, Option<HereDoc>), ShellError>
                 _ => word.push(c),
             }
         }
-        if let Some(strip) = expecting_delim.take() {
-            heredoc = Some((word, strip));
-        } else if !word.is_empty() || quoted {
-            words.push(word);
+        words.push(word);
+    }
+    Ok(words)
+}
+
+/// Where a list ends.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum End {
+    /// At a newline or the end of input (a top-level command).
+    Line,
+    /// At the `)` closing `$(`.
+    Paren,
+    /// At the end of input (the text of a backquoted substitution).
+    Eof,
+}
+
+struct PendingHereDoc {
+    delim: String,
+    strip_tabs: bool,
+    quoted: bool,
+    slot: usize,
+}
+
+struct Parser<'a> {
+    s: &'a [char],
+    pos: usize,
+    depth: usize,
+    heredocs: Vec<PendingHereDoc>,
+    /// Here-document bodies by slot, filled when their line ends.
+    bodies: Vec<Option<Word>>,
+}
+
+/// The placeholder a here-document holds until its body is read: a word whose only part names
+/// the slot. [`fill_list`] replaces it.
+fn placeholder(slot: usize) -> Word {
+    Word { parts: vec![Part::Var { name: format!("\u{0}heredoc{slot}"), quoted: true }] }
+}
+
+fn fill_list(list: &mut List, bodies: &mut Vec<Option<Word>>) {
+    for ao in list {
+        fill_pipeline(&mut ao.first, bodies);
+        for (_, p) in &mut ao.rest {
+            fill_pipeline(p, bodies);
         }
     }
-    if expecting_delim.is_some() {
-        return Err(ShellError::MissingHereDocDelimiter);
+}
+
+fn fill_pipeline(p: &mut Pipeline, bodies: &mut Vec<Option<Word>>) {
+    for c in &mut p.commands {
+        for (_, w) in &mut c.assigns {
+            fill_word(w, bodies);
+        }
+        for w in &mut c.words {
+            fill_word(w, bodies);
+        }
+        for r in &mut c.redirects {
+            match &mut r.op {
+                RedirOp::HereDoc(w) => {
+                    let slot = match w.parts.first() {
+                        Some(Part::Var { name, .. }) => name.strip_prefix("\u{0}heredoc").and_then(|n| n.parse().ok()),
+                        _ => None,
+                    };
+                    if let Some(body) = slot.and_then(|i: usize| bodies.get_mut(i)).and_then(Option::take) {
+                        *w = body;
+                    }
+                    fill_word(w, bodies);
+                }
+                RedirOp::Out(w)
+                | RedirOp::Append(w)
+                | RedirOp::In(w)
+                | RedirOp::Both(w)
+                | RedirOp::BothAppend(w)
+                | RedirOp::HereString(w) => fill_word(w, bodies),
+                RedirOp::Dup(_) => {}
+            }
+        }
     }
-    Ok((words, heredoc))
+}
+
+fn fill_word(w: &mut Word, bodies: &mut Vec<Option<Word>>) {
+    for part in &mut w.parts {
+        if let Part::Subst { list, .. } = part {
+            fill_list(list, bodies);
+        }
+    }
+}
+
+fn is_name_start(c: char) -> bool {
+    c.is_ascii_alphabetic() || c == '_'
+}
+
+fn is_name_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || c == '_'
+}
+
+/// Characters that end an unquoted word.
+fn is_meta(c: char) -> bool {
+    matches!(c, ' ' | '\t' | '\r' | '\n' | '|' | '&' | ';' | '<' | '>' | '(' | ')')
+}
+
+/// A word being built: its parts, merging adjacent text of the same kind.
+#[derive(Default)]
+struct WordBuf {
+    parts: Vec<Part>,
+}
+
+impl WordBuf {
+    fn lit(&mut self, c: char) {
+        match self.parts.last_mut() {
+            Some(Part::Lit(s)) => s.push(c),
+            _ => self.parts.push(Part::Lit(c.to_string())),
+        }
+    }
+    fn quoted(&mut self, text: &str) {
+        match self.parts.last_mut() {
+            Some(Part::Quoted(s)) => s.push_str(text),
+            _ => self.parts.push(Part::Quoted(text.to_string())),
+        }
+    }
+    fn quoted_char(&mut self, c: char) {
+        match self.parts.last_mut() {
+            Some(Part::Quoted(s)) => s.push(c),
+            _ => self.parts.push(Part::Quoted(c.to_string())),
+        }
+    }
+    fn finish(self) -> Word {
+        Word { parts: self.parts }
+    }
+}
+
+impl Parser<'_> {
+    fn peek(&self) -> Option<char> {
+        self.s.get(self.pos).copied()
+    }
+
+    fn peek_at(&self, n: usize) -> Option<char> {
+        self.s.get(self.pos + n).copied()
+    }
+
+    fn starts_with(&self, t: &str) -> bool {
+        t.chars().enumerate().all(|(k, c)| self.s.get(self.pos + k) == Some(&c))
+    }
+
+    /// Skips blanks, backslash-newlines and a comment (up to, not including, the newline).
+    fn blanks(&mut self) {
+        loop {
+            match self.peek() {
+                Some(' ' | '\t' | '\r') => self.pos += 1,
+                Some('\\') if self.peek_at(1) == Some('\n') => self.pos += 2,
+                Some('#') => {
+                    while self.peek().is_some_and(|c| c != '\n') {
+                        self.pos += 1;
+                    }
+                }
+                _ => return,
+            }
+        }
+    }
+
+    /// After an operator that needs a command (`|`, `&&`, `||`): blanks and newlines (each
+    /// newline reads the here-documents waiting for it).
+    fn blanks_and_newlines(&mut self) -> Result<(), ShellError> {
+        loop {
+            self.blanks();
+            if self.peek() == Some('\n') {
+                self.pos += 1;
+                self.read_heredocs()?;
+            } else {
+                return Ok(());
+            }
+        }
+    }
+
+    /// Reads the bodies of the here-documents opened on the line that just ended.
+    fn read_heredocs(&mut self) -> Result<(), ShellError> {
+        for h in std::mem::take(&mut self.heredocs) {
+            let mut body = String::new();
+            let mut closed = false;
+            while self.pos < self.s.len() {
+                let start = self.pos;
+                while self.peek().is_some_and(|c| c != '\n') {
+                    self.pos += 1;
+                }
+                let mut line: String = self.s[start..self.pos].iter().collect();
+                if self.peek() == Some('\n') {
+                    self.pos += 1;
+                }
+                if line.ends_with('\r') {
+                    line.pop();
+                }
+                let bare = if h.strip_tabs { line.trim_start_matches('\t') } else { line.as_str() };
+                if bare == h.delim {
+                    closed = true;
+                    break;
+                }
+                body.push_str(bare);
+                body.push('\n');
+            }
+            if !closed {
+                return Err(ShellError::UnterminatedHereDoc(h.delim));
+            }
+            let word = if h.quoted { Word { parts: vec![Part::Quoted(body)] } } else { self.heredoc_body(&body)? };
+            if let Some(slot) = self.bodies.get_mut(h.slot) {
+                *slot = Some(word);
+            }
+        }
+        Ok(())
+    }
+
+    /// An unquoted here-document's body: `$` expansions and backquotes run; a backslash escapes
+    /// only `$`, `` ` ``, `\` and a newline; everything else (quotes included) is literal.
+    fn heredoc_body(&mut self, body: &str) -> Result<Word, ShellError> {
+        let chars: Vec<char> = body.chars().collect();
+        let mut sub = Parser { s: &chars, pos: 0, depth: self.depth, heredocs: Vec::new(), bodies: Vec::new() };
+        let mut w = WordBuf::default();
+        while let Some(c) = sub.peek() {
+            match c {
+                '\\' => match sub.peek_at(1) {
+                    Some(e @ ('$' | '`' | '\\')) => {
+                        w.quoted_char(e);
+                        sub.pos += 2;
+                    }
+                    Some('\n') => sub.pos += 2,
+                    _ => {
+                        w.quoted_char('\\');
+                        sub.pos += 1;
+                    }
+                },
+                '$' => sub.dollar(&mut w, true)?,
+                '`' => sub.backquote(&mut w, true)?,
+                _ => {
+                    w.quoted_char(c);
+                    sub.pos += 1;
+                }
+            }
+        }
+        let mut word = w.finish();
+        fill_word(&mut word, &mut sub.bodies);
+        // Nested here-documents inside the body's substitutions are not read (bash reads them
+        // from the body; nobody writes that): a pending one is an error, not a silent loss.
+        if let Some(h) = sub.heredocs.first() {
+            return Err(ShellError::UnterminatedHereDoc(h.delim.clone()));
+        }
+        Ok(word)
+    }
+
+    fn list(&mut self, end: End) -> Result<List, ShellError> {
+        let mut list = Vec::new();
+        loop {
+            self.blanks();
+            match self.peek() {
+                None => {
+                    return match end {
+                        End::Paren => Err(ShellError::UnbalancedQuote(')')),
+                        _ => Ok(list),
+                    }
+                }
+                Some('\n') => {
+                    if end == End::Line {
+                        return Ok(list);
+                    }
+                    self.pos += 1;
+                    self.read_heredocs()?;
+                    continue;
+                }
+                Some(')') if end == End::Paren => {
+                    self.pos += 1;
+                    return Ok(list);
+                }
+                Some(';') => {
+                    // An empty command before `;` is bash's syntax error.
+                    let tok = if self.peek_at(1) == Some(';') { ";;" } else { ";" };
+                    return Err(ShellError::Unexpected(tok.into()));
+                }
+                _ => {}
+            }
+            list.push(self.and_or()?);
+            self.blanks();
+            match self.peek() {
+                Some(';') => {
+                    if self.peek_at(1) == Some(';') {
+                        return Err(ShellError::Unexpected(";;".into()));
+                    }
+                    self.pos += 1;
+                }
+                Some('&') => {
+                    return Err(ShellError::Unsupported(
+                        "background jobs (&) are not supported in this console; a command that keeps running, such as kubectl get --watch, already lets you type the next one"
+                            .into(),
+                    ))
+                }
+                Some('\n') | None => {}
+                Some(')') if end == End::Paren => {}
+                Some(c) => return Err(ShellError::Unexpected(c.to_string())),
+            }
+        }
+    }
+
+    fn and_or(&mut self) -> Result<AndOr, ShellError> {
+        let first = self.pipeline()?;
+        let mut rest = Vec::new();
+        loop {
+            self.blanks();
+            let and = if self.starts_with("&&") {
+                true
+            } else if self.starts_with("||") {
+                false
+            } else {
+                return Ok(AndOr { first, rest });
+            };
+            self.pos += 2;
+            self.blanks_and_newlines()?;
+            rest.push((and, self.pipeline()?));
+        }
+    }
+
+    fn pipeline(&mut self) -> Result<Pipeline, ShellError> {
+        self.blanks();
+        let mut negate = false;
+        if self.peek() == Some('!') && self.peek_at(1).is_none_or(|c| c == ' ' || c == '\t') {
+            self.pos += 1;
+            negate = true;
+        }
+        let mut commands = vec![self.simple()?];
+        let mut pipe_stderr = Vec::new();
+        loop {
+            self.blanks();
+            if self.peek() != Some('|') || self.peek_at(1) == Some('|') {
+                return Ok(Pipeline { negate, commands, pipe_stderr });
+            }
+            self.pos += 1;
+            let both = self.peek() == Some('&');
+            if both {
+                self.pos += 1;
+            }
+            pipe_stderr.push(both);
+            self.blanks_and_newlines()?;
+            commands.push(self.simple()?);
+        }
+    }
+
+    /// The token that cannot start a command here, for the syntax error.
+    fn unexpected_here(&self) -> ShellError {
+        match self.peek() {
+            None => ShellError::UnexpectedEnd,
+            Some('\n') => ShellError::Unexpected("newline".into()),
+            Some(_) => {
+                for t in ["&&", "||", ";;", "|&", "|", "&", ";", "(", ")"] {
+                    if self.starts_with(t) {
+                        return ShellError::Unexpected(t.into());
+                    }
+                }
+                ShellError::UnexpectedEnd
+            }
+        }
+    }
+
+    fn simple(&mut self) -> Result<Simple, ShellError> {
+        let mut cmd = Simple::default();
+        loop {
+            self.blanks();
+            let Some(c) = self.peek() else { break };
+            match c {
+                '\n' | ';' | '|' | '&' if !(c == '&' && self.peek_at(1) == Some('>')) => break,
+                ')' => break,
+                '(' => {
+                    return Err(ShellError::Unsupported(if cmd.words.is_empty() {
+                        "( ... ): subshells are not supported in this console".into()
+                    } else {
+                        "syntax error near unexpected token `('".into()
+                    }))
+                }
+                _ => {}
+            }
+            if let Some(r) = self.redirect()? {
+                cmd.redirects.push(r);
+                continue;
+            }
+            let start = self.pos;
+            let word = self.word()?;
+            if cmd.words.is_empty() {
+                // Assignments come before the command name.
+                if let Some((name, value)) = assignment(&word) {
+                    cmd.assigns.push((name, value));
+                    continue;
+                }
+                if let [Part::Lit(w)] = word.parts.as_slice() {
+                    if RESERVED.contains(&w.as_str()) {
+                        return Err(control_flow(w));
+                    }
+                }
+            }
+            if self.pos == start {
+                // Nothing was read: a character no rule takes. Never loop on it.
+                return Err(ShellError::Unexpected(c.to_string()));
+            }
+            cmd.words.push(word);
+        }
+        if cmd.words.is_empty() && cmd.assigns.is_empty() && cmd.redirects.is_empty() {
+            return Err(self.unexpected_here());
+        }
+        Ok(cmd)
+    }
+
+    /// A redirection operator at the current position (with its optional descriptor number).
+    fn redirect(&mut self) -> Result<Option<Redirect>, ShellError> {
+        let save = self.pos;
+        let mut digits = String::new();
+        while let Some(d) = self.peek().filter(char::is_ascii_digit) {
+            digits.push(d);
+            self.pos += 1;
+        }
+        let both = digits.is_empty() && self.starts_with("&>");
+        if !both && !matches!(self.peek(), Some('<' | '>')) {
+            self.pos = save;
+            return Ok(None);
+        }
+        let fd: Option<u8> = if digits.is_empty() {
+            None
+        } else {
+            match digits.parse::<u8>() {
+                Ok(n @ 0..=2) => Some(n),
+                _ => {
+                    return Err(ShellError::Unsupported(format!(
+                        "file descriptor {digits}: this console has only 0, 1 and 2 (standard input, output and error)"
+                    )))
+                }
+            }
+        };
+        let op = if both {
+            self.pos += 2;
+            if self.peek() == Some('>') {
+                self.pos += 1;
+                RedirOp::BothAppend(self.target()?)
+            } else {
+                RedirOp::Both(self.target()?)
+            }
+        } else if self.starts_with("<<<") {
+            self.pos += 3;
+            RedirOp::HereString(self.target()?)
+        } else if self.starts_with("<<") {
+            self.pos += 2;
+            let strip_tabs = self.peek() == Some('-');
+            if strip_tabs {
+                self.pos += 1;
+            }
+            self.blanks();
+            if self.peek().is_none_or(is_meta) {
+                return Err(ShellError::MissingHereDocDelimiter);
+            }
+            let w = self.word()?;
+            let quoted = w.parts.iter().any(|p| !matches!(p, Part::Lit(_)));
+            let mut delim = String::new();
+            for p in &w.parts {
+                match p {
+                    Part::Lit(s) | Part::Quoted(s) => delim.push_str(s),
+                    // bash takes `$x` in a delimiter literally; so does this.
+                    Part::Var { name, .. } => {
+                        delim.push('$');
+                        delim.push_str(name);
+                    }
+                    Part::Status { .. } => delim.push_str("$?"),
+                    Part::Subst { .. } => return Err(ShellError::Unexpected("$(".into())),
+                }
+            }
+            let slot = self.bodies.len();
+            self.bodies.push(None);
+            self.heredocs.push(PendingHereDoc { delim, strip_tabs, quoted, slot });
+            RedirOp::HereDoc(placeholder(slot))
+        } else if self.starts_with(">&") || self.starts_with("<&") {
+            let input = self.peek() == Some('<');
+            self.pos += 2;
+            let mut to = String::new();
+            while let Some(d) = self.peek().filter(char::is_ascii_digit) {
+                to.push(d);
+                self.pos += 1;
+            }
+            match (input, to.parse::<u8>()) {
+                (false, Ok(n @ 1..=2)) => RedirOp::Dup(n),
+                (false, Err(_)) if to.is_empty() && fd.is_none() => {
+                    // `>&file` is bash's old spelling of `&>file`.
+                    RedirOp::Both(self.target()?)
+                }
+                _ => {
+                    let shown: String = self.s[save..self.pos].iter().collect();
+                    return Err(ShellError::Unsupported(format!(
+                        "{shown}: this console supports the copies 2>&1 and >&2 only"
+                    )));
+                }
+            }
+        } else if self.starts_with(">>") {
+            self.pos += 2;
+            RedirOp::Append(self.target()?)
+        } else if self.starts_with(">|") {
+            self.pos += 2;
+            RedirOp::Out(self.target()?)
+        } else if self.peek() == Some('>') {
+            self.pos += 1;
+            RedirOp::Out(self.target()?)
+        } else {
+            self.pos += 1;
+            if self.peek() == Some('>') {
+                return Err(ShellError::Unsupported(
+                    "<>: opening a file for reading and writing is not supported".into(),
+                ));
+            }
+            RedirOp::In(self.target()?)
+        };
+        let default_fd = match op {
+            RedirOp::In(_) | RedirOp::HereDoc(_) | RedirOp::HereString(_) => 0,
+            _ => 1,
+        };
+        Ok(Some(Redirect { fd: fd.unwrap_or(default_fd), op }))
+    }
+
+    /// The word after a redirection operator.
+    fn target(&mut self) -> Result<Word, ShellError> {
+        self.blanks();
+        match self.peek() {
+            None => Err(ShellError::Unexpected("newline".into())),
+            Some(c) if is_meta(c) => Err(self.unexpected_here_token()),
+            Some(_) => self.word(),
+        }
+    }
+
+    fn unexpected_here_token(&self) -> ShellError {
+        match self.unexpected_here() {
+            ShellError::UnexpectedEnd => ShellError::Unexpected(self.peek().map(String::from).unwrap_or_default()),
+            e => e,
+        }
+    }
+
+    /// One word: quoted and unquoted pieces up to a blank or an operator.
+    fn word(&mut self) -> Result<Word, ShellError> {
+        let mut w = WordBuf::default();
+        while let Some(c) = self.peek() {
+            if is_meta(c) {
+                break;
+            }
+            match c {
+                '\\' => {
+                    match self.peek_at(1) {
+                        Some('\n') => {}
+                        Some(x) => w.quoted_char(x),
+                        // A trailing backslash is kept, as bash keeps it.
+                        None => w.lit('\\'),
+                    }
+                    self.pos += 2.min(self.s.len() - self.pos);
+                }
+                '\'' => {
+                    self.pos += 1;
+                    let start = self.pos;
+                    while self.peek().is_some_and(|c| c != '\'') {
+                        self.pos += 1;
+                    }
+                    if self.peek().is_none() {
+                        return Err(ShellError::UnbalancedQuote('\''));
+                    }
+                    let text: String = self.s[start..self.pos].iter().collect();
+                    w.quoted(&text);
+                    self.pos += 1;
+                }
+                '"' => {
+                    self.pos += 1;
+                    // An empty "" still makes a word.
+                    w.quoted("");
+                    self.double_quoted(&mut w)?;
+                }
+                '$' => self.dollar(&mut w, false)?,
+                '`' => self.backquote(&mut w, false)?,
+                _ => {
+                    w.lit(c);
+                    self.pos += 1;
+                }
+            }
+        }
+        Ok(w.finish())
+    }
+
+    fn double_quoted(&mut self, w: &mut WordBuf) -> Result<(), ShellError> {
+        loop {
+            match self.peek() {
+                None => return Err(ShellError::UnbalancedQuote('"')),
+                Some('"') => {
+                    self.pos += 1;
+                    return Ok(());
+                }
+                Some('\\') => {
+                    match self.peek_at(1) {
+                        None => return Err(ShellError::UnbalancedQuote('"')),
+                        Some('\n') => {}
+                        Some(e @ ('"' | '\\' | '$' | '`')) => w.quoted_char(e),
+                        Some(x) => {
+                            w.quoted_char('\\');
+                            w.quoted_char(x);
+                        }
+                    }
+                    self.pos += 2;
+                }
+                Some('$') => self.dollar(w, true)?,
+                Some('`') => self.backquote(w, true)?,
+                Some(c) => {
+                    w.quoted_char(c);
+                    self.pos += 1;
+                }
+            }
+        }
+    }
+
+    /// `$...` at the current position.
+    fn dollar(&mut self, w: &mut WordBuf, quoted: bool) -> Result<(), ShellError> {
+        self.pos += 1;
+        match self.peek() {
+            Some('(') => {
+                if self.peek_at(1) == Some('(') {
+                    return Err(ShellError::Unsupported(
+                        "$((...)): arithmetic is not supported in this console".into(),
+                    ));
+                }
+                self.pos += 1;
+                if self.depth >= MAX_DEPTH {
+                    return Err(ShellError::TooDeep);
+                }
+                self.depth += 1;
+                let list = self.list(End::Paren)?;
+                self.depth -= 1;
+                w.parts.push(Part::Subst { list, quoted });
+            }
+            Some('{') => {
+                self.pos += 1;
+                let start = self.pos;
+                while self.peek().is_some_and(|c| c != '}') {
+                    self.pos += 1;
+                }
+                if self.peek().is_none() {
+                    return Err(ShellError::UnbalancedQuote('}'));
+                }
+                let inner: String = self.s[start..self.pos].iter().collect();
+                self.pos += 1;
+                if inner == "?" {
+                    w.parts.push(Part::Status { quoted });
+                } else if inner.chars().next().is_some_and(is_name_start) && inner.chars().all(is_name_char) {
+                    w.parts.push(Part::Var { name: inner, quoted });
+                } else {
+                    return Err(ShellError::Unsupported(format!(
+                        "${{{inner}}}: bad substitution (this console expands ${{NAME}} only)"
+                    )));
+                }
+            }
+            Some('?') => {
+                self.pos += 1;
+                w.parts.push(Part::Status { quoted });
+            }
+            Some(c) if is_name_start(c) => {
+                let start = self.pos;
+                while self.peek().is_some_and(is_name_char) {
+                    self.pos += 1;
+                }
+                let name: String = self.s[start..self.pos].iter().collect();
+                w.parts.push(Part::Var { name, quoted });
+            }
+            Some('1'..='9' | '@' | '*') => {
+                // No positional parameters: these expand to nothing.
+                self.pos += 1;
+                if quoted {
+                    w.quoted("");
+                }
+            }
+            Some('#') => {
+                self.pos += 1;
+                if quoted {
+                    w.quoted("0");
+                } else {
+                    w.lit('0');
+                }
+            }
+            Some(c @ ('$' | '!' | '-' | '0')) => {
+                return Err(ShellError::Unsupported(format!(
+                    "${c}: not supported in this console (it expands $?, $NAME, ${{NAME}} and $(...))"
+                )))
+            }
+            Some('\'') if !quoted => {
+                self.pos += 1;
+                let mut text = String::new();
+                loop {
+                    match self.peek() {
+                        None => return Err(ShellError::UnbalancedQuote('\'')),
+                        Some('\'') => {
+                            self.pos += 1;
+                            break;
+                        }
+                        Some('\\') => {
+                            let e = self.peek_at(1).ok_or(ShellError::UnbalancedQuote('\''))?;
+                            match e {
+                                'n' => text.push('\n'),
+                                't' => text.push('\t'),
+                                'r' => text.push('\r'),
+                                '\\' | '\'' | '"' => text.push(e),
+                                other => {
+                                    text.push('\\');
+                                    text.push(other);
+                                }
+                            }
+                            self.pos += 2;
+                        }
+                        Some(c) => {
+                            text.push(c);
+                            self.pos += 1;
+                        }
+                    }
+                }
+                w.quoted(&text);
+            }
+            Some('"') if !quoted => {
+                // `$"..."` (a translated string) is a plain double-quoted string here.
+                self.pos += 1;
+                w.quoted("");
+                self.double_quoted(w)?;
+            }
+            _ => {
+                if quoted {
+                    w.quoted_char('$');
+                } else {
+                    w.lit('$');
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// `` `...` ``: the text up to the closing backquote (with `\$`, `` \` `` and `\\`
+    /// unescaped) is parsed as a command list.
+    fn backquote(&mut self, w: &mut WordBuf, quoted: bool) -> Result<(), ShellError> {
+        self.pos += 1;
+        let mut text = String::new();
+        loop {
+            match self.peek() {
+                None => return Err(ShellError::UnbalancedQuote('`')),
+                Some('`') => {
+                    self.pos += 1;
+                    break;
+                }
+                Some('\\') => match self.peek_at(1) {
+                    Some(e @ ('$' | '`' | '\\')) => {
+                        text.push(e);
+                        self.pos += 2;
+                    }
+                    Some('"') if quoted => {
+                        text.push('"');
+                        self.pos += 2;
+                    }
+                    _ => {
+                        text.push('\\');
+                        self.pos += 1;
+                    }
+                },
+                Some(c) => {
+                    text.push(c);
+                    self.pos += 1;
+                }
+            }
+        }
+        if self.depth >= MAX_DEPTH {
+            return Err(ShellError::TooDeep);
+        }
+        let chars: Vec<char> = text.chars().collect();
+        let mut sub = Parser { s: &chars, pos: 0, depth: self.depth + 1, heredocs: Vec::new(), bodies: Vec::new() };
+        let mut list = sub.list(End::Eof)?;
+        if let Some(h) = sub.heredocs.first() {
+            return Err(ShellError::UnterminatedHereDoc(h.delim.clone()));
+        }
+        fill_list(&mut list, &mut sub.bodies);
+        w.parts.push(Part::Subst { list, quoted });
+        Ok(())
+    }
+}
+
+/// `NAME=value`: the word's first part is unquoted text starting with a name and `=`.
+fn assignment(word: &Word) -> Option<(String, Word)> {
+    let Some(Part::Lit(first)) = word.parts.first() else { return None };
+    let (name, value) = first.split_once('=')?;
+    if !(name.chars().next().is_some_and(is_name_start) && name.chars().all(is_name_char)) {
+        return None;
+    }
+    let mut parts = Vec::new();
+    if !value.is_empty() {
+        parts.push(Part::Lit(value.to_string()));
+    }
+    parts.extend(word.parts[1..].iter().cloned());
+    Some((name.to_string(), Word { parts }))
+}
+
+impl Word {
+    /// The word's text when it has no expansions (quotes removed); None when it has some.
+    pub fn literal(&self) -> Option<String> {
+        let mut s = String::new();
+        for p in &self.parts {
+            match p {
+                Part::Lit(t) | Part::Quoted(t) => s.push_str(t),
+                _ => return None,
+            }
+        }
+        Some(s)
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn one(s: &str) -> Simple {
+        let (list, _) = parse(s).unwrap_or_else(|e| panic!("{s:?}: {e}"));
+        assert_eq!(list.len(), 1, "{s:?}");
+        assert!(list[0].rest.is_empty());
+        assert_eq!(list[0].first.commands.len(), 1);
+        list[0].first.commands[0].clone()
+    }
+
     fn words(s: &str) -> Vec<String> {
-        parse(s).map(|(c, _)| c.words).unwrap_or_else(|e| vec![format!("ERR {e}")])
+        one(s).words.iter().map(|w| w.literal().unwrap_or_else(|| "<expansion>".into())).collect()
+    }
+
+    fn err(s: &str) -> String {
+        parse(s).map(|_| "ok".to_string()).unwrap_or_else(|e| e.to_string())
     }
 
     #[test]
@@ -179,27 +1084,132 @@ mod tests {
         assert_eq!(words(r#"a "b c" d\ e '' "x\"y" 'it''s'"#), ["a", "b c", "d e", "", "x\"y", "its"]);
         assert_eq!(words(r#"echo "\n""#), ["echo", "\\n"]);
         assert_eq!(words("  get   pods  # a comment"), ["get", "pods"]);
+        assert_eq!(words("a#b"), ["a#b"]);
+        assert_eq!(words("echo $'a\\tb' $ x$"), ["echo", "a\tb", "$", "x$"]);
+        assert_eq!(words("kubectl run x \\\n  --image=nginx"), ["kubectl", "run", "x", "--image=nginx"]);
     }
 
     #[test]
-    fn unbalanced_quotes_are_errors() {
+    fn quotes_span_lines_and_unbalanced_ones_are_errors() {
+        assert_eq!(words("echo 'a\nb'"), ["echo", "a\nb"]);
         assert_eq!(parse("get 'pods").unwrap_err(), ShellError::UnbalancedQuote('\''));
         assert_eq!(parse("get \"pods").unwrap_err(), ShellError::UnbalancedQuote('"'));
+        assert_eq!(err("get 'pods"), "unexpected end of line while looking for matching `''");
+        assert_eq!(err("echo $(kubectl get pods"), "unexpected end of line while looking for matching `)'");
+        assert_eq!(err("echo `date"), "unexpected end of line while looking for matching ``'");
+    }
+
+    #[test]
+    fn operators() {
+        let (list, used) = parse("a | b |& c && ! d || e; f\ng").unwrap();
+        assert_eq!(used, "a | b |& c && ! d || e; f\n".len());
+        assert_eq!(list.len(), 2);
+        assert_eq!(list[0].first.commands.len(), 3);
+        assert_eq!(list[0].first.pipe_stderr, [false, true]);
+        assert_eq!(list[0].rest.len(), 2);
+        assert!(list[0].rest[0].0 && list[0].rest[0].1.negate);
+        assert!(!list[0].rest[1].0);
+        // A trailing operator continues on the next line.
+        let (list, _) = parse("kubectl get pods |\n  grep web &&\n echo ok").unwrap();
+        assert_eq!(list[0].first.commands.len(), 2);
+        assert_eq!(list[0].rest.len(), 1);
+        assert_eq!(err("| grep x"), "syntax error near unexpected token `|'");
+        assert_eq!(err("a ;; b"), "syntax error near unexpected token `;;'");
+        assert_eq!(err("a |"), "syntax error: unexpected end of file");
+        assert_eq!(err("a && && b"), "syntax error near unexpected token `&&'");
+        assert_eq!(err("; a"), "syntax error near unexpected token `;'");
+        assert!(err("sleep 1 &").starts_with("background jobs (&) are not supported"));
+        assert!(err("if true; then echo; fi").starts_with("if: control flow is not supported"));
+        assert!(err("(a)").starts_with("( ... ): subshells"));
+        assert_eq!(parse("   # nothing\nnext").unwrap(), (Vec::new(), "   # nothing\n".len()));
+    }
+
+    #[test]
+    fn expansions() {
+        let c = one("kubectl delete pod $(kubectl get pods -o jsonpath='{.items[0].metadata.name}')");
+        let Part::Subst { list, quoted: false } = &c.words[3].parts[0] else { panic!("{:?}", c.words[3]) };
+        let inner = &list[0].first.commands[0];
+        assert_eq!(inner.words[4].literal().as_deref(), Some("jsonpath={.items[0].metadata.name}"));
+        let c = one("echo \"$(echo \"a b\")\" `echo x` $? ${NAME}x \"$HOME\"");
+        assert!(matches!(&c.words[1].parts[1], Part::Subst { quoted: true, .. }));
+        assert!(matches!(&c.words[2].parts[0], Part::Subst { quoted: false, .. }));
+        assert_eq!(c.words[3].parts, [Part::Status { quoted: false }]);
+        assert_eq!(c.words[4].parts, [Part::Var { name: "NAME".into(), quoted: false }, Part::Lit("x".into())]);
+        assert_eq!(c.words[5].parts, [Part::Quoted(String::new()), Part::Var { name: "HOME".into(), quoted: true }]);
+        assert!(err("echo $((1+2))").starts_with("$((...)): arithmetic"));
+        assert!(err("echo ${x:-y}").starts_with("${x:-y}: bad substitution"));
+        assert!(err("echo $$").starts_with("$$: not supported"));
+        let deep = format!("{}x{}", "$(echo ".repeat(MAX_DEPTH + 1), ")".repeat(MAX_DEPTH + 1));
+        assert_eq!(parse(&deep).unwrap_err(), ShellError::TooDeep);
+        let ok = format!("{}x{}", "$(echo ".repeat(MAX_DEPTH), ")".repeat(MAX_DEPTH));
+        assert!(parse(&ok).is_ok());
+    }
+
+    #[test]
+    fn assignments() {
+        let c = one("POD=$(kubectl get pods -o name) X= Y=a\"b\"");
+        assert_eq!(c.assigns.len(), 3);
+        assert!(c.words.is_empty());
+        assert_eq!(c.assigns[1], ("X".into(), Word::default()));
+        assert_eq!(c.assigns[2].1.literal().as_deref(), Some("ab"));
+        let c = one("A=1 kubectl get pods B=2");
+        assert_eq!(c.assigns.len(), 1);
+        assert_eq!(c.words.len(), 4);
+        assert_eq!(words("'A=1' x"), ["A=1", "x"]);
+    }
+
+    #[test]
+    fn redirections() {
+        let c = one("kubectl get deploy web -o yaml > web.yaml 2>&1");
+        assert_eq!(c.redirects.len(), 2);
         assert_eq!(
-            parse("get 'pods").unwrap_err().to_string(),
-            "unexpected end of line while looking for matching `''"
+            c.redirects[0],
+            Redirect { fd: 1, op: RedirOp::Out(Word { parts: vec![Part::Lit("web.yaml".into())] }) }
         );
+        assert_eq!(c.redirects[1], Redirect { fd: 2, op: RedirOp::Dup(1) });
+        let c = one("cat <web.yaml 2>/dev/null &>>log >&2");
+        assert!(matches!(c.redirects[0].op, RedirOp::In(_)));
+        assert_eq!(c.redirects[1].fd, 2);
+        assert!(matches!(c.redirects[2].op, RedirOp::BothAppend(_)));
+        assert_eq!(c.redirects[3], Redirect { fd: 1, op: RedirOp::Dup(2) });
+        assert_eq!(err("kubectl get >"), "syntax error near unexpected token `newline'");
+        assert_eq!(err("kubectl get > | x"), "syntax error near unexpected token `|'");
+        assert!(err("a 3>x").starts_with("file descriptor 3"));
+        let c = one("grep x <<< \"a b\"");
+        assert_eq!(c.redirects[0].op, RedirOp::HereString(Word { parts: vec![Part::Quoted("a b".into())] }));
     }
 
     #[test]
     fn here_documents_are_input() {
-        let (cmd, used) = parse("kubectl apply -f - <<EOF\na: 1\n\tb: 2\nEOF\nnext").unwrap();
-        assert_eq!(cmd.words, ["kubectl", "apply", "-f", "-"]);
-        assert_eq!(cmd.stdin.as_deref(), Some("a: 1\n\tb: 2\n"));
-        assert_eq!(used, 4);
-        let (cmd, _) = parse("cat <<-'END'\n\tx\n\tEND\n").unwrap();
-        assert_eq!(cmd.stdin.as_deref(), Some("x\n"));
+        let (list, used) = parse("kubectl apply -f - <<EOF\na: 1\n\tb: $x\nEOF\nnext").unwrap();
+        let c = &list[0].first.commands[0];
+        assert_eq!(used, "kubectl apply -f - <<EOF\na: 1\n\tb: $x\nEOF\n".len());
+        let RedirOp::HereDoc(body) = &c.redirects[0].op else { panic!() };
+        assert_eq!(
+            body.parts,
+            [
+                Part::Quoted("a: 1\n\tb: ".into()),
+                Part::Var { name: "x".into(), quoted: true },
+                Part::Quoted("\n".into())
+            ]
+        );
+        let (list, _) = parse("cat <<-'END'\n\tx $y\n\tEND\n").unwrap();
+        let RedirOp::HereDoc(body) = &list[0].first.commands[0].redirects[0].op else { panic!() };
+        assert_eq!(body.parts, [Part::Quoted("x $y\n".into())]);
+        // Two here-documents on one line, read in order, and one inside a pipeline.
+        let (list, _) = parse("cat <<A <<B | kubectl apply -f -\n1\nA\n2\nB\n").unwrap();
+        let RedirOp::HereDoc(b) = &list[0].first.commands[0].redirects[1].op else { panic!() };
+        assert_eq!(b.literal().as_deref(), Some("2\n"));
         assert_eq!(parse("cat <<EOF\nx\n").unwrap_err(), ShellError::UnterminatedHereDoc("EOF".into()));
         assert_eq!(parse("cat <<").unwrap_err(), ShellError::MissingHereDocDelimiter);
+    }
+
+    #[test]
+    fn check_words() {
+        assert_eq!(
+            split_words("field deploy web .a >= 'x y' # c").unwrap(),
+            ["field", "deploy", "web", ".a", ">=", "x y"]
+        );
+        assert_eq!(split_words("a 'b").unwrap_err(), ShellError::UnbalancedQuote('\''));
     }
 }

@@ -58,9 +58,18 @@ pub fn parse(text: &str) -> Vec<Step> {
     steps
 }
 
-/// The delimiter of a `<<WORD` on a command line, quotes removed.
+/// The delimiter of a `<<WORD` on a command line, quotes removed (a `<<<` here-string is not
+/// a here-document).
 fn heredoc_delimiter(cmd: &str) -> Option<String> {
-    let at = cmd.find("<<")?;
+    let mut from = 0;
+    let at = loop {
+        let at = from + cmd[from..].find("<<")?;
+        if cmd[at + 2..].starts_with('<') {
+            from = at + 3;
+            continue;
+        }
+        break at;
+    };
     let rest = cmd[at + 2..].trim_start_matches('-').trim_start();
     let word: String = rest.chars().take_while(|c| !c.is_whitespace()).filter(|c| *c != '\'' && *c != '"').collect();
     (!word.is_empty()).then_some(word)

@@ -268,10 +268,7 @@ pub fn parse_check(text: &str) -> Result<Check, String> {
     if text.contains('\n') {
         return Err("a check is one line".into());
     }
-    let words = match shell::parse(text) {
-        Ok((cmd, _)) => cmd.words,
-        Err(e) => return Err(e.to_string()),
-    };
+    let words = shell::split_words(text).map_err(|e| e.to_string())?;
     let mut parts: Vec<Vec<String>> = vec![Vec::new()];
     for w in words {
         if w == "and" {

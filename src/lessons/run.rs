@@ -157,43 +157,6 @@ impl LessonRun {
         self.done(text, 0)
     }
 
-    /// Replaces each `$(command)` in a solution line by the trimmed output of that console command.
-    fn substitute(&mut self, line: &str) -> Result<String, PlayError> {
-        let mut out = String::new();
-        let mut rest = line;
-        while let Some(at) = rest.find("$(") {
-            out.push_str(&rest[..at]);
-            let inner_start = at + 2;
-            let mut depth = 1;
-            let mut end = None;
-            for (k, c) in rest[inner_start..].char_indices() {
-                match c {
-                    '(' => depth += 1,
-                    ')' => {
-                        depth -= 1;
-                        if depth == 0 {
-                            end = Some(inner_start + k);
-                            break;
-                        }
-                    }
-                    _ => {}
-                }
-            }
-            let Some(end) = end else {
-                return Err(PlayError::Action { action: line.into(), output: "unclosed $(".into() });
-            };
-            let cmd = &rest[inner_start..end];
-            let o = self.console.execute(&mut self.world, cmd);
-            if o.exit_code != 0 {
-                return Err(PlayError::Action { action: cmd.into(), output: o.terminal() });
-            }
-            out.push_str(o.stdout().trim());
-            rest = &rest[end + 1..];
-        }
-        out.push_str(rest);
-        Ok(out)
-    }
-
     /// Plays one solution action. A console command that fails is an error unless the lesson
     /// expects it to (a line ending in `# expect failure`, such as the 409 of a stale apply).
     pub fn play(&mut self, action: &Action) -> Result<Played, PlayError> {
@@ -201,8 +164,8 @@ impl LessonRun {
             Action::Console(line) => {
                 let (first, heredoc) = line.split_once('\n').map_or((line.as_str(), None), |(a, b)| (a, Some(b)));
                 let expect_failure = first.trim_end().ends_with(EXPECT_FAILURE);
-                let first = first.trim_end().trim_end_matches(EXPECT_FAILURE).trim_end();
-                let mut cmd = self.substitute(first)?;
+                // The line runs as typed: `$(...)` is the console's own command substitution.
+                let mut cmd = first.trim_end().trim_end_matches(EXPECT_FAILURE).trim_end().to_string();
                 if let Some(h) = heredoc {
                     cmd.push('\n');
                     cmd.push_str(h);

@@ -318,8 +318,8 @@ impl Session {
     }
 
     /// Plays one "Show me" action through the same intents the learner uses: a console line is
-    /// submitted to the console (after `$(...)` is replaced by that command's output, run
-    /// quietly), an edit replaces the editor tab's text, an apply presses the tab's Apply, a step
+    /// submitted to the console as typed (its `$(...)` runs there, as on the learner's own
+    /// line), an edit replaces the editor tab's text, an apply presses the tab's Apply, a step
     /// presses Step, settle presses "Run until idle". Returns an error text when the action could
     /// not be played as the lesson expects.
     pub fn play_action(&mut self, action: &Action) -> Result<(), String> {
@@ -328,8 +328,8 @@ impl Session {
                 let (first, heredoc) = line.split_once('\n').map_or((line.as_str(), None), |(a, b)| (a, Some(b)));
                 let marker = lessons::format::EXPECT_FAILURE;
                 let expect_failure = first.trim_end().ends_with(marker);
-                let first = first.trim_end().trim_end_matches(marker).trim_end();
-                let mut cmd = self.substitute(first)?;
+                // Submitted as the learner would type it: the console runs `$(...)` itself.
+                let mut cmd = first.trim_end().trim_end_matches(marker).trim_end().to_string();
                 if let Some(h) = heredoc {
                     cmd.push('\n');
                     cmd.push_str(h);
@@ -392,40 +392,6 @@ impl Session {
                 }
             }
         }
-    }
-
-    /// Replaces each `$(command)` by the trimmed standard output of that console command, run
-    /// without showing it in the transcript (it only reads).
-    fn substitute(&mut self, line: &str) -> Result<String, String> {
-        let mut out = String::new();
-        let mut rest = line;
-        while let Some(at) = rest.find("$(") {
-            out.push_str(&rest[..at]);
-            let body = &rest[at + 2..];
-            let mut depth = 1usize;
-            let mut end = None;
-            for (k, c) in body.char_indices() {
-                if c == '(' {
-                    depth += 1;
-                } else if c == ')' {
-                    depth -= 1;
-                    if depth == 0 {
-                        end = Some(k);
-                        break;
-                    }
-                }
-            }
-            let end = end.ok_or_else(|| format!("unclosed $( in {line:?}"))?;
-            let (world, console) = self.parts();
-            let o = console.execute(world, &body[..end]);
-            if o.exit_code != 0 {
-                return Err(format!("{:?} failed: {}", &body[..end], o.terminal()));
-            }
-            out.push_str(o.stdout().trim());
-            rest = &body[end + 1..];
-        }
-        out.push_str(rest);
-        Ok(out)
     }
 
     /// The lesson's Reset: a fresh world, console, editor and timeline from the lesson; goals

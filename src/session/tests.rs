@@ -264,6 +264,20 @@ fn lessons_check_goals_after_page_intents() {
     assert!(!s.buffers().is_empty());
 }
 
+/// Issue 20: the reconcile-loop solution typed into the page's console (the learner's path)
+/// deletes a pod, and the transcript shows the line as typed.
+#[test]
+fn a_lesson_solution_with_command_substitution_runs_from_the_console() {
+    let lesson = crate::lessons::lesson("reconcile-loop").expect("exists").expect("parses");
+    let mut s = Session::with_engine(Engine::Lesson(LessonRun::start(&lesson).expect("starts")));
+    s.run_until_idle();
+    let line = "kubectl delete pod $(kubectl get pods -l app=web -o jsonpath='{.items[0].metadata.name}')";
+    let out = s.console_submit(line);
+    assert_eq!(out.exit_code, 0, "{}", out.terminal());
+    assert!(out.stdout().starts_with("pod \"web-"), "{}", out.terminal());
+    assert!(s.transcript().text().contains(&format!("$ {line}\npod \"web-")), "{}", s.transcript().text());
+}
+
 #[test]
 fn highlighting_covers_every_byte() {
     for line in ["  name: web # the name", "- name: a", "---", "# c", "key: \"a # b\"", "  image: nginx:1.27", "é: ü"]
