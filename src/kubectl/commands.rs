@@ -8,7 +8,7 @@ use super::cluster::Cluster;
 use super::cmd::{CmdError, Ctx, EditSession, Output};
 use super::continuation::Continuation;
 use super::flags::{self, FlagKind, FlagSpec, Parsed};
-use super::{describe, events, get, mutate, rollout, wait};
+use super::{admin, describe, events, explain, get, mutate, rollout, wait};
 
 /// What a command runs, given the cluster, the session's context, the parsed flags and
 /// arguments, and where it prints; each kind says what it may leave to the console.
@@ -22,6 +22,9 @@ pub enum Run {
     Edits(fn(&mut dyn Cluster, &Ctx<'_>, &Parsed, &mut Output) -> Option<EditSession>),
     /// Leaves any [`Effect`].
     Custom(fn(&mut dyn Cluster, &Ctx<'_>, &Parsed, &mut Output) -> Effect),
+    /// A verb of kubectl the lab does not model: it answers with this text (after `error: `,
+    /// exit status 1), whatever its arguments and flags; `--help` still shows its help.
+    Unmodeled(&'static str),
 }
 
 impl Run {
@@ -35,6 +38,10 @@ impl Run {
             Run::Continues(f) => f(api, ctx, p, out).map_or(Effect::None, Effect::Continue),
             Run::Edits(f) => f(api, ctx, p, out).map_or(Effect::None, Effect::Edit),
             Run::Custom(f) => f(api, ctx, p, out),
+            Run::Unmodeled(text) => {
+                out.fail(CmdError::Plain(text.to_string()));
+                Effect::None
+            }
         }
     }
 }
@@ -60,6 +67,8 @@ pub enum Group {
     BasicIntermediate,
     /// Deploy Commands.
     Deploy,
+    /// Cluster Management Commands.
+    ClusterManagement,
     /// Troubleshooting and Debugging Commands.
     Troubleshooting,
     /// Advanced Commands.
@@ -72,10 +81,11 @@ pub enum Group {
 
 impl Group {
     /// Every group, in `kubectl help` order.
-    pub const ALL: [Group; 7] = [
+    pub const ALL: [Group; 8] = [
         Group::BasicBeginner,
         Group::BasicIntermediate,
         Group::Deploy,
+        Group::ClusterManagement,
         Group::Troubleshooting,
         Group::Advanced,
         Group::Settings,
@@ -88,6 +98,7 @@ impl Group {
             Group::BasicBeginner => "Basic Commands (Beginner)",
             Group::BasicIntermediate => "Basic Commands (Intermediate)",
             Group::Deploy => "Deploy Commands",
+            Group::ClusterManagement => "Cluster Management Commands",
             Group::Troubleshooting => "Troubleshooting and Debugging Commands",
             Group::Advanced => "Advanced Commands",
             Group::Settings => "Settings Commands",
@@ -162,6 +173,7 @@ pub static COMMANDS: &[Command] = &[
         ],
         examples: "  # Create a deployment using the data in web.yaml\n  kubectl create -f web.yaml\n\n  # Create a namespace\n  kubectl create namespace demo\n",
     },
+    unmodeled("expose", Group::BasicBeginner, "Take a replication controller, service, deployment or pod and expose it as a new Kubernetes service", "expose (-f FILENAME | TYPE NAME) [--port=port] [--protocol=TCP|UDP|SCTP] [--target-port=number-or-name] [--name=name] [--external-ip=external-ip-of-service] [--type=type]", admin::EXPOSE),
     Command {
         name: "run",
         aliases: &[],
@@ -173,6 +185,18 @@ pub static COMMANDS: &[Command] = &[
         flags: mutate::RUN_FLAGS,
         subcommands: &[],
         examples: "  # Start a nginx pod\n  kubectl run nginx --image=nginx\n\n  # Print the pod's manifest without creating it\n  kubectl run nginx --image=nginx --dry-run=client -o yaml\n",
+    },
+    Command {
+        name: "explain",
+        aliases: &[],
+        group: Some(Group::BasicIntermediate),
+        resource_args: true,
+        run: Some(Run::Plain(explain::run)),
+        short: "Get documentation for a resource",
+        usage: "explain TYPE [--recursive=FALSE|TRUE] [--api-version=api-version-group] [-o|--output=plaintext|plaintext-openapiv2]",
+        flags: explain::FLAGS,
+        subcommands: &[],
+        examples: "  # Get the documentation of the resource and its fields\n  kubectl explain pods\n\n  # Get all the fields in the resource\n  kubectl explain pods --recursive\n\n  # Get the explanation for deployment in supported api versions\n  kubectl explain deployments --api-version=apps/v1\n\n  # Get the documentation of a specific field of a resource\n  kubectl explain pods.spec.containers\n",
     },
     Command {
         name: "get",
@@ -259,6 +283,55 @@ pub static COMMANDS: &[Command] = &[
         subcommands: &[],
         examples: "  # Scale a deployment named 'web' to 5\n  kubectl scale --replicas=5 deployment/web\n",
     },
+    unmodeled("autoscale", Group::Deploy, "Auto-scale a deployment, replica set, stateful set, or replication controller", "autoscale (-f FILENAME | TYPE NAME | TYPE/NAME) [--min=MINPODS] --max=MAXPODS [--cpu=CPU] [--memory=MEMORY]", admin::AUTOSCALE),
+    unmodeled("certificate", Group::ClusterManagement, "Modify certificate resources", "certificate SUBCOMMAND", admin::CERTIFICATE),
+    Command {
+        name: "cluster-info",
+        aliases: &[],
+        group: Some(Group::ClusterManagement),
+        resource_args: false,
+        run: Some(Run::Plain(admin::cluster_info)),
+        short: "Display cluster information",
+        usage: "cluster-info",
+        flags: &[],
+        subcommands: &[Sub {
+            aliases: &[],
+            name: "dump",
+            short: "Dump relevant information for debugging and diagnosis",
+            usage: "cluster-info dump",
+            flags: &[],
+            resource_args: false,
+            run: Run::Unmodeled(admin::CLUSTER_INFO_DUMP),
+        }],
+        examples: "  # Print the address of the control plane and cluster services\n  kubectl cluster-info\n",
+    },
+    unmodeled("top", Group::ClusterManagement, "Display resource (CPU/memory) usage", "top", admin::TOP),
+    Command {
+        name: "cordon",
+        aliases: &[],
+        group: Some(Group::ClusterManagement),
+        resource_args: false,
+        run: Some(Run::Plain(admin::cordon)),
+        short: "Mark node as unschedulable",
+        usage: "cordon NODE",
+        flags: admin::CORDON_FLAGS,
+        subcommands: &[],
+        examples: "  # Mark node \"foo\" as unschedulable\n  kubectl cordon foo\n",
+    },
+    Command {
+        name: "uncordon",
+        aliases: &[],
+        group: Some(Group::ClusterManagement),
+        resource_args: false,
+        run: Some(Run::Plain(admin::uncordon)),
+        short: "Mark node as schedulable",
+        usage: "uncordon NODE",
+        flags: admin::CORDON_FLAGS,
+        subcommands: &[],
+        examples: "  # Mark node \"foo\" as schedulable\n  kubectl uncordon foo\n",
+    },
+    unmodeled("drain", Group::ClusterManagement, "Drain node in preparation for maintenance", "drain NODE", admin::DRAIN),
+    unmodeled("taint", Group::ClusterManagement, "Update the taints on one or more nodes", "taint NODE NAME KEY_1=VAL_1:TAINT_EFFECT_1 ... KEY_N=VAL_N:TAINT_EFFECT_N", admin::TAINT),
     Command {
         name: "describe",
         aliases: &[],
@@ -271,10 +344,18 @@ pub static COMMANDS: &[Command] = &[
         subcommands: &[],
         examples: "  # Describe a deployment, with its events\n  kubectl describe deploy web\n",
     },
+    unmodeled("logs", Group::Troubleshooting, "Print the logs for a container in a pod", "logs [-f] [-p] (POD | TYPE/NAME) [-c CONTAINER]", admin::LOGS),
+    unmodeled("attach", Group::Troubleshooting, "Attach to a running container", "attach (POD | TYPE/NAME) -c CONTAINER", admin::NO_PROCESSES),
+    unmodeled("exec", Group::Troubleshooting, "Execute a command in a container", "exec (POD | TYPE/NAME) [-c CONTAINER] [flags] -- COMMAND [args...]", admin::NO_PROCESSES),
+    unmodeled("port-forward", Group::Troubleshooting, "Forward one or more local ports to a pod", "port-forward TYPE/NAME [options] [LOCAL_PORT:]REMOTE_PORT [...[LOCAL_PORT_N:]REMOTE_PORT_N]", admin::PORT_FORWARD),
+    unmodeled("proxy", Group::Troubleshooting, "Run a proxy to the Kubernetes API server", "proxy [--port=PORT] [--www=static-dir] [--www-prefix=prefix] [--api-prefix=prefix]", admin::PROXY),
+    unmodeled("cp", Group::Troubleshooting, "Copy files and directories to and from containers", "cp <file-spec-src> <file-spec-dest>", admin::NO_PROCESSES),
+    unmodeled("auth", Group::Troubleshooting, "Inspect authorization", "auth", admin::AUTH),
+    unmodeled("debug", Group::Troubleshooting, "Create debugging sessions for troubleshooting workloads and nodes", "debug (POD | TYPE[[.VERSION].GROUP]/NAME) [ -- COMMAND [args...] ]", admin::DEBUG),
     Command {
         name: "events",
         aliases: &[],
-        group: None,
+        group: Some(Group::Troubleshooting),
         resource_args: false,
         run: Some(Run::Continues(events::run)),
         short: "List events",
@@ -283,6 +364,7 @@ pub static COMMANDS: &[Command] = &[
         subcommands: &[],
         examples: "  # List recent events in the default namespace\n  kubectl events\n\n  # List recent events in all namespaces\n  kubectl events --all-namespaces\n\n  # List recent events for the specified pod\n  kubectl events --for pod/web-pod-13je7\n\n  # List recent only events in given event types\n  kubectl events --types=Warning,Normal\n",
     },
+    unmodeled("diff", Group::Advanced, "Diff the live version against a would-be applied version", "diff -f FILENAME", admin::DIFF),
     Command {
         name: "apply",
         aliases: &[],
@@ -323,6 +405,7 @@ pub static COMMANDS: &[Command] = &[
         subcommands: &[],
         examples: "  # Remove every finalizer of a config map (JSON patch)\n  kubectl patch cm cm --type=json -p '[{\"op\":\"remove\",\"path\":\"/metadata/finalizers\"}]'\n\n  # Change the replicas with a merge patch\n  kubectl patch deploy web --type=merge -p '{\"spec\":{\"replicas\":2}}'\n",
     },
+    unmodeled("replace", Group::Advanced, "Replace a resource by file name or stdin", "replace -f FILENAME", admin::REPLACE),
     Command {
         name: "label",
         aliases: &[],
@@ -347,6 +430,7 @@ pub static COMMANDS: &[Command] = &[
         subcommands: &[],
         examples: "  # Add an annotation; 'note-' removes it\n  kubectl annotate deploy web note=hello\n",
     },
+    unmodeled("completion", Group::Settings, "Output shell completion code for the specified shell (bash, zsh, fish, or powershell)", "completion SHELL", admin::COMPLETION),
     Command {
         name: "wait",
         aliases: &[],
@@ -359,6 +443,7 @@ pub static COMMANDS: &[Command] = &[
         subcommands: &[],
         examples: "  # Wait for the deployment 'web' to become available (virtual time)\n  kubectl wait --for=condition=Available deploy/web\n\n  # Wait for a pod to be deleted\n  kubectl wait --for=delete pod/busybox1 --timeout=60s\n",
     },
+    unmodeled("kustomize", Group::Advanced, "Build a kustomization target from a directory or URL", "kustomize DIR", admin::KUSTOMIZE),
     Command {
         name: "api-resources",
         aliases: &[],
@@ -370,6 +455,18 @@ pub static COMMANDS: &[Command] = &[
         flags: &[],
         subcommands: &[],
         examples: "  # Print the supported API resources\n  kubectl api-resources\n",
+    },
+    Command {
+        name: "api-versions",
+        aliases: &[],
+        group: Some(Group::Other),
+        resource_args: false,
+        run: Some(Run::Plain(admin::api_versions)),
+        short: "Print the supported API versions on the server, in the form of \"group/version\"",
+        usage: "api-versions",
+        flags: &[],
+        subcommands: &[],
+        examples: "  # Print the supported API versions\n  kubectl api-versions\n",
     },
     Command {
         name: "config",
@@ -385,6 +482,7 @@ pub static COMMANDS: &[Command] = &[
         subcommands: &[],
         examples: "  # Make 'demo' the console's namespace\n  kubectl config set-context --current --namespace=demo\n",
     },
+    unmodeled("plugin", Group::Other, "Provides utilities for interacting with plugins", "plugin [flags]", admin::PLUGIN),
     Command {
         name: "version",
         aliases: &[],
@@ -400,6 +498,28 @@ pub static COMMANDS: &[Command] = &[
         examples: "  # Print the client and server versions\n  kubectl version\n",
     },
 ];
+
+/// A kubectl verb the lab answers in words (see [`Run::Unmodeled`] and [`admin`]).
+const fn unmodeled(
+    name: &'static str,
+    group: Group,
+    short: &'static str,
+    usage: &'static str,
+    text: &'static str,
+) -> Command {
+    Command {
+        name,
+        aliases: &[],
+        group: Some(group),
+        resource_args: false,
+        run: Some(Run::Unmodeled(text)),
+        short,
+        usage,
+        flags: &[],
+        subcommands: &[],
+        examples: "",
+    }
+}
 
 /// Finds a command by name or alias.
 pub fn find(name: &str) -> Option<&'static Command> {

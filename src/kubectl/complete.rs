@@ -49,6 +49,30 @@ const LAB_VERBS: &[&str] = &[
     "waiting",
 ];
 
+/// The text after the last shell operator of `line` (quotes are not looked into: this is a
+/// typing aid), and whether that operator was a pipe.
+fn last_command(line: &str) -> (bool, &str) {
+    let mut cut = 0;
+    let mut piped = false;
+    let b = line.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        let two = &b[i..(i + 2).min(b.len())];
+        if two == b"&&" || two == b"||" || two == b"$(" {
+            cut = i + 2;
+            piped = false;
+            i += 2;
+            continue;
+        }
+        if b[i] == b'|' || b[i] == b';' {
+            cut = i + 1;
+            piped = b[i] == b'|';
+        }
+        i += 1;
+    }
+    (piped, &line[cut..])
+}
+
 fn matching(candidates: impl IntoIterator<Item = String>, prefix: &str) -> Vec<String> {
     let mut v: Vec<String> = candidates.into_iter().filter(|c| c.starts_with(prefix)).collect();
     crate::sort::sort(&mut v);
@@ -60,13 +84,16 @@ impl Console {
     /// The possible completions of the last word of `line` (the whole word, not the rest of
     /// it), sorted. An empty list means nothing fits.
     pub fn complete(&self, cluster: &dyn Cluster, line: &str) -> Vec<String> {
+        // Only the command being typed counts: what follows the last `|`, `;`, `&&`, `||` or `$(`.
+        let (piped, line) = last_command(line);
         let mut words: Vec<&str> = line.split_whitespace().collect();
         if line.is_empty() || line.ends_with(char::is_whitespace) {
             words.push("");
         }
         let Some((&last, before)) = words.split_last() else { return Vec::new() };
         match before.first().copied() {
-            None => matching(["kubectl".to_string(), "lab".to_string()], last),
+            None if piped => matching(super::filters::NAMES.iter().map(|s| s.to_string()), last),
+            None => matching(["kubectl", "lab", "echo"].map(String::from), last),
             Some("lab") if before.len() == 1 => matching(LAB_VERBS.iter().map(|s| s.to_string()), last),
             Some("kubectl" | "k") => self.complete_kubectl(cluster, &before[1..], last),
             _ => Vec::new(),
@@ -159,6 +186,14 @@ mod tests {
         assert_eq!(c.complete(&api, "kubectl rollout status deploy "), ["web", "worker"]);
         assert_eq!(c.complete(&api, "kubectl get pods -n kube-s"), ["kube-system"]);
         assert_eq!(c.complete(&api, "lab se"), ["seed", "settle"]);
+        assert_eq!(c.complete(&api, "kubectl get pods | gr"), ["grep"]);
+        assert_eq!(
+            c.complete(&api, "kubectl get pods | "),
+            ["awk", "cat", "cut", "grep", "head", "sort", "tail", "wc"]
+        );
+        assert_eq!(c.complete(&api, "echo $(kubectl get deploy w"), ["web", "worker"]);
+        assert_eq!(c.complete(&api, "kubectl get ns && kubectl ex"), ["exec", "explain", "expose"]);
+        assert_eq!(c.complete(&api, "kubectl cord"), ["cordon"]);
         assert!(c.complete(&api, "kubectl frob ").is_empty());
     }
 }

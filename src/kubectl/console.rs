@@ -187,6 +187,15 @@ impl Console {
             out.fail(CmdError::Raw(help::unknown_command(verb)));
             return None;
         };
+        // A verb the lab does not model answers whatever its flags (kubectl's are not all here).
+        let wants_help = |args: &[String]| args.iter().any(|a| a == "-h" || a == "--help");
+        if let Some(run @ Run::Unmodeled(_)) = command.run {
+            if wants_help(rest) {
+                out.out(help::command_help(command));
+                return None;
+            }
+            return self.run(api, run, &Parsed::default(), stdin, out);
+        }
         let mut specs: Vec<FlagSpec> = command.flags.to_vec();
         specs.extend_from_slice(GLOBAL_FLAGS);
         let mut cmd_path = command.name.to_string();
@@ -198,6 +207,13 @@ impl Console {
                 if let Some(s) =
                     command.subcommands.iter().find(|s| s.name == args[i] || s.aliases.contains(&args[i].as_str()))
                 {
+                    if let Run::Unmodeled(_) = s.run {
+                        if wants_help(&args) {
+                            out.out(help::subcommand_help(command, s));
+                            return None;
+                        }
+                        return self.run(api, s.run, &Parsed::default(), stdin, out);
+                    }
                     specs = s.flags.to_vec();
                     specs.extend_from_slice(GLOBAL_FLAGS);
                     cmd_path = format!("{} {}", command.name, s.name);

@@ -1,7 +1,7 @@
 //! `kubectl help`, `kubectl <verb> --help`, `lab help`, and the unknown-command error with
 //! cobra's "Did you mean this?" suggestions (Levenshtein distance ≤ 2, as cobra computes them).
 
-use super::commands::{Command, Group, Sub, COMMANDS, GLOBAL_FLAGS};
+use super::commands::{Command, Group, Run, Sub, COMMANDS, GLOBAL_FLAGS};
 use super::flags::FlagSpec;
 
 /// The end of `kubectl help` and of usage errors at the root.
@@ -37,8 +37,14 @@ fn options(flags: &[FlagSpec]) -> String {
     s
 }
 
-/// `kubectl <verb> --help`.
+/// `kubectl <verb> --help`. A verb the lab does not model says so instead of examples.
 pub fn command_help(c: &Command) -> String {
+    if let Some(Run::Unmodeled(text)) = c.run {
+        return format!(
+            "{}.\n\nNot modeled in Reconcile Lab: {text}\n\nUsage:\n  kubectl {} [options]\n",
+            c.short, c.usage
+        );
+    }
     let mut s = format!("{}.\n\n", c.short);
     if !c.subcommands.is_empty() {
         s.push_str("Available Commands:\n");
@@ -57,6 +63,12 @@ pub fn command_help(c: &Command) -> String {
 
 /// `kubectl <verb> <sub> --help`.
 pub fn subcommand_help(c: &Command, sub: &Sub) -> String {
+    if let Run::Unmodeled(text) = sub.run {
+        return format!(
+            "{}.\n\nNot modeled in Reconcile Lab: {text}\n\nUsage:\n  kubectl {} [options]\n",
+            sub.short, sub.usage
+        );
+    }
     format!("{}.\n\n{}Usage:\n  kubectl {} [options]\n", sub.short, options(sub.flags), sub.usage)
         .replace(&format!("kubectl {} {}", c.name, c.name), &format!("kubectl {}", c.name))
 }
@@ -78,9 +90,11 @@ fn levenshtein(a: &str, b: &str) -> usize {
 /// cobra's unknown-command error, with suggestions.
 pub fn unknown_command(verb: &str) -> String {
     let mut s = format!("error: unknown command \"{verb}\" for \"kubectl\"");
+    // cobra's SuggestionsFor looks at every available command, its own `help` included.
     let mut suggestions: Vec<&str> = COMMANDS
         .iter()
         .map(|c| c.name)
+        .chain(["help"])
         .filter(|n| levenshtein(&verb.to_lowercase(), n) <= 2 || n.starts_with(&verb.to_lowercase()))
         .collect();
     // cobra sorts commands by name.

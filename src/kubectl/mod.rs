@@ -29,6 +29,7 @@
 //! let _more = console.resume(&mut world);
 //! ```
 
+pub mod admin;
 pub mod apply_patch;
 pub mod cluster;
 pub mod cmd;
@@ -39,6 +40,7 @@ pub mod continuation;
 pub mod describe;
 pub mod events;
 pub mod exec;
+pub mod explain;
 pub mod filters;
 pub mod flags;
 pub mod get;

@@ -50,6 +50,7 @@ pub mod delete;
 pub mod fields;
 pub mod patch;
 pub mod schema;
+pub mod schema_docs;
 pub mod store;
 pub mod strategy;
 pub mod update;
