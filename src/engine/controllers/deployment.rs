@@ -566,11 +566,21 @@ impl Sync<'_, '_> {
     fn sync_rollout_status(&mut self, all: &[Value], new_rs: Option<&Value>) -> R<()> {
         let now = self.ctx.now;
         let mut st = calculate_status(all, new_rs, &self.d, now);
+        // A missed deadline is a report, not a verdict: upstream re-evaluates on every sync until
+        // the rollout is complete (`isCompleteDeployment`: all replicas updated and the current
+        // condition already `NewReplicaSetAvailable`), so a timed-out rollout that recovers goes
+        // back to `ReplicaSetUpdated`, then `NewReplicaSetAvailable` (progress.go,
+        // `syncRolloutStatus`).
+        if progress_deadline(&self.d).is_none() {
+            remove_condition(&mut st, "Progressing");
+        }
+        let cur = get_condition(&self.d["status"], "Progressing").cloned();
+        let g = |f: &str| st.get(f).and_then(Value::as_i64).unwrap_or(0);
+        let is_complete_deployment = g("replicas") == g("updatedReplicas")
+            && cur.as_ref().is_some_and(|c| c["reason"] == "NewReplicaSetAvailable");
         if progress_deadline(&self.d).is_some() {
-            let cur = get_condition(&st, "Progressing").cloned();
-            let timed_out_already = cur.as_ref().is_some_and(|c| c["reason"] == "ProgressDeadlineExceeded");
             let rs_name = new_rs.map(|r| r.name().to_string());
-            if !timed_out_already {
+            if !is_complete_deployment {
                 if deployment_complete(&self.d, &st) {
                     let msg = match &rs_name {
                         Some(n) => format!("ReplicaSet \"{n}\" has successfully progressed."),
