@@ -690,6 +690,8 @@ impl Console {
             ("rollout", "history") => rollout::history(api, &ctx, p, out),
             ("rollout", "undo") => rollout::undo(api, &ctx, p, out),
             ("rollout", "restart") => rollout::restart(api, &ctx, p, out),
+            ("rollout", "pause") => rollout::pause_or_resume(api, &ctx, p, out, true),
+            ("rollout", "resume") => rollout::pause_or_resume(api, &ctx, p, out, false),
             _ => out.fail(CmdError::Plain(format!("unknown command \"{sub}\" for \"kubectl {verb}\""))),
         }
     }

@@ -47,6 +47,11 @@ pub struct DeploymentController;
 
 type R<T> = Result<T, String>;
 
+/// `spec.paused`.
+fn is_paused(d: &Value) -> bool {
+    d.pointer("/spec/paused").and_then(Value::as_bool).unwrap_or(false)
+}
+
 fn is_rolling(d: &impl Json) -> bool {
     str_at(d, "/spec/strategy/type") != "Recreate"
 }
@@ -672,10 +677,39 @@ impl Sync<'_, '_> {
             .any(|rs| rs.annotation(DESIRED_REPLICAS).is_some_and(|a| a != replicas)))
     }
 
-    /// `sync`: a scaling event.
+    /// `checkPausedConditions`: `Progressing Unknown DeploymentPaused` when paused, then
+    /// `DeploymentResumed` when resumed, so that the time spent paused never counts against the
+    /// progress deadline; a reported `ProgressDeadlineExceeded` is left alone (sync.go). Upstream
+    /// discards the object the status write returns and goes on with its own copy (old
+    /// resourceVersion, new condition): so does this, and a later status write of the same sync
+    /// meets the 409 a real controller would.
+    fn check_paused_conditions(&mut self) -> R<()> {
+        if progress_deadline(&self.d).is_none() {
+            return Ok(());
+        }
+        let cond = get_condition(&self.d["status"], "Progressing");
+        if cond.is_some_and(|c| c["reason"] == "ProgressDeadlineExceeded") {
+            return Ok(());
+        }
+        let paused_cond_exists = cond.is_some_and(|c| c["reason"] == "DeploymentPaused");
+        let now = self.ctx.now;
+        let condition = match (is_paused(&self.d), paused_cond_exists) {
+            (true, false) => condition("Progressing", "Unknown", "DeploymentPaused", "Deployment is paused", now),
+            (false, true) => condition("Progressing", "Unknown", "DeploymentResumed", "Deployment is resumed", now),
+            _ => return Ok(()),
+        };
+        set_condition(&mut self.d["status"], condition);
+        self.ctx.api.update_status(self.d.clone()).map(|_| ()).map_err(|e| e.message)
+    }
+
+    /// `sync`: a scaling event, or any sync of a paused Deployment.
     fn scale_sync(&mut self, rs_list: &[Value]) -> R<()> {
         let (new, old) = self.all_and_sync_revision(rs_list, false)?;
         self.scale(new.as_ref(), &old)?;
+        // "Clean up the deployment when it's paused and no rollback is in flight."
+        if is_paused(&self.d) {
+            self.cleanup(&old)?;
+        }
         let mut all = old;
         all.extend(new.iter().cloned());
         self.sync_status(&all, new.as_ref())
@@ -1052,6 +1086,12 @@ impl Controller for DeploymentController {
                 let mut all = old;
                 all.extend(new.iter().cloned());
                 return s.sync_status(&all, new.as_ref());
+            }
+            s.check_paused_conditions()?;
+            // A paused Deployment only scales: no new ReplicaSet, no rollout step
+            // (deployment_controller.go `syncDeployment`: `if d.Spec.Paused { return dc.sync(...) }`).
+            if is_paused(&s.d) {
+                return s.scale_sync(&rs_list);
             }
             if s.is_scaling_event(&rs_list)? {
                 return s.scale_sync(&rs_list);
