@@ -358,11 +358,14 @@ impl Sync<'_, '_> {
         let mut owned = Vec::new();
         for rs in candidates {
             let matches = selector_matches(selector.as_ref(), rs.pointer("/metadata/labels"));
+            // ClaimObject (controller_ref_manager.go): an owner being deleted keeps what it owns
+            // and matches, but neither releases nor adopts; a ReplicaSet being deleted is not
+            // adopted.
             match rs.controller_ref() {
                 Some(r) if r.uid == uid => {
                     if matches {
                         owned.push(rs);
-                    } else {
+                    } else if !self.d.is_deleting() {
                         let refs: Vec<Value> = rs
                             .owner_references()
                             .into_iter()
@@ -377,7 +380,7 @@ impl Sync<'_, '_> {
                             .map_err(|e| e.message)?;
                     }
                 }
-                None if matches && !self.d.is_deleting() => {
+                None if matches && !self.d.is_deleting() && !rs.is_deleting() => {
                     let mut refs: Vec<Value> =
                         rs.owner_references().into_iter().filter_map(|o| serde_json::to_value(o).ok()).collect();
                     refs.push(serde_json::to_value(OwnerReference::controller_ref(&self.d)).unwrap_or(Value::Null));
@@ -614,24 +617,31 @@ impl Sync<'_, '_> {
                 }
             }
         }
-        // getReplicaFailures: the new ReplicaSet's ReplicaFailure condition moves up.
-        let failure = new_rs.and_then(|rs| {
+        // getReplicaFailures: the new ReplicaSet's ReplicaFailure condition, else the first of
+        // any ReplicaSet's, moves up as it is (ReplicaSetToDeploymentCondition: both times are
+        // the ReplicaSet condition's lastTransitionTime) (progress.go).
+        let failure_of = |rs: &Value| {
             rs.pointer("/status/conditions")
                 .and_then(Value::as_array)
                 .and_then(|cs| cs.iter().find(|c| c["type"] == "ReplicaFailure"))
                 .cloned()
-        });
+        };
+        let failure = new_rs.and_then(failure_of).or_else(|| all.iter().find_map(failure_of));
         match failure {
-            Some(f) => set_condition(
-                &mut st,
-                condition(
+            Some(f) => {
+                let mut c = condition(
                     "ReplicaFailure",
                     f["status"].as_str().unwrap_or("True"),
                     f["reason"].as_str().unwrap_or(""),
                     f["message"].as_str().unwrap_or(""),
                     now,
-                ),
-            ),
+                );
+                if let Some(t) = f.get("lastTransitionTime").filter(|t| t.is_string()) {
+                    c["lastUpdateTime"] = t.clone();
+                    c["lastTransitionTime"] = t.clone();
+                }
+                set_condition(&mut st, c);
+            }
             None => remove_condition(&mut st, "ReplicaFailure"),
         }
         if self.d.get("status") == Some(&st) {
@@ -1198,6 +1208,41 @@ mod tests {
             get_condition(&d["status"], "Progressing").unwrap()["message"],
             format!("Created new replica set \"web-{hash}\"")
         );
+    }
+
+    /// getReplicaFailures: with none on the new ReplicaSet, an old ReplicaSet's ReplicaFailure
+    /// becomes the Deployment's (progress.go).
+    #[test]
+    fn replica_failure_comes_from_any_replica_set() {
+        let d = deploy(2, "nginx:2");
+        let mut api = FakeApi::default();
+        api.put(d.clone());
+        let mut cache = Caches::default();
+        cache.insert(d.clone());
+        let mut seq = 0;
+        let mut ctx = Ctx { now: Time::START, cache: &cache, api: &mut api, event_seq: &mut seq };
+        DeploymentController::new().reconcile("default/web", &mut ctx);
+        let new_rs = api.objects.values().find(|o| o.kind() == "ReplicaSet").unwrap().clone();
+        let mut old_rs = new_rs.clone();
+        old_rs["metadata"]["name"] = json!("web-old");
+        old_rs["metadata"]["uid"] = json!("old-uid");
+        old_rs["metadata"]["annotations"][REVISION] = json!("0");
+        old_rs["spec"]["template"]["spec"]["containers"][0]["image"] = json!("nginx:1");
+        old_rs["spec"]["replicas"] = json!(1);
+        old_rs["status"] = json!({"replicas": 0, "conditions": [{"type": "ReplicaFailure", "status": "True",
+            "lastTransitionTime": Time::START.rfc3339(), "reason": "FailedCreate", "message": "quota"}]});
+        let d = api.objects.values().find(|o| o.kind() == "Deployment").unwrap().clone();
+        let mut cache = Caches::default();
+        for o in [d, new_rs, old_rs] {
+            cache.insert(o);
+        }
+        let later = Time::START.after(Duration::from_secs(5));
+        let mut ctx = Ctx { now: later, cache: &cache, api: &mut api, event_seq: &mut seq };
+        DeploymentController::new().reconcile("default/web", &mut ctx);
+        let d = api.objects.values().find(|o| o.kind() == "Deployment").unwrap();
+        let f = get_condition(&d["status"], "ReplicaFailure").expect("ReplicaFailure");
+        assert_eq!((f["reason"].as_str(), f["message"].as_str()), (Some("FailedCreate"), Some("quota")));
+        assert_eq!(f["lastUpdateTime"], Time::START.rfc3339());
     }
 
     #[test]

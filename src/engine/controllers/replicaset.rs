@@ -524,7 +524,8 @@ impl Controller for ReplicaSetController {
                 Some(r) if r.uid == rs.uid() => {
                     if matches {
                         active.push(Cow::Borrowed(pod));
-                    } else {
+                    } else if !rs.is_deleting() {
+                        // ClaimObject: an owner being deleted releases nothing.
                         let refs: Vec<Value> = pod
                             .owner_references()
                             .into_iter()
@@ -792,6 +793,23 @@ mod tests {
         let mut ctx = Ctx { now, cache: &cache, api: &mut api, event_seq: &mut seq };
         c.reconcile("default/web-new", &mut ctx);
         assert_eq!(api.calls[0], "delete Pod b-1");
+    }
+
+    /// ClaimObject: a ReplicaSet being deleted keeps its matching pods and releases nothing.
+    #[test]
+    fn an_owner_being_deleted_releases_nothing() {
+        let mut owner = rs(1);
+        owner["metadata"]["deletionTimestamp"] = json!(Time::START.rfc3339());
+        owner["metadata"]["finalizers"] = json!(["foregroundDeletion"]);
+        let strayed = json!({"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": "s", "namespace": "default", "uid": "s", "labels": {"app": "other"},
+                "ownerReferences": [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "web-abc", "uid": "rs-uid", "controller": true}]},
+            "status": {"phase": "Running"}});
+        let mut api = FakeApi::default();
+        api.put(strayed.clone());
+        let mut c = ReplicaSetController::new();
+        run(&mut c, &caches(&[owner, strayed]), &mut api, Time::START);
+        assert!(!api.calls.iter().any(|c| c.starts_with("patch")), "{:?}", api.calls);
     }
 
     /// TV-36: a terminating pod is not active, so it is replaced at once and status drops to 2.
