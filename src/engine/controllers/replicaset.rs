@@ -331,12 +331,18 @@ fn after_or_zero(t1: Option<Time>, t2: Option<Time>) -> bool {
 
 /// `getPodsToDelete` (replica_set.go) with `ActivePodsWithRanks.Less` (controller_utils.go),
 /// the first `n` pods of:
-/// 1. unassigned < assigned; 2. Pending < Unknown < Running; 3. not ready < ready;
-/// 4. lower `pod-deletion-cost` < higher; 5. more active pods of the same Deployment's
-/// ReplicaSets on the pod's node (`related`, from [`indirectly_related_pods`]) first;
+///
+/// 1. unassigned < assigned;
+/// 2. Pending < Unknown < Running;
+/// 3. not ready < ready;
+/// 4. lower `pod-deletion-cost` < higher;
+/// 5. more active pods of the same Deployment's ReplicaSets on the pod's node (`related`, from
+///    [`indirectly_related_pods`]) first;
 /// 6. both ready: more recently ready first, in power-of-two buckets of the time since
-/// (`LogarithmicScaleDown`, GA), a tie within one bucket going to the lower UID;
-/// 7. more container restarts first; 8. newer first, bucketed and tied by UID the same way.
+///    (`LogarithmicScaleDown`, GA), a tie within one bucket going to the lower UID;
+/// 7. more container restarts first;
+/// 8. newer first, bucketed and tied by UID the same way.
+///
 /// Deleting every pod needs no ranking: they go in the lister's order.
 pub fn pods_to_delete<P: Borrow<Frozen>>(active: &[P], related: &[&Frozen], n: usize, now: Time) -> Vec<Frozen> {
     let mut ranked: Vec<&Frozen> = active.iter().map(Borrow::borrow).collect();
