@@ -69,7 +69,8 @@
 //!   [`World::position`], [`World::branch_len`]; memory: [`World::set_history_limit`], [`World::set_snapshot_budget`],
 //!   [`World::set_snapshot_every`].
 //! - Faults ([`Fault`], or one method each): `break_watch(process, kind)`, `expire_history()`,
-//!   `stop_process` (clean: releases the Lease), `kill_process`, `start_process`,
+//!   `stop_process` (clean; kube-controller-manager keeps its Lease all the same), `kill_process`,
+//!   `start_process`,
 //!   `restart_process`, `fail_api(process, duration)`, `conflict_next_write(process)`,
 //!   `partition(process)` / `heal(process)`, `pause_kubelets` / `resume_kubelets`,
 //!   `slow_kubelets(factor)`, `fail_image(image)` / `fix_image(image)`, `clock_jump(duration)`.
@@ -122,8 +123,10 @@ pub fn controller_manager_controllers() -> Vec<Box<dyn Controller>> {
 }
 
 /// A controller-manager replica's leader elector: client-go's (`engine::client::leaderelection`)
-/// on the Lease `kube-system/kube-controller-manager` with the defaults (15 s / 10 s / 2 s),
-/// releasing the Lease on a clean stop; its first attempt is due at `first_try`.
+/// on the Lease `kube-system/kube-controller-manager` with the defaults (15 s / 10 s / 2 s) and,
+/// like kube-controller-manager's (cmd/kube-controller-manager/app/controllermanager.go,
+/// `leaderElectAndRun`: no `ReleaseOnCancel`), no release on a clean stop: the standby takes
+/// over once the Lease expires. Its first attempt is due at `first_try`.
 fn controller_manager_elector(identity: String, first_try: Time) -> LeaderElector {
     LeaderElector::new(LeaderElectionConfig::new("kube-system", "kube-controller-manager", &identity), first_try)
 }
@@ -339,7 +342,8 @@ pub enum Fault {
     BreakWatch { process: String, kind: String },
     /// The API server forgets its event history: every older resourceVersion becomes "too old".
     ExpireHistory,
-    /// A clean stop: a leader releases its Lease.
+    /// A clean stop. A controller-manager leader keeps its Lease (kube-controller-manager runs its
+    /// election without `ReleaseOnCancel`): the standby waits for it to expire.
     StopProcess(String),
     /// A crash: nothing is released.
     KillProcess(String),
@@ -1815,6 +1819,7 @@ impl World {
                 let p = &mut processes[pi];
                 let mut released = false;
                 let failure = p.failure(now);
+                let was_leading = p.leading();
                 if let Some(e) = p.elector.as_mut() {
                     if clean {
                         let mut armed = false;
@@ -1831,6 +1836,9 @@ impl World {
                     (true, true) => {
                         format!("{name} stopped cleanly and released its Lease; its caches and queues are gone.")
                     }
+                    (true, false) if was_leading => format!(
+                        "{name} stopped cleanly; its caches and queues are gone. It leaves its Lease held (kube-controller-manager does not release it on the way out), so another replica can take over only once the Lease expires."
+                    ),
                     (true, false) => format!("{name} stopped cleanly; its caches and queues are gone."),
                     _ => format!(
                         "{name} crashed: its caches and queues are gone, and any Lease it held stays until it expires."
@@ -1989,7 +1997,7 @@ impl World {
         self.fault(Fault::ExpireHistory)
     }
 
-    /// Stops a process cleanly (a leader releases its Lease).
+    /// Stops a process cleanly (a controller-manager leader keeps its Lease until it expires).
     pub fn stop_process(&mut self, name: &str) -> Result<StepRecord, String> {
         self.fault(Fault::StopProcess(name.into()))
     }
