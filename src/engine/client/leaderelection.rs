@@ -350,6 +350,17 @@ impl LeaderElector {
         self.lease.as_ref().map(rv_of).unwrap_or(0)
     }
 
+    /// The process was suspended for `d` and its clock did not count it (Go measures these
+    /// durations on the monotonic clock, which stands still while a VM is paused): everything the
+    /// elector measures from moves `d` later, so that on its clock no time passed. A leader comes
+    /// back believing it still leads; client-go does not guarantee a single acting leader
+    /// (`tools/leaderelection/leaderelection.go`, package doc).
+    pub fn suspended_for(&mut self, d: Duration) {
+        self.observed_time = self.observed_time.after(d);
+        self.next_tick = self.next_tick.map(|t| t.after(d));
+        self.renew_started = self.renew_started.map(|t| t.after(d));
+    }
+
     /// The process died: the elector stops at once and releases nothing (a crash, or a process
     /// that exits after losing its lease without reaching the API server).
     pub fn crash(&mut self) {

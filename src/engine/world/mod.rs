@@ -73,7 +73,8 @@
 //!   `start_process`,
 //!   `restart_process`, `fail_api(process, duration)`, `conflict_next_write(process)`,
 //!   `partition(process)` / `heal(process)`, `pause_kubelets` / `resume_kubelets`,
-//!   `slow_kubelets(factor)`, `fail_image(image)` / `fix_image(image)`, `clock_jump(duration)`.
+//!   `slow_kubelets(factor)`, `fail_image(image)` / `fix_image(image)`, `clock_jump(duration)`,
+//!   `freeze(process)` / `thaw(process)`, `revoke(controller)` / `grant(controller)`.
 
 // `Status` is the API's error value, as the API server returns it (see apiserver/mod.rs).
 #![allow(clippy::result_large_err)]
@@ -256,6 +257,9 @@ pub struct Process {
     pub api_fails_until: Option<Time>,
     /// The next write of this process meets a conflicting write first.
     pub conflict_armed: bool,
+    /// Frozen since then (the `freeze` fault: a suspended VM or a stopped process): nothing of it
+    /// runs, and its own clock does not count the time, until it is thawed.
+    pub frozen_since: Option<Time>,
     /// The shared informers, one per kind (empty while not active), whose indexers are the
     /// caches the controllers read.
     pub caches: Caches,
@@ -340,7 +344,9 @@ pub enum Fault {
     /// A process's watch for a kind breaks: undelivered events are lost; the reflector watches
     /// again from its last resourceVersion after a back-off (and relists if that is too old).
     BreakWatch { process: String, kind: String },
-    /// The API server forgets its event history: every older resourceVersion becomes "too old".
+    /// The API server forgets its event history: every older resourceVersion becomes "too old", as
+    /// when kube-apiserver's watch cache window (or, without the watch cache, etcd's compaction)
+    /// has moved past it.
     ExpireHistory,
     /// A clean stop. A controller-manager leader keeps its Lease (kube-controller-manager runs its
     /// election without `ReleaseOnCancel`): the standby waits for it to expire.
@@ -367,6 +373,18 @@ pub enum Fault {
     FixImage(String),
     /// The clock jumps forward without anything running in between.
     ClockJump(Duration),
+    /// The process is suspended (a paused VM, a stopped process): nothing of it runs, and its own
+    /// clock stands still, until [`Fault::Thaw`]. A leader frozen past its Lease's expiry still
+    /// believes it leads when it thaws: client-go's leader election has no fencing.
+    Freeze(String),
+    /// A frozen process runs again, its clock as if no time had passed.
+    Thaw(String),
+    /// A kube-controller-manager controller loses its RBAC permissions (as if the
+    /// ClusterRoleBinding of its service account were deleted): its API calls get 403 Forbidden.
+    /// Its informers, which use the process's own credentials, keep working.
+    Revoke(String),
+    /// Its permissions are back.
+    Grant(String),
     /// The external cloud fails every call (503) or hangs (operations never complete); `None`
     /// ends the fault.
     Cloud(Option<CloudFault>),
@@ -495,6 +513,9 @@ struct State {
     /// Where kube-controller-manager's informer resync periods are drawn from (a stream of its
     /// own, so that drawing one shifts no other random choice; see [`informer`]).
     resync_rng: Rng,
+    /// Controllers whose RBAC permissions are revoked ([`Fault::Revoke`]), by name. Kept outside
+    /// the processes: a restart does not give them back.
+    revoked: std::collections::BTreeSet<String>,
 }
 
 /// Whether an API call changed the cluster in a way a controller could be waiting for: a
@@ -601,6 +622,7 @@ impl World {
                 partitioned: false,
                 api_fails_until: None,
                 conflict_armed: false,
+                frozen_since: None,
                 caches: Caches::default(),
                 slots: controller_manager_controllers().into_iter().map(Slot::new).collect(),
             });
@@ -628,6 +650,7 @@ impl World {
                 partitioned: false,
                 api_fails_until: None,
                 conflict_armed: false,
+                frozen_since: None,
                 caches: Caches::default(),
                 slots: cs.into_iter().map(Slot::new).collect(),
             };
@@ -650,6 +673,7 @@ impl World {
             last_change_rv: 0,
             busy: 0,
             resync_rng: Rng::new(seed ^ 0x5E5C_0000_0000_0000),
+            revoked: Default::default(),
         };
         World {
             seed,
@@ -782,6 +806,9 @@ impl World {
         let now = s.now;
         let mut out = Vec::new();
         for (pi, p) in s.processes.iter().enumerate() {
+            if p.frozen_since.is_some() {
+                continue;
+            }
             if let Some(t) = p.elector.as_ref().and_then(LeaderElector::next_tick_at) {
                 if p.running {
                     out.push((t, Act::Lease(pi)));
@@ -868,7 +895,8 @@ impl World {
     fn is_periodic(&self, act: Act) -> bool {
         let p = &self.state.processes[act.process()];
         // Lease ticks are periodic once someone leads; while nobody does, acquiring is real work.
-        let someone_leads = self.state.processes.iter().any(Process::leading);
+        // A frozen leader renews nothing: acquiring the Lease from it is real work.
+        let someone_leads = self.state.processes.iter().any(|p| p.leading() && p.frozen_since.is_none());
         let only_checks = match act {
             Act::QueueTimer(_, si) => {
                 let slot = &p.slots[si];
@@ -928,7 +956,7 @@ impl World {
             }
             Act::Watch(_, ii) => (
                 inf(ii),
-                ActionKind::RelistTimer,
+                ActionKind::Rewatch,
                 format!(
                     "watch {} again from resourceVersion {}",
                     informers[ii].kind().resource,
@@ -955,7 +983,7 @@ impl World {
                             i.kind().resource,
                             i.last_sync_resource_version()
                         );
-                        return (inf(ii), ActionKind::RelistTimer, d);
+                        return (inf(ii), ActionKind::Rewatch, d);
                     }
                 };
                 (inf(ii), ActionKind::DeliverEvent, d)
@@ -1209,9 +1237,15 @@ impl World {
                     p.name
                 )
             }
-            _ if leading => {
-                format!("{} could not renew its Lease; it keeps trying until the renew deadline.", p.name)
-            }
+            _ if leading => match p.elector.as_ref().map(LeaderElector::observed_leader) {
+                // Someone else took the Lease over (the leader was frozen): client-go's leader
+                // still leads until its renew deadline, with its controllers running.
+                Some(holder) if !holder.is_empty() && holder != identity => format!(
+                    "{} could not renew its Lease: {holder} holds it now. It still leads until its renew deadline, and keeps trying.",
+                    p.name
+                ),
+                _ => format!("{} could not renew its Lease; it keeps trying until the renew deadline.", p.name),
+            },
             Some(ElectionOutcome::HeldByOther { holder, .. }) => {
                 format!("{} tried to acquire the Lease, but {holder} holds it.", p.name)
             }
@@ -1372,8 +1406,8 @@ impl World {
     fn rewatch(&mut self, pi: usize, ii: usize) -> StepRecord {
         let (step, calls) = self.drive_informer(pi, ii, Informer::retry_watch);
         match step {
-            Some(step) => self.informer_record(pi, ii, ActionKind::RelistTimer, &step, calls),
-            None => self.record(Actor::Lab, ActionKind::RelistTimer, Vec::new(), calls, String::new()),
+            Some(step) => self.informer_record(pi, ii, ActionKind::Rewatch, &step, calls),
+            None => self.record(Actor::Lab, ActionKind::Rewatch, Vec::new(), calls, String::new()),
         }
     }
 
@@ -1386,7 +1420,7 @@ impl World {
             Some(InformerStep::Event { .. } | InformerStep::Bookmark { .. } | InformerStep::WatchError { .. }) => {
                 ActionKind::DeliverEvent
             }
-            _ => ActionKind::RelistTimer,
+            _ => ActionKind::Rewatch,
         };
         match step {
             Some(step) => self.informer_record(pi, ii, action, &step, calls),
@@ -1486,12 +1520,15 @@ impl World {
     /// `AddAfter` or `AddRateLimited` as the outcome says.
     fn reconcile(&mut self, pi: usize, si: usize, wi: usize) -> StepRecord {
         let now = self.state.now;
-        let State { api, processes, event_seq, cloud, queue_seq, changes, last_change_rv, .. } = &mut self.state;
+        let State { api, processes, event_seq, cloud, queue_seq, changes, last_change_rv, revoked, .. } =
+            &mut self.state;
         let p = &mut processes[pi];
         let failure = p.failure(now);
         let Process { caches, slots, name, conflict_armed, .. } = p;
         let slot = &mut slots[si];
         let cname = slot.controller.name();
+        let failure = failure
+            .or_else(|| revoked.contains(cname).then(|| Failure::Forbidden(service_account(cname).unwrap_or(cname))));
         let actor = Actor::Controller { process: name.clone(), controller: cname.to_string() };
         if wi >= slot.held.len() {
             return self.record(actor, ActionKind::Reconcile, Vec::new(), Vec::new(), String::new());
@@ -1561,11 +1598,24 @@ impl World {
                 }
                 format!(" It checks the progress deadline again in {}.", fmt_duration(*d))
             }
-            Outcome::Err(e) => {
-                let d = slot.queue.add_rate_limited(key.clone(), now);
+            // `handleErr`: retry with back-off while the retry budget lasts, then drop the key.
+            Outcome::Err(e) => match slot.controller.max_retries() {
+                Some(max) if slot.queue.num_requeues(&key) >= max => {
+                    slot.queue.forget(&key);
+                    slot.check_keys.remove(&key);
+                    format!(" It failed ({e}) after {max} retries, so it drops {key} out of the queue (Forget): nothing retries it until an event adds it again.")
+                }
+                _ => {
+                    let d = slot.queue.add_rate_limited(key.clone(), now);
+                    slot.check_keys.remove(&key);
+                    work.delayed.push((key.clone(), d));
+                    format!(" It failed ({e}) and will retry in {} (back-off).", fmt_duration(d))
+                }
+            },
+            Outcome::ErrForget(e) => {
+                slot.queue.forget(&key);
                 slot.check_keys.remove(&key);
-                work.delayed.push((key.clone(), d));
-                format!(" It failed ({e}) and will retry in {} (back-off).", fmt_duration(d))
+                format!(" It failed ({e}) and does not retry: the namespace is being terminated, so it forgets {key}.")
             }
         };
         let writes: Vec<String> = calls
@@ -1574,7 +1624,11 @@ impl World {
             .map(|c| c.to_string())
             .collect();
         let did = if writes.is_empty() { "found nothing to change".to_string() } else { writes.join("; ") };
-        let mut sentence = format!("{cname} reconciled {key}: {did}.{after}");
+        // While two replicas both believe they lead (a leader thawed after its Lease was taken
+        // over), say whose controller this is.
+        let leaders = self.state.processes.iter().filter(|p| p.leading()).count();
+        let who = if leaders > 1 { format!("{cname} of {}", self.state.processes[pi].name) } else { cname.to_string() };
+        let mut sentence = format!("{who} reconciled {key}: {did}.{after}");
         if !queued_more.is_empty() {
             sentence.push_str(&format!(" It queued {}.", queued_more.join(", ")));
         }
@@ -1777,7 +1831,21 @@ impl World {
             | Fault::ConflictNextWrite(p)
             | Fault::Partition(p)
             | Fault::Heal(p)
+            | Fault::Freeze(p)
+            | Fault::Thaw(p)
             | Fault::FailApi { process: p, .. } => self.process_index(p).map(|_| ()),
+            Fault::Revoke(c) | Fault::Grant(c) => {
+                if service_account(c).is_some() {
+                    Ok(())
+                } else {
+                    let names: Vec<&str> =
+                        controller_manager_controllers().iter().map(|c| c.name()).collect::<Vec<_>>();
+                    Err(format!(
+                        "unknown controller \"{c}\": permissions can be revoked from kube-controller-manager's controllers, which each have a service account ({})",
+                        names.join(", ")
+                    ))
+                }
+            }
             _ => Ok(()),
         }
     }
@@ -1810,7 +1878,7 @@ impl World {
             }
             Fault::ExpireHistory => {
                 self.state.api.expire_history();
-                "The API server compacted its event history: watches from any older resourceVersion now get 410 Expired.".to_string()
+                "The API server's window of past events moved on (the watch cache keeps only recent events): a watch from any older resourceVersion now gets 410 Expired.".to_string()
             }
             Fault::StopProcess(name) | Fault::KillProcess(name) => {
                 let clean = matches!(f, Fault::StopProcess(_));
@@ -1832,6 +1900,7 @@ impl World {
                 }
                 p.stop(api);
                 p.running = false;
+                p.frozen_since = None;
                 match (clean, released) {
                     (true, true) => {
                         format!("{name} stopped cleanly and released its Lease; its caches and queues are gone.")
@@ -1861,6 +1930,7 @@ impl World {
                     p.stop(api);
                 }
                 p.running = true;
+                p.frozen_since = None;
                 match p.elector.as_mut() {
                     Some(e) => {
                         *e = controller_manager_elector(new_identity, now);
@@ -1939,6 +2009,49 @@ impl World {
                         "The external cloud hangs: it accepts calls, but no bucket operation completes.".to_string()
                     }
                     None => "The external cloud works again; stalled operations resume.".to_string(),
+                }
+            }
+            Fault::Freeze(name) => {
+                let pi = self.process_index(name).unwrap_or(0);
+                let p = &mut self.state.processes[pi];
+                if p.frozen_since.is_some() || !p.running {
+                    format!("{name} is not running or already frozen; nothing changes.")
+                } else {
+                    p.frozen_since = Some(now);
+                    format!("{name} is frozen (a paused VM, a stopped process): nothing of it runs, and its own clock stands still, until it is thawed.")
+                }
+            }
+            Fault::Thaw(name) => {
+                let pi = self.process_index(name).unwrap_or(0);
+                let p = &mut self.state.processes[pi];
+                match p.frozen_since.take() {
+                    None => format!("{name} is not frozen; nothing changes."),
+                    Some(since) => {
+                        let d = now.since(since);
+                        // Its monotonic clock did not count the pause: every time it measures
+                        // from (when it last saw the Lease change, its next renewal) is that much
+                        // later, so on its clock no time passed.
+                        if let Some(e) = p.elector.as_mut() {
+                            e.suspended_for(d);
+                        }
+                        if p.leading() {
+                            format!("{name} thawed after {}. Its clock did not count the pause, so it still believes it leads: its controllers act at once, and it finds out only when its next renewal fails.", fmt_duration(d))
+                        } else {
+                            format!("{name} thawed after {}; its clock did not count the pause.", fmt_duration(d))
+                        }
+                    }
+                }
+            }
+            Fault::Revoke(c) => {
+                let sa = service_account(c).unwrap_or_default();
+                self.state.revoked.insert(c.clone());
+                format!("{c} lost its RBAC permissions (as if the ClusterRoleBinding system:controller:{sa} were deleted): every API call it makes as system:serviceaccount:kube-system:{sa} is refused with 403 Forbidden. Its informers, which use kube-controller-manager's own credentials, keep working.")
+            }
+            Fault::Grant(c) => {
+                if self.state.revoked.remove(c) {
+                    format!("{c} has its RBAC permissions back: its API calls succeed again.")
+                } else {
+                    format!("{c} has its RBAC permissions; nothing changes.")
                 }
             }
             Fault::ClockJump(d) => {
@@ -2067,6 +2180,26 @@ impl World {
         self.fault(Fault::ClockJump(d))
     }
 
+    /// Freezes a process: nothing of it runs, and its clock stands still, until [`World::thaw`].
+    pub fn freeze(&mut self, name: &str) -> Result<StepRecord, String> {
+        self.fault(Fault::Freeze(name.into()))
+    }
+
+    /// Lets a frozen process run again.
+    pub fn thaw(&mut self, name: &str) -> Result<StepRecord, String> {
+        self.fault(Fault::Thaw(name.into()))
+    }
+
+    /// Revokes a kube-controller-manager controller's RBAC permissions (its calls get 403).
+    pub fn revoke(&mut self, controller: &str) -> Result<StepRecord, String> {
+        self.fault(Fault::Revoke(controller.into()))
+    }
+
+    /// Gives a controller its permissions back.
+    pub fn grant(&mut self, controller: &str) -> Result<StepRecord, String> {
+        self.fault(Fault::Grant(controller.into()))
+    }
+
     // ----- going back -----
 
     /// Goes back one record. Returns false at the start.
@@ -2147,6 +2280,20 @@ impl World {
                 self.finish(r);
             }
         }
+    }
+}
+
+/// The service account a kube-controller-manager controller uses with
+/// `--use-service-account-credentials` (kubeadm's default), as its bootstrap RBAC names it
+/// (plugin/pkg/auth/authorizer/rbac/bootstrappolicy/controller_policy.go): `None` for anything
+/// else.
+pub fn service_account(controller: &str) -> Option<&'static str> {
+    match controller {
+        "deployment-controller" => Some("deployment-controller"),
+        "replicaset-controller" => Some("replicaset-controller"),
+        "garbage-collector-controller" => Some("generic-garbage-collector"),
+        "namespace-controller" => Some("namespace-controller"),
+        _ => None,
     }
 }
 
