@@ -11,6 +11,7 @@
 //! - [`storage`]: local storage for saved progress, where every call may throw.
 //! - [`recovery`]: the state kept outside the instance after every intent, for the crash panel.
 //! - [`shortcuts`]: the keyboard shortcuts' dialog, and where a key press is a shortcut.
+//! - [`copy`]: Copy buttons (the Clipboard API, "Copied", and words when it is refused).
 //!
 //! ## How panels get their data (read this before writing a panel)
 //! The page talks to exactly one object, [`crate::session::Session`] (plain Rust, tested
@@ -33,6 +34,7 @@
 //!   what the cluster does.
 
 mod console;
+mod copy;
 mod editor;
 pub mod embed;
 mod layout;
