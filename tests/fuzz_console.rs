@@ -355,7 +355,8 @@ fn global_flags_without_a_verb() {
     assert_eq!(run_checked(&mut w, &mut c, "kubectl -"), 1);
     assert_eq!(run_checked(&mut w, &mut c, "kubectl -n default -"), 1);
     let out = c.execute(&mut w, "kubectl -");
-    assert_eq!(out.stderr(), "error: unknown command \"-\" for \"kubectl\"\n");
+    // cobra's SuggestionsFor: "cp" is two edits from "-" (legacyArgs, findSuggestions).
+    assert_eq!(out.stderr(), "error: unknown command \"-\" for \"kubectl\"\n\nDid you mean this?\n\tcp\n");
     assert_eq!(run_checked(&mut w, &mut c, "kubectl -n default"), 0);
     assert_eq!(run_checked(&mut w, &mut c, "cat <<EOF | kubectl -\nx\nEOF"), 1);
 }

@@ -37,7 +37,7 @@ describe("injection: what a learner types is shown as text, never run", () => {
     for (const p of PAYLOADS) {
       assert.equal(
         await run(page, shq(p)),
-        `${p}: command not found (this console runs kubectl and lab commands)`,
+        `${p}: command not found (this console runs kubectl, lab and echo, and after a pipe grep, head, tail, wc, sort, awk '{print $N}', cut)`,
       );
       assert.equal(await run(page, `kubectl ${shq(p)}`), `error: unknown command "${p}" for "kubectl"`);
       assert.equal(await run(page, `lab ${shq(p)}`), `error: unknown lab command "${p}"; see "lab help"`);
