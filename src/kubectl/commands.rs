@@ -484,6 +484,19 @@ pub static COMMANDS: &[Command] = &[
         subcommands: &[],
         examples: "  # Make 'demo' the console's namespace\n  kubectl config set-context --current --namespace=demo\n",
     },
+    Command {
+        name: "options",
+        aliases: &[],
+        // kubectl's help leaves it out of the groups (ActsAsRootCommand's filters).
+        group: None,
+        resource_args: false,
+        run: Some(Run::Plain(|_, _, _, out| out.out(super::help::global_options()))),
+        short: "Print the list of flags inherited by all commands",
+        usage: "options",
+        flags: &[],
+        subcommands: &[],
+        examples: "  # Print flags inherited by all commands\n  kubectl options\n",
+    },
     unmodeled("plugin", Group::Other, "Provides utilities for interacting with plugins", "plugin [flags]", admin::PLUGIN),
     Command {
         name: "version",

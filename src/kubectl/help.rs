@@ -6,7 +6,7 @@ use super::flags::FlagSpec;
 
 /// The end of `kubectl help` and of usage errors at the root.
 pub fn root_usage() -> String {
-    "Usage:\n  kubectl [flags] [options]\n\nUse \"kubectl <command> --help\" for more information about a given command.\nUse \"lab help\" for the simulation's own commands.\n".into()
+    "Usage:\n  kubectl [flags] [options]\n\nUse \"kubectl <command> --help\" for more information about a given command.\nUse \"kubectl options\" for a list of global command-line options (applies to all commands).\nUse \"lab help\" for the simulation's own commands.\n".into()
 }
 
 /// `kubectl help`.
@@ -22,6 +22,14 @@ pub fn root() -> String {
         s.push('\n');
     }
     s.push_str(&root_usage());
+    s
+}
+
+/// `kubectl options` (kubectl `pkg/cmd/options/options.go`, `NewCmdOptions`): the flags every
+/// command takes.
+pub fn global_options() -> String {
+    let mut s = String::from("The following options can be passed to any command:\n\n");
+    s.push_str(options(&[]).trim_start_matches("Options:\n"));
     s
 }
 
@@ -87,18 +95,30 @@ fn levenshtein(a: &str, b: &str) -> usize {
     prev[b.len()]
 }
 
-/// cobra's unknown-command error, with suggestions.
+/// The commands kubectl suggests for words that are not near their names (cobra's `SuggestFor`:
+/// kubectl `pkg/cmd/delete/delete.go` `rm`; `pkg/cmd/get/get.go` and `pkg/cmd/wait/wait.go`
+/// `list` and `ps`).
+const SUGGEST_FOR: &[(&str, &[&str])] = &[("delete", &["rm"]), ("get", &["list", "ps"]), ("wait", &["list", "ps"])];
+
+/// cobra's unknown-command error, with suggestions (cobra `command.go`, `SuggestionsFor`: every
+/// available command within Levenshtein distance 2, ignoring case, or whose name starts with the
+/// word, or that names the word in its `SuggestFor`; the help command is never available there).
 pub fn unknown_command(verb: &str) -> String {
     let mut s = format!("error: unknown command \"{verb}\" for \"kubectl\"");
-    // cobra's SuggestionsFor looks at every available command, its own `help` included.
-    let mut suggestions: Vec<&str> = COMMANDS
-        .iter()
-        .map(|c| c.name)
-        .chain(["help"])
-        .filter(|n| levenshtein(&verb.to_lowercase(), n) <= 2 || n.starts_with(&verb.to_lowercase()))
-        .collect();
+    let typed = verb.to_lowercase();
+    let mut names: Vec<&str> = COMMANDS.iter().map(|c| c.name).collect();
     // cobra sorts commands by name.
-    crate::sort::sort(&mut suggestions);
+    crate::sort::sort(&mut names);
+    let mut suggestions: Vec<&str> = Vec::new();
+    for n in names {
+        if levenshtein(&typed, n) <= 2 || n.starts_with(&typed) {
+            suggestions.push(n);
+        }
+        let explicit = SUGGEST_FOR.iter().find(|(c, _)| *c == n).map_or(&[][..], |(_, words)| words);
+        if explicit.iter().any(|w| w.eq_ignore_ascii_case(verb)) {
+            suggestions.push(n);
+        }
+    }
     if !suggestions.is_empty() {
         s.push_str("\n\nDid you mean this?\n");
         for n in suggestions {
