@@ -149,8 +149,8 @@ pub const DEBUG: &str = "kubectl debug adds an ephemeral container (or a copy of
 pub const PORT_FORWARD: &str = "Reconcile Lab has no network: pods have no ports to forward to (their containers' ports are kept as data: 'kubectl get pod NAME -o yaml').";
 /// `kubectl proxy`.
 pub const PROXY: &str = "kubectl here talks to the lab's API server inside this page; there is no HTTP endpoint to proxy ('kubectl cluster-info' shows where it runs).";
-/// `kubectl top`.
-pub const TOP: &str = "kubectl top reads the Metrics API (metrics-server), which Reconcile Lab does not run: its pods use no CPU or memory. 'kubectl describe node NAME' shows a node's capacity and what its pods request.";
+/// `kubectl top`: kubectl's own error first (pkg/cmd/top/top_node.go and top_pod.go, `RunTop`).
+pub const TOP: &str = "Metrics API not available: Reconcile Lab runs no metrics-server, and its pods use no CPU or memory. 'kubectl describe node NAME' shows a node's capacity and what its pods request.";
 /// `kubectl auth`.
 pub const AUTH: &str = "Reconcile Lab has no authentication or authorization: every request runs as a cluster administrator and is allowed ('kubectl auth can-i' would answer yes). RBAC is not modeled.";
 /// `kubectl certificate`.

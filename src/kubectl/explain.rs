@@ -161,6 +161,10 @@ fn explain(root: &'static Struct, path: &[&str], crd: bool, recursive: bool) -> 
         }
         desc.push('\n');
     }
+    if let Some(t) = schema_docs::scalar_type_doc(&prop.ty) {
+        desc.push_str(t);
+        desc.push('\n');
+    }
     if let Ty::Obj(inner) | Ty::List(inner) = &prop.ty {
         // A custom resource's own objects are inline schemas, without a type description; its
         // metadata is still ObjectMeta.

@@ -881,6 +881,20 @@ pub fn field_doc(go_name: &str, name: &str) -> Option<&'static FieldDoc> {
     type_doc(go_name)?.fields.iter().find(|f| f.name == name)
 }
 
+/// The description of a field's scalar type that OpenAPI publishes as a schema of its own
+/// (`IntOrString`, `Quantity`), which explain adds after the field's (the template's
+/// `description` follows the field's `allOf` and a map's `additionalProperties`).
+pub fn scalar_type_doc(ty: &super::schema::Ty) -> Option<&'static str> {
+    use super::schema::Ty;
+    match ty {
+        Ty::IntOrString => Some("IntOrString holds either an integer or a string, such as 1 or \"25%\"."),
+        Ty::Quantity | Ty::QuantityMap => Some(
+            "Quantity is a decimal number with an optional unit suffix: 500m is half a CPU, 128Mi is 128 mebibytes.",
+        ),
+        _ => None,
+    }
+}
+
 /// The text added to a field the schema keeps opaque ([`NOT_LISTED`]).
 pub fn not_listed() -> &'static str {
     NOT_LISTED
