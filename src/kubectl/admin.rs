@@ -226,6 +226,8 @@ mod tests {
             "config",
             "plugin",
             "version",
+            // Not listed by `kubectl help`, but a command of kubectl all the same.
+            "options",
         ];
         for v in verbs {
             let c = find(v).unwrap_or_else(|| panic!("{v} is not in the table"));
