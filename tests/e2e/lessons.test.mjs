@@ -60,7 +60,7 @@ async function act(page, action) {
     await page.getByRole("textbox", { name: "Manifest editor" }).fill(action.text);
     return;
   }
-  let line = action.replace(/\s+# expect failure$/, "");
+  const line = action.replace(/\s+# expect failure$/, "");
   const apply = line.match(/^apply (\S+)$/);
   if (apply) {
     const before = await blocks(page).count();
@@ -69,11 +69,7 @@ async function act(page, action) {
     await page.waitForFunction((n) => document.querySelectorAll("[role=log] .console__block").length > n, before);
     return;
   }
-  // `$(cmd)`: the learner runs cmd first and copies what it prints.
-  for (let m = line.match(/\$\(([^()]*(?:\([^()]*\)[^()]*)*)\)/); m; m = line.match(/\$\(([^()]*(?:\([^()]*\)[^()]*)*)\)/)) {
-    await run(page, m[1]);
-    line = line.replace(m[0], await lastOutput(page));
-  }
+  // Typed as written: `$(...)` is the console's own, as in a terminal.
   await run(page, line);
 }
 
