@@ -202,6 +202,13 @@ impl Watches {
         }
     }
 
+    /// The recorded changes of a kind with a resourceVersion above `rv`, oldest first (those the
+    /// window still holds).
+    pub fn changes_after(&self, kind_idx: usize, rv: u64) -> impl Iterator<Item = &Change> {
+        let h = &self.history[kind_idx];
+        h.range(h.partition_point(|c| c.rv <= rv)..)
+    }
+
     pub fn set_limit(&mut self, n: usize) {
         self.limit = n.max(1);
         for k in 0..self.history.len() {
