@@ -56,8 +56,12 @@ const KINDS: [&str; 4] = ["Deployment", "Bucket", "ReplicaSet", "Pod"];
 /// A mark on a node: what holds it, or how it is going away. Each has words (never colour alone).
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum NodeMark {
-    /// `metadata.deletionTimestamp` is set.
+    /// A Pod whose `metadata.deletionTimestamp` is set: kubectl shows it as `Terminating`
+    /// (k/k `pkg/printers/internalversion/printers.go`, `printPod`).
     Terminating,
+    /// Any other object whose `metadata.deletionTimestamp` is set (kubectl has no word for it:
+    /// `Terminating` is a Pod's printed status and a Namespace's phase).
+    Deleting,
     /// The latest step deleted it: drawn from its last state, this step only.
     Deleted,
     /// The `foregroundDeletion` finalizer: waits for its blocking dependents.
@@ -86,10 +90,11 @@ impl NodeMark {
     /// The mark's words.
     pub fn label(&self) -> String {
         match self {
-            NodeMark::Terminating => "Terminating".into(),
+            NodeMark::Terminating => "Terminating (deletionTimestamp set)".into(),
+            NodeMark::Deleting => "being deleted (deletionTimestamp set)".into(),
             NodeMark::Deleted => "deleted in this step".into(),
-            NodeMark::ForegroundDeletion => "foregroundDeletion".into(),
-            NodeMark::Orphan => "orphan".into(),
+            NodeMark::ForegroundDeletion => "finalizer foregroundDeletion".into(),
+            NodeMark::Orphan => "finalizer orphan".into(),
             NodeMark::Finalizer(f) => format!("finalizer {f}"),
             NodeMark::WaitingFor { names, total } => match total {
                 0 => "no dependent blocks its deletion any more".into(),
@@ -123,6 +128,7 @@ fn lines_of(marks: &[NodeMark]) -> [String; 3] {
     for m in marks {
         match m {
             NodeMark::Terminating => state.push("⊘ Terminating".to_string()),
+            NodeMark::Deleting => state.push("⊘ deletionTimestamp set".to_string()),
             NodeMark::Deleted => state.push("✕ deleted in this step".to_string()),
             NodeMark::External(s) => state.push(format!("cloud: {s}")),
             NodeMark::Leaked => state.push("⚠ LEAKED".to_string()),
@@ -329,12 +335,12 @@ fn last_step(world: &World) -> LastStep<'_> {
 /// An object's marks: deletion, finalizers, then owners that are not in the cluster (`live`
 /// holds the uids of the objects listed). Built only for the objects drawn: at 1,000 pods, doing
 /// it for all of them was a good part of this view's cost in the page.
-fn marks_of(meta: &ObjectMetadata, live: &BTreeSet<&str>, gone: bool) -> Vec<NodeMark> {
+fn marks_of(kind: &str, meta: &ObjectMetadata, live: &BTreeSet<&str>, gone: bool) -> Vec<NodeMark> {
     let mut marks = Vec::new();
     if gone {
         marks.push(NodeMark::Deleted);
     } else if meta.deleting {
-        marks.push(NodeMark::Terminating);
+        marks.push(if kind == "Pod" { NodeMark::Terminating } else { NodeMark::Deleting });
     }
     for f in &meta.finalizers {
         marks.push(match f.as_str() {
@@ -531,7 +537,7 @@ fn layout(mut items: Vec<Item<'_>>, touched: &BTreeSet<(&str, String)>, orphanin
                 words.push(format!("owner {} {} is gone", what.0, what.1));
             }
         }
-        let mut marks = it.meta.map_or_else(|| it.marks.clone(), |m| marks_of(m, &live, it.gone));
+        let mut marks = it.meta.map_or_else(|| it.marks.clone(), |m| marks_of(&it.kind, m, &live, it.gone));
         if let Some(deps) = it.meta.and_then(|m| blockers.get(&m.uid)) {
             marks.push(NodeMark::WaitingFor {
                 names: deps.iter().take(BLOCKERS_NAMED).map(|&d| name_of(d)).collect(),
@@ -659,13 +665,13 @@ mod tests {
         delete_web(&mut w, Some(Propagation::Foreground));
         let g = graph(&w);
         let d = &g.nodes.items[0];
-        assert!(d.marks.contains(&NodeMark::Terminating) && d.marks.contains(&NodeMark::ForegroundDeletion));
+        assert!(d.marks.contains(&NodeMark::Deleting) && d.marks.contains(&NodeMark::ForegroundDeletion));
         // The Deployment waits for its ReplicaSet, whose reference has blockOwnerDeletion.
         let rs = node(&g, "ReplicaSet").unwrap();
         assert!(d.marks.contains(&NodeMark::WaitingFor { names: vec![format!("ReplicaSet {}", rs.name)], total: 1 }));
         assert!(
             d.accessible_name.starts_with(&format!(
-                "Deployment web in namespace default, Terminating, foregroundDeletion, waiting for ReplicaSet {} (blockOwnerDeletion)",
+                "Deployment web in namespace default, being deleted (deletionTimestamp set), finalizer foregroundDeletion, waiting for ReplicaSet {} (blockOwnerDeletion)",
                 rs.name
             )),
             "{}",
@@ -673,7 +679,7 @@ mod tests {
         );
         assert_eq!(
             d.lines,
-            ["⊘ Terminating".to_string(), "⚑ foregroundDeletion".into(), "waits for 1 dependent".into()]
+            ["⊘ deletionTimestamp set".to_string(), "⚑ foregroundDeletion".into(), "waits for 1 dependent".into()]
         );
         let blocking: Vec<&GraphEdge> = g.edges.iter().filter(|e| e.blocking).collect();
         assert_eq!(blocking.len(), 1);
@@ -684,7 +690,7 @@ mod tests {
             node(g, "ReplicaSet").is_some_and(|rs| rs.marks.contains(&NodeMark::ForegroundDeletion))
         });
         let rs = node(&g, "ReplicaSet").unwrap();
-        assert!(rs.marks.contains(&NodeMark::Terminating), "{:?}", rs.marks);
+        assert!(rs.marks.contains(&NodeMark::Deleting), "{:?}", rs.marks);
         assert!(rs.marks.iter().any(|m| matches!(m, NodeMark::WaitingFor { total: 2, .. })), "{:?}", rs.marks);
         assert_eq!(rs.lines[2], "waits for 2 dependents");
         assert_eq!(g.edges.iter().filter(|e| e.blocking).count(), 3, "two pods hold the ReplicaSet, which holds web");
@@ -744,8 +750,12 @@ mod tests {
         delete_web(&mut w, Some(Propagation::Orphan));
         let g = graph(&w);
         let d = &g.nodes.items[0];
-        assert_eq!(d.lines[..2], ["⊘ Terminating".to_string(), "⚑ orphan".into()]);
-        assert!(d.accessible_name.contains("Terminating, orphan"), "{}", d.accessible_name);
+        assert_eq!(d.lines[..2], ["⊘ deletionTimestamp set".to_string(), "⚑ orphan".into()]);
+        assert!(
+            d.accessible_name.ends_with("being deleted (deletionTimestamp set), finalizer orphan"),
+            "{}",
+            d.accessible_name
+        );
 
         // The garbage collector's attemptToOrphan removes the ReplicaSet's reference, then the
         // orphan finalizer: the Deployment and the reference go in the same step.
@@ -802,9 +812,11 @@ mod tests {
         assert!(w.history().last().unwrap().actor.to_string().starts_with("garbage-collector-controller"));
         assert!(g.edges.iter().all(|e| !e.blocking && !e.removed), "background: nothing waits");
         // Its pods are deleted next, gracefully: Terminating before they go.
-        step_until(&mut w, "a pod is Terminating", |g| {
+        let g = step_until(&mut w, "a pod is Terminating", |g| {
             g.nodes.items.iter().any(|n| n.kind == "Pod" && n.lines[0].starts_with("⊘ Terminating"))
         });
+        let pod = g.nodes.items.iter().find(|n| n.marks.contains(&NodeMark::Terminating)).unwrap();
+        assert!(pod.accessible_name.contains(", Terminating (deletionTimestamp set)"), "{}", pod.accessible_name);
     }
 
     #[test]
@@ -820,6 +832,16 @@ mod tests {
         let c = node(&g, "Cloud bucket").unwrap();
         assert!(c.lines[0].starts_with("cloud: "), "{:?}", c.lines);
         assert!(g.edges.iter().any(|e| e.external && e.to == c.id));
+        // Deleted, it waits behind its finalizer while its cloud bucket is deleted (the
+        // finalizers lesson says so).
+        let bk = Kind::by_kind("Bucket").unwrap();
+        w.delete(bk, Some("default"), "photos", DeleteOptions::default()).unwrap();
+        let g = step_until(&mut w, "the cloud bucket is being deleted", |g| {
+            node(g, "Cloud bucket").is_some_and(|c| c.lines[0] == "cloud: Deleting")
+        });
+        let b = node(&g, "Bucket").unwrap();
+        assert_eq!(b.lines[..2], ["⊘ deletionTimestamp set".to_string(), "⚑ example.com/bucket".into()]);
+        step_until(&mut w, "the Bucket is gone", |g| node(g, "Bucket").is_none());
     }
 
     #[test]

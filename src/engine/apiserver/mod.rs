@@ -311,6 +311,11 @@ impl ApiServer {
         self.watches.set_limit(n);
     }
 
+    /// Forgets the history: every resourceVersion older than the current one is "too old".
+    pub fn expire_history(&mut self) {
+        self.watches.expire(self.store.revision());
+    }
+
     /// The changes of a kind stored after resourceVersion `rv`, oldest first, as far back as the
     /// history window reaches: `(event type, the object after, the object before)` (for DELETED,
     /// the object's last state; no "before" for ADDED). The owner graph reads what the latest
@@ -321,11 +326,6 @@ impl ApiServer {
         rv: u64,
     ) -> impl Iterator<Item = (EventType, &'a Frozen, Option<&'a Frozen>)> + 'a {
         self.watches.changes_after(kind_index(kind), rv).map(|c| (c.event_type, &*c.object, c.prev.as_deref()))
-    }
-
-    /// Forgets the history: every resourceVersion older than the current one is "too old".
-    pub fn expire_history(&mut self) {
-        self.watches.expire(self.store.revision());
     }
 
     // ---- the three ways a write lands ----

@@ -202,13 +202,6 @@ impl Watches {
         }
     }
 
-    /// The recorded changes of a kind with a resourceVersion above `rv`, oldest first (those the
-    /// window still holds).
-    pub fn changes_after(&self, kind_idx: usize, rv: u64) -> impl Iterator<Item = &Change> {
-        let h = &self.history[kind_idx];
-        h.range(h.partition_point(|c| c.rv <= rv)..)
-    }
-
     pub fn set_limit(&mut self, n: usize) {
         self.limit = n.max(1);
         for k in 0..self.history.len() {
@@ -227,6 +220,13 @@ impl Watches {
             self.history[k].clear();
             self.floor[k] = current;
         }
+    }
+
+    /// The recorded changes of a kind with a resourceVersion above `rv`, oldest first (those the
+    /// window still holds).
+    pub fn changes_after(&self, kind_idx: usize, rv: u64) -> impl Iterator<Item = &Change> {
+        let h = &self.history[kind_idx];
+        h.range(h.partition_point(|c| c.rv <= rv)..)
     }
 
     /// Opens a watch. `initial` is the current state for `Now`/`Any` (already filtered by kind

@@ -1,7 +1,8 @@
 //! The "Owner graph" region: an SVG drawn from `views::graph::OwnerGraph`, every node focusable
 //! with its accessible name, and the same content as text for those who do not use the drawing.
-//! Garbage collection is drawn with words, symbols and dash patterns, never colour alone: a
-//! Terminating object's box is dashed and says "⊘ Terminating", a finalizer reads "⚑ name", an
+//! Garbage collection is drawn with words, symbols and dash patterns, never colour alone: an
+//! object being deleted has a dashed box that says "⊘ deletionTimestamp set" (a Pod: "⊘
+//! Terminating", kubectl's word), a finalizer reads "⚑ name", an
 //! object the step deleted is dotted and struck through, a removed reference is a dotted line
 //! labelled "✕ removed", and a dependent holding an owner in foreground deletion is a thick
 //! line labelled "blocks".
@@ -56,7 +57,7 @@ pub fn OwnerGraph(
             <ul class="graph__legend" aria-label="How to read the owner graph">
                 <li>"Lines go from owner (above) to dependent. Solid: controller reference; dashed: other owner or external resource; ● at the dependent's end: blockOwnerDeletion."</li>
                 <li>"Thick, labelled “blocks”: a dependent an owner in foreground deletion waits for. Dotted, labelled “✕ removed”: a reference this step removed (orphaning)."</li>
-                <li>"Boxes: ⊘ Terminating (deletionTimestamp set, dashed), ⚑ a finalizer, ✕ deleted in this step (dotted), ✱ changed in this step."</li>
+                <li>"Boxes: ⊘ deletionTimestamp set (a Pod: Terminating; dashed), ⚑ a finalizer, ✕ deleted in this step (dotted), ✱ changed in this step."</li>
             </ul>
             <div class="graph__scroll">
                 <svg
@@ -176,7 +177,10 @@ fn short(text: &str, chars: usize) -> String {
 fn Node(node: GraphNode, places: Places) -> impl IntoView {
     let mut class = String::from("graph__node");
     for (cond, modifier) in [
-        (node.marks.contains(&NodeMark::Terminating), " graph__node--terminating"),
+        (
+            node.marks.iter().any(|m| matches!(m, NodeMark::Terminating | NodeMark::Deleting)),
+            " graph__node--terminating",
+        ),
         (node.marks.contains(&NodeMark::Deleted), " graph__node--deleted"),
         (node.marks.contains(&NodeMark::Leaked), " graph__node--leaked"),
         (node.marks.iter().any(|m| matches!(m, NodeMark::External(_))), " graph__node--external"),
