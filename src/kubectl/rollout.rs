@@ -3,7 +3,8 @@
 //! `DeploymentRollbacker`, `defaultObjectRestarter`).
 
 use super::cluster::Cluster;
-use super::console::{CmdError, Continuation, Ctx, Output};
+use super::cmd::{CmdError, Ctx, Output};
+use super::continuation::Continuation;
 use super::flags::{flag, FlagKind, FlagSpec, Parsed};
 use super::resources::{self, Target};
 use crate::engine::apiserver::{Patch, Subresource};
