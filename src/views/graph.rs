@@ -29,7 +29,7 @@ use crate::engine::apiserver::{EventType, ObjectMetadata};
 use crate::engine::controllers::garbagecollector::{FINALIZER_FOREGROUND, FINALIZER_ORPHAN};
 use crate::engine::frozen::Frozen;
 use crate::engine::kinds::Kind;
-use crate::engine::object::ObjectExt;
+use crate::engine::object::{ObjectExt, OwnerReference};
 use crate::engine::world::{StepRecord, World};
 
 use super::cloud::cloud_buckets;
@@ -70,6 +70,10 @@ pub enum NodeMark {
     Orphan,
     /// Any other finalizer.
     Finalizer(String),
+    /// A finalizer an object deleted in the latest step still had in its last stored state: the
+    /// step removed it, and with the last one gone the API server deleted the object (its DELETED
+    /// watch event carries that last stored state, as etcd's does).
+    FinalizerRemoved(String),
     /// An owner in foreground deletion: its dependents with `blockOwnerDeletion: true` that still
     /// exist (`Kind name`, the first [`BLOCKERS_NAMED`]) and how many there are. None left: the
     /// garbage collector removes `foregroundDeletion` and the owner goes.
@@ -96,6 +100,7 @@ impl NodeMark {
             NodeMark::ForegroundDeletion => "finalizer foregroundDeletion".into(),
             NodeMark::Orphan => "finalizer orphan".into(),
             NodeMark::Finalizer(f) => format!("finalizer {f}"),
+            NodeMark::FinalizerRemoved(f) => format!("finalizer {f} removed"),
             NodeMark::WaitingFor { names, total } => match total {
                 0 => "no dependent blocks its deletion any more".into(),
                 _ => {
@@ -136,6 +141,7 @@ fn lines_of(marks: &[NodeMark]) -> [String; 3] {
             NodeMark::ForegroundDeletion => finalizers.push("⚑ foregroundDeletion".to_string()),
             NodeMark::Orphan => finalizers.push("⚑ orphan".to_string()),
             NodeMark::Finalizer(f) => finalizers.push(format!("⚑ {f}")),
+            NodeMark::FinalizerRemoved(f) => finalizers.push(format!("⚑ {f} removed")),
             NodeMark::WaitingFor { total, .. } => note.push(match total {
                 0 => "nothing blocks it now".to_string(),
                 1 => "waits for 1 dependent".to_string(),
@@ -216,7 +222,7 @@ pub struct OwnerGraph {
 
 /// One owner of an item: uid, controller, blockOwnerDeletion, and the owner's kind and name
 /// (both empty for a Bucket's link to its external bucket).
-type Owner<'a> = (Cow<'a, str>, bool, bool, (Cow<'a, str>, Cow<'a, str>));
+type Owner<'a> = (Cow<'a, str>, bool, bool, (&'a str, &'a str));
 
 /// An object or external bucket before layout. Borrows from the API server's metadata listing,
 /// so that the objects not drawn (all but [`NODES_SHOWN`]) cost no copies.
@@ -252,7 +258,7 @@ fn owners_of(meta: &ObjectMetadata) -> Vec<Owner<'_>> {
                 Cow::Borrowed(r.uid.as_str()),
                 r.controller == Some(true),
                 r.block_owner_deletion == Some(true),
-                (Cow::Borrowed(r.kind.as_str()), Cow::Borrowed(r.name.as_str())),
+                (r.kind.as_str(), r.name.as_str()),
             )
         })
         .collect()
@@ -297,17 +303,18 @@ fn last_step_window(history: &[StepRecord]) -> Option<(u64, u64)> {
     Some((before, last.revision))
 }
 
-/// What the latest step did to the drawn kinds: the objects it deleted (kind, last state) and,
-/// per object uid, the ownerReferences it removed.
+/// What the latest step did to the drawn kinds: the objects it deleted (kind, last state) and
+/// the ownerReferences it removed (the dependent's uid, the reference). A step changes a few
+/// objects: plain lists, searched in full.
 struct LastStep<'a> {
     deleted: Vec<(&'static str, &'a Frozen)>,
-    removed: BTreeMap<String, Vec<crate::engine::object::OwnerReference>>,
+    removed: Vec<(&'a str, OwnerReference)>,
     /// The garbage collector orphaning an owner's dependents (`attemptToOrphan`).
     orphaning: bool,
 }
 
 fn last_step(world: &World) -> LastStep<'_> {
-    let mut step = LastStep { deleted: Vec::new(), removed: BTreeMap::new(), orphaning: false };
+    let mut step = LastStep { deleted: Vec::new(), removed: Vec::new(), orphaning: false };
     let Some((after, upto)) = last_step_window(world.history()) else { return step };
     step.orphaning =
         world.history().last().and_then(StepRecord::worked_key).is_some_and(|k| k.starts_with("attemptToOrphan"));
@@ -317,15 +324,15 @@ fn last_step(world: &World) -> LastStep<'_> {
             if obj.resource_version() > upto {
                 break;
             }
-            if let Some(prev) = prev {
-                let now: BTreeSet<String> = crate::sort::btree_set(obj.owner_references().into_iter().map(|r| r.uid));
-                let gone: Vec<_> = prev.owner_references().into_iter().filter(|r| !now.contains(&r.uid)).collect();
-                if !gone.is_empty() && event != EventType::Deleted {
-                    step.removed.entry(obj.uid().to_string()).or_default().extend(gone);
-                }
-            }
             if event == EventType::Deleted {
                 step.deleted.push((kind.kind, obj));
+            } else if let Some(prev) = prev {
+                let now = obj.owner_references();
+                for r in prev.owner_references() {
+                    if !now.iter().any(|n| n.uid == r.uid) {
+                        step.removed.push((obj.uid(), r));
+                    }
+                }
             }
         }
     }
@@ -344,6 +351,7 @@ fn marks_of(kind: &str, meta: &ObjectMetadata, live: &BTreeSet<&str>, gone: bool
     }
     for f in &meta.finalizers {
         marks.push(match f.as_str() {
+            _ if gone => NodeMark::FinalizerRemoved(f.clone()),
             FINALIZER_FOREGROUND => NodeMark::ForegroundDeletion,
             FINALIZER_ORPHAN => NodeMark::Orphan,
             other => NodeMark::Finalizer(other.to_string()),
@@ -375,18 +383,10 @@ pub fn owner_graph(world: &World, touched: &[(String, String)]) -> OwnerGraph {
     for ((kind, obj), meta) in step.deleted.iter().zip(&ghost_meta) {
         items.push(item_of((kind, obj.namespace().unwrap_or(""), obj.name(), meta), true));
     }
-    if !step.removed.is_empty() {
-        for it in items.iter_mut() {
-            if let Some(refs) = step.removed.get(&*it.id) {
-                it.removed = refs
-                    .iter()
-                    .map(|r| {
-                        let who = (Cow::Owned(r.kind.clone()), Cow::Owned(r.name.clone()));
-                        let flags = (r.controller == Some(true), r.block_owner_deletion == Some(true));
-                        (Cow::Owned(r.uid.clone()), flags.0, flags.1, who)
-                    })
-                    .collect();
-            }
+    for (uid, r) in &step.removed {
+        if let Some(it) = items.iter_mut().find(|it| it.id == *uid) {
+            let flags = (r.controller == Some(true), r.block_owner_deletion == Some(true));
+            it.removed.push((Cow::Borrowed(r.uid.as_str()), flags.0, flags.1, (r.kind.as_str(), r.name.as_str())));
         }
     }
     for b in cloud_buckets(world) {
@@ -395,7 +395,7 @@ pub fn owner_graph(world: &World, touched: &[(String, String)]) -> OwnerGraph {
             marks.push(NodeMark::Leaked);
         }
         let owners = if objects.iter().any(|o| o.3.uid == b.owner_uid) {
-            vec![(Cow::Owned(b.owner_uid.clone()), false, false, (Cow::Borrowed(""), Cow::Borrowed("")))]
+            vec![(Cow::Owned(b.owner_uid.clone()), false, false, ("", ""))]
         } else {
             Vec::new()
         };
@@ -417,25 +417,23 @@ pub fn owner_graph(world: &World, touched: &[(String, String)]) -> OwnerGraph {
     layout(items, &touched, step.orphaning)
 }
 
-/// For each owner in foreground deletion (live, deleting, with `foregroundDeletion`): the live
-/// dependents whose reference to it has `blockOwnerDeletion: true`, in item order. Scans the
-/// references only when some owner is in foreground deletion (rarely; the scan is per step).
-fn blocking_dependents(items: &[Item<'_>]) -> BTreeMap<String, Vec<usize>> {
-    let mut waiting: BTreeMap<String, Vec<usize>> = items
+/// For each owner in foreground deletion (live, deleting, with `foregroundDeletion`): its uid
+/// and the live dependents whose reference to it has `blockOwnerDeletion: true`, in item order.
+/// Scans the references only when some owner is in foreground deletion (rarely; there are few).
+fn blocking_dependents<'a>(items: &[Item<'a>]) -> Vec<(&'a str, Vec<usize>)> {
+    let mut waiting: Vec<(&'a str, Vec<usize>)> = items
         .iter()
         .filter(|it| !it.gone)
         .filter_map(|it| it.meta.filter(|m| m.deleting && m.finalizers.iter().any(|f| f == FINALIZER_FOREGROUND)))
-        .map(|m| (m.uid.clone(), Vec::new()))
+        .map(|m| (m.uid.as_str(), Vec::new()))
         .collect();
     if waiting.is_empty() {
         return waiting;
     }
     for (i, it) in items.iter().enumerate().filter(|(_, it)| !it.gone && !it.external) {
         for (uid, _, block, _) in &it.owners {
-            if *block {
-                if let Some(deps) = waiting.get_mut(&**uid) {
-                    deps.push(i);
-                }
+            if let Some((_, deps)) = waiting.iter_mut().find(|(w, _)| *block && w == uid) {
+                deps.push(i);
             }
         }
     }
@@ -538,7 +536,7 @@ fn layout(mut items: Vec<Item<'_>>, touched: &BTreeSet<(&str, String)>, orphanin
             }
         }
         let mut marks = it.meta.map_or_else(|| it.marks.clone(), |m| marks_of(&it.kind, m, &live, it.gone));
-        if let Some(deps) = it.meta.and_then(|m| blockers.get(&m.uid)) {
+        if let Some((_, deps)) = it.meta.and_then(|m| blockers.iter().find(|(uid, _)| *uid == m.uid)) {
             marks.push(NodeMark::WaitingFor {
                 names: deps.iter().take(BLOCKERS_NAMED).map(|&d| name_of(d)).collect(),
                 total: deps.len(),
@@ -573,7 +571,7 @@ fn layout(mut items: Vec<Item<'_>>, touched: &BTreeSet<(&str, String)>, orphanin
                     to: n.id.clone(),
                     controller: *controller,
                     block_owner_deletion: *block,
-                    blocking: !removed && !it.gone && *block && blockers.contains_key(&**uid),
+                    blocking: !removed && !it.gone && *block && blockers.iter().any(|(b, _)| *b == &**uid),
                     removed,
                     external: it.external,
                     x1: ox + NODE_WIDTH / 2,
@@ -712,6 +710,8 @@ mod tests {
             node(g, "Deployment").is_some_and(|d| d.marks.contains(&NodeMark::Deleted))
         });
         assert_eq!(g.nodes.total, 1, "{:?}", g.nodes.items);
+        let d = &g.nodes.items[0];
+        assert!(d.marks.contains(&NodeMark::FinalizerRemoved("foregroundDeletion".into())), "{:?}", d.marks);
         w.step();
         assert_eq!(graph(&w).nodes.total, 0);
     }
@@ -764,7 +764,12 @@ mod tests {
         assert!(last.worked_key().is_some_and(|k| k.starts_with("attemptToOrphan Deployment default/web")), "{last}");
         let d = node(&g, "Deployment").unwrap();
         let rs = node(&g, "ReplicaSet").unwrap();
-        assert!(d.marks.contains(&NodeMark::Deleted), "{:?}", d.marks);
+        assert_eq!(d.marks, [NodeMark::Deleted, NodeMark::FinalizerRemoved("orphan".into())]);
+        assert_eq!(
+            d.accessible_name,
+            "Deployment web in namespace default, deleted in this step, finalizer orphan removed"
+        );
+        assert_eq!(d.lines[..2], ["✕ deleted in this step".to_string(), "⚑ orphan removed".into()]);
         let removed: Vec<&GraphEdge> = g.edges.iter().filter(|e| e.removed).collect();
         assert_eq!(removed.len(), 1);
         assert_eq!((removed[0].from.as_str(), removed[0].to.as_str()), (d.id.as_str(), rs.id.as_str()));
@@ -878,7 +883,7 @@ mod tests {
         };
         let items: Vec<Item> = (0..400)
             .map(|i| {
-                let owner = ("root".into(), true, true, ("ReplicaSet".into(), "r".into()));
+                let owner = ("root".into(), true, true, ("ReplicaSet", "r"));
                 item(format!("u{i}"), "Pod", format!("p{i:03}"), vec![owner])
             })
             .chain(std::iter::once(item("root".into(), "ReplicaSet", "r".into(), Vec::new())))

@@ -128,10 +128,6 @@ fn Edge(edge: GraphEdge, places: Places) -> impl IntoView {
     let key = (edge.from.clone(), edge.to.clone());
     let fallback = [edge.x1, edge.y1, edge.x2, edge.y2];
     let at = Memo::new(move |_| places.with(|(_, edges)| edges.get(&key).copied().unwrap_or(fallback)));
-    let mid = move || {
-        let [x1, y1, x2, y2] = at.get();
-        ((x1 + x2) / 2, (y1 + y2) / 2)
-    };
     view! {
         <line
             class=class
@@ -144,19 +140,17 @@ fn Edge(edge: GraphEdge, places: Places) -> impl IntoView {
             <circle class="graph__block" cx=move || at.get()[2] cy=move || at.get()[3] + 1 r="4" />
         })}
         {label.map(|text| {
+            // Centred on the line's midpoint: one attribute follows the edge when the layout moves.
             let half = (text.chars().count() as i32 * CHAR_WIDTH) / 2 + 3;
+            let at_mid = move || {
+                let [x1, y1, x2, y2] = at.get();
+                format!("translate({} {})", (x1 + x2) / 2, (y1 + y2) / 2)
+            };
             view! {
-                <rect
-                    class="graph__edge-label-bg"
-                    x=move || mid().0 - half
-                    y=move || mid().1 - 8
-                    width=2 * half
-                    height="14"
-                    rx="3"
-                />
-                <text class="graph__edge-label" x=move || mid().0 y=move || mid().1 + 3 text-anchor="middle">
-                    {text}
-                </text>
+                <g transform=at_mid>
+                    <rect class="graph__edge-label-bg" x=-half y="-8" width=2 * half height="14" rx="3" />
+                    <text class="graph__edge-label" y="3" text-anchor="middle">{text}</text>
+                </g>
             }
         })}
     }
