@@ -67,6 +67,9 @@ pub fn OwnerGraph(
                     viewBox=view_box
                     width=move || graph.with(|g| g.width.to_string())
                     height=move || graph.with(|g| g.height.to_string())
+                    // Shrinks to fit its column down to four fifths of its size (a Deployment's
+                    // two Pods side by side fit a 360 px screen), and scrolls beyond that.
+                    style:min-width=move || graph.with(|g| format!("{}px", g.width * 4 / 5))
                 >
                     <For
                         each=move || graph.get().edges
