@@ -8,9 +8,9 @@ use std::time::Duration;
 
 use common::*;
 use reconcile_lab::engine::apiserver::{DeleteOptions, Patch, WatchFrom};
+use reconcile_lab::engine::cloud::{CloudBucketState, CloudFault};
 use reconcile_lab::engine::labels::Selector;
 use reconcile_lab::engine::object::ObjectExt;
-use reconcile_lab::engine::world::cloud::{CloudBucketState, CloudFault};
 use reconcile_lab::engine::world::{Settled, World, BUCKET_OPERATOR};
 use serde_json::{json, Value};
 

@@ -42,13 +42,13 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use reconcile_lab::engine::apiserver::{DeleteOptions, Patch, Propagation};
+use reconcile_lab::engine::cloud::CloudFault;
 use reconcile_lab::engine::controllers::util::{is_pod_active, is_pod_ready};
 use reconcile_lab::engine::kinds::{Kind, KINDS};
 use reconcile_lab::engine::labels::Selector;
 use reconcile_lab::engine::object::ObjectExt;
 use reconcile_lab::engine::rand::Rng;
 use reconcile_lab::engine::time::Time;
-use reconcile_lab::engine::world::cloud::CloudFault;
 use reconcile_lab::engine::world::{
     Settled, World, BUCKET_OPERATOR, CONTROLLER_MANAGER_A, CONTROLLER_MANAGER_B, KUBELET, SCHEDULER,
 };

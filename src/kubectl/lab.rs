@@ -8,10 +8,10 @@
 use super::cluster::Cluster;
 use super::cmd::{CmdError, Output};
 use super::console::Console;
+use crate::engine::cloud::CloudFault;
 use crate::engine::kinds::Kind;
 use crate::engine::object::ObjectExt;
 use crate::engine::time::{parse_duration, Time};
-use crate::engine::world::cloud::CloudFault;
 use crate::engine::world::{fmt_duration, Fault, Process, Settled, StepRecord, World};
 use std::time::Duration;
 

@@ -7,7 +7,7 @@ use serde_json::{json, Value};
 
 use super::record::ApiCall;
 use crate::engine::apiserver::{ApiServer, DeleteOptions, Deleted, Patch, Propagation, Subresource};
-use crate::engine::controllers::{Api, DeleteOpts};
+use crate::engine::client::{Api, DeleteOpts};
 use crate::engine::kinds::Kind;
 use crate::engine::object::ObjectExt;
 use crate::engine::status::{Reason, Status};

@@ -4,13 +4,13 @@
 use std::time::Duration;
 
 use super::api::WorldApi;
-use super::cloud::CloudFault;
 use super::input::{Fault, Input};
 use super::narrate::fmt_duration;
 use super::record::{ActionKind, Actor, ApiCall, StepRecord};
 use super::topology::{controller_manager_elector, KUBELET};
 use super::{State, World};
 use crate::engine::client::ElectionOutcome;
+use crate::engine::cloud::CloudFault;
 use crate::engine::kinds::Kind;
 
 fn kind_of(name: &str) -> Option<&'static Kind> {

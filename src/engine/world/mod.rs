@@ -34,8 +34,9 @@
 //!   logged inputs) and applying each fault ([`World::fault`] and one method per fault).
 //! - `history.rs`: the input log, records and snapshots, going back ([`World::goto`]).
 //! - `narrate.rs`: a step's record and the words its sentence uses ([`fmt_duration`]).
-//! - [`api`], [`cloud`], [`informer`]: the API server, the external cloud and the informers as
-//!   the processes reach them (with the faults); [`record`]: what a step records.
+//! - [`api`], `cloud_api.rs`, [`informer`]: the API server, the external cloud
+//!   ([`crate::engine::cloud`]) and the informers as the processes reach them (with the faults);
+//!   [`record`]: what a step records.
 //!
 //! # For the console and the page
 //! - Build: [`World::new`]`(seed)`; read: [`World::api`] (get/list), [`World::now`],
@@ -58,10 +59,10 @@
 #![allow(clippy::result_large_err)]
 
 pub mod api;
-pub mod cloud;
 pub mod informer;
 pub mod record;
 
+mod cloud_api;
 mod faults;
 mod history;
 mod input;
@@ -75,6 +76,7 @@ mod topology;
 mod user;
 
 use crate::engine::apiserver::ApiServer;
+use crate::engine::cloud::{Cloud, CloudBucket};
 use crate::engine::controllers::garbagecollector::GarbageCollector;
 use crate::engine::controllers::kubelet::{Kubelet, KubeletConfig};
 use crate::engine::kinds::Kind;
@@ -83,7 +85,6 @@ use crate::engine::object::ObjectExt;
 use crate::engine::rand::Rng;
 use crate::engine::time::Time;
 
-use self::cloud::Cloud;
 use self::input::Input;
 
 pub use input::{Fault, UserCall, UserResult};
@@ -209,7 +210,7 @@ impl World {
 
     /// The external buckets whose `Bucket` object is gone (by uid): leaked, because someone
     /// removed the `example.com/bucket` finalizer by hand (kubernetes-semantics.md §5).
-    pub fn leaked_buckets(&self) -> Vec<cloud::CloudBucket> {
+    pub fn leaked_buckets(&self) -> Vec<CloudBucket> {
         let kind = Kind::by_kind("Bucket").expect("built-in kind");
         let live = self
             .state

@@ -17,7 +17,7 @@
 use crate::engine::controllers::{Ctx, Enqueue, Outcome};
 use crate::engine::object::ObjectExt;
 use crate::engine::world::api::WorldApi;
-use crate::engine::world::cloud::CloudApi;
+use crate::engine::world::cloud_api::CloudApi;
 use crate::engine::world::history::count_changes;
 use crate::engine::world::informer::to_notification;
 use crate::engine::world::narrate::fmt_duration;
