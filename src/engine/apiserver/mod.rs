@@ -8,7 +8,8 @@
 //! per-watch queues until the world delivers them.
 //!
 //! The files follow the request path:
-//! - [`schema`]: strict decoding (400 on unknown fields), defaults, field order;
+//! - [`decode`], [`schema`]: strict decoding (400 on unknown fields) under `fieldValidation`,
+//!   defaults, field order;
 //! - [`admission`]: namespace lifecycle (404/403) and the object-count quota;
 //! - [`strategy`]: per-kind create/update preparation, generation, per-kind validation;
 //! - [`validation`]: metadata validation and the 422 field errors;
@@ -46,6 +47,7 @@
 
 pub mod admission;
 pub mod create;
+pub mod decode;
 pub mod delete;
 pub mod fields;
 pub mod patch;
@@ -68,9 +70,10 @@ use crate::engine::rand::Rng;
 use crate::engine::status::Status;
 use crate::engine::time::Time;
 
+pub use decode::FieldValidation;
 pub use delete::{DeleteOptions, Deleted, Propagation};
 pub use fields::FieldSelector;
-pub use patch::{FieldValidation, Patch, Subresource};
+pub use patch::{Patch, Subresource};
 pub use watch::{EventType, PendingEvent, WatchEvent, WatchFrom, WatchId, DEFAULT_HISTORY_LIMIT};
 
 pub use store::ObjectMetadata;

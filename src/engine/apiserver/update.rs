@@ -13,8 +13,8 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::create::{decode, default, kind_of};
-use super::patch::FieldValidation;
+use super::create::kind_of;
+use super::decode::{decode, decode_with, default, FieldValidation};
 use super::schema;
 use super::store::Key;
 use super::strategy::{self, UpdateMode};
@@ -58,7 +58,7 @@ impl ApiServer {
         validation: FieldValidation,
     ) -> Result<(Value, Vec<String>), Status> {
         let kind = kind_of(&obj)?;
-        let warnings = super::create::decode_with(kind, &mut obj, validation)?;
+        let warnings = decode_with(kind, &mut obj, validation)?;
         self.update_with(obj, UpdateMode::Main, true).map(|v| (v, warnings))
     }
 
