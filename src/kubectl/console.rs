@@ -18,7 +18,7 @@ use super::continuation::Continuation;
 use super::flags::{self, FlagSpec, Parsed};
 use super::help;
 use super::shell;
-use super::{get, mutate, rollout};
+use super::{mutate, rollout, wait, watch};
 use crate::engine::object::ObjectExt;
 use std::collections::BTreeMap;
 
@@ -200,11 +200,9 @@ impl Console {
                     });
                     targets.is_empty()
                 }
-                Continuation::Watch(w) => get::resume_watch(api, w, &mut out),
-                Continuation::Wait(w) => super::wait::resume(api, w, &mut out),
-                Continuation::RolloutStatus { namespace, name, last } => {
-                    rollout::resume_status(api, namespace, name, last, &mut out)
-                }
+                Continuation::Watch(w) => watch::resume(api, w, &mut out),
+                Continuation::Wait(w) => wait::resume(api, w, &mut out),
+                Continuation::RolloutStatus(s) => rollout::resume_status(api, s, &mut out),
             };
             if !done {
                 self.pending.push(c);
