@@ -218,7 +218,7 @@ impl Console {
         let mut out = Output::default();
         match self.open_edit.take() {
             None => out.fail(CmdError::Plain("no edit in progress: run kubectl edit first".into())),
-            Some(session) => mutate::save_edit(api, &session, text, &mut out),
+            Some(session) => mutate::edit::save_edit(api, &session, text, &mut out),
         }
         let more = self.resume(api);
         out.extend(more);
