@@ -276,7 +276,7 @@ pub static COMMANDS: &[Command] = &[
     Command {
         name: "events",
         aliases: &[],
-        group: None,
+        group: Some(Group::Troubleshooting),
         resource_args: false,
         run: Some(Run::Continues(|api, ctx, p, out| events::run(api, ctx, p, out).map(Continuation::from))),
         short: "List events",
