@@ -580,8 +580,8 @@ fn workers_hold_different_keys_never_the_same_one() {
     let slot = cm.slots.iter().find(|s| s.controller.name() == "deployment-controller").unwrap();
     let held: Vec<&str> = slot.held().iter().map(|h| h.1.as_str()).collect();
     assert_eq!(held, vec!["default/a", "default/b", "default/c"]);
-    assert_eq!(slot.queue.processing_keys().count(), 3);
-    assert!(slot.queue.check_invariants().is_ok());
+    assert_eq!(slot.queue().processing_keys().count(), 3);
+    assert!(slot.queue().check_invariants().is_ok());
     let reconciles = w.pending().into_iter().filter(|p| p.action == ActionKind::Reconcile && is_dc(p)).count();
     assert_eq!(reconciles, 3, "one pending reconcile per held key");
     w.run_until_idle(5000);
@@ -750,7 +750,7 @@ fn workers_wait_for_their_informers_to_sync() {
     run(&mut w, ActionKind::RunHandler, "deployment-controller");
     let dc =
         w.process(CONTROLLER_MANAGER_A).unwrap().slots.iter().find(|s| s.controller.name() == "deployment-controller");
-    assert!(!dc.unwrap().queue.is_empty(), "the handler queued default/web");
+    assert!(!dc.unwrap().queue().is_empty(), "the handler queued default/web");
     assert!(!w.pending().iter().any(|p| is(p, ActionKind::TakeKey, "deployment-controller")));
     run(&mut w, ActionKind::List, "ReplicaSet");
     assert!(!w.pending().iter().any(|p| is(p, ActionKind::TakeKey, "deployment-controller")));

@@ -91,7 +91,7 @@ fn restarted_controller_manager_loses_its_memory_and_recovers() {
     let mut w = started(23, 60);
     w.restart_process(CONTROLLER_MANAGER_A).unwrap();
     let a = w.process(CONTROLLER_MANAGER_A).unwrap();
-    assert!(!a.leading() && a.caches.is_empty() && a.slots.iter().all(|s| s.queue.is_empty()));
+    assert!(!a.leading() && a.caches.is_empty() && a.slots.iter().all(|s| s.queue().is_empty()));
     settle(&mut w);
     // The old identity's lease had to expire before anyone could lead again.
     let leaders = w.processes().iter().filter(|p| p.leading()).count();

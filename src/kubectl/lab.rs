@@ -293,7 +293,7 @@ impl Console {
                 let Some(si) = slot else {
                     return Err(CmdError::Plain(format!("{name} is a process; name one of its controllers")));
                 };
-                let q = &p.slots[si].queue;
+                let q = p.slots[si].queue();
                 let now = world.now();
                 let list = |keys: Vec<String>| if keys.is_empty() { "(none)".to_string() } else { keys.join(", ") };
                 out.out(format!("{} in {}\n", p.slots[si].controller.name(), p.name));

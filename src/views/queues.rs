@@ -95,7 +95,7 @@ pub fn queue_views(world: &World) -> Vec<QueueView> {
             continue;
         }
         for slot in &p.slots {
-            let q = &slot.queue;
+            let q = slot.queue();
             let controller = slot.controller.name().to_string();
             let keyed = |k: &String, count_adds: bool| QueuedKey {
                 key: k.clone(),

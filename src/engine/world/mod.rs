@@ -41,7 +41,7 @@
 //! # For the console and the page
 //! - Build: [`World::new`]`(seed)`; read: [`World::api`] (get/list), [`World::now`],
 //!   [`World::processes`] (each [`Process`]: `leading()`, `informers()`, `caches`, `slots` with
-//!   their `queue` and `handlers`), [`World::history`], [`World::pending`].
+//!   their `queue()` and `handlers`), [`World::history`], [`World::pending`].
 //! - Write as a user (logged, replayed): [`World::create`], [`World::update`], [`World::patch`],
 //!   [`World::delete`], or [`World::user`] with any [`UserCall`] (update /status, /finalize).
 //!   Watches for `kubectl --watch`: [`World::api_mut`] (`watch`, `next_event`, `stop_watch`).

@@ -206,10 +206,10 @@ impl World {
                 for wi in 0..slot.held().len() {
                     out.push((now, Act::Reconcile(pi, si, wi)));
                 }
-                if !slot.queue.is_empty() && slot.held().len() < slot.workers && p.caches_synced(slot) {
+                if !slot.queue().is_empty() && slot.held().len() < slot.workers && p.caches_synced(slot) {
                     out.push((now, Act::Take(pi, si)));
                 }
-                if let Some(t) = slot.queue.next_ready_at() {
+                if let Some(t) = slot.queue().next_ready_at() {
                     out.push((t, Act::QueueTimer(pi, si)));
                 }
             }
@@ -236,7 +236,7 @@ impl World {
         let age = match act {
             Act::Take(pi, si) => {
                 let slot = &s.processes[pi].slots[si];
-                slot.queue.waiting_keys().next().and_then(|k| slot.since(k)).unwrap_or(0)
+                slot.queue().waiting_keys().next().and_then(|k| slot.since(k)).unwrap_or(0)
             }
             Act::Reconcile(pi, si, wi) => s.processes[pi].slots[si].held().get(wi).map_or(0, |h| h.0),
             _ => 0,
@@ -260,14 +260,14 @@ impl World {
         let only_checks = match act {
             Act::QueueTimer(_, si) => {
                 let slot = &p.slots[si];
-                slot.queue.next_due_keys().all(|k| slot.check_keys.contains(k))
+                slot.queue().next_due_keys().all(|k| slot.check_keys.contains(k))
             }
             _ => false,
         };
         let quiet = match act {
             Act::QueueTimer(_, si) => {
                 let slot = &p.slots[si];
-                slot.queue.next_due_keys().all(|k| slot.quiet_keys.get(k) == Some(&self.state.changes))
+                slot.queue().next_due_keys().all(|k| slot.quiet_keys.get(k) == Some(&self.state.changes))
             }
             _ => false,
         };
@@ -366,7 +366,7 @@ impl World {
                 (ctrl(si), ActionKind::RunHandler, d)
             }
             Act::Take(_, si) => {
-                let key = p.slots[si].queue.waiting_keys().next().cloned().unwrap_or_default();
+                let key = p.slots[si].queue().waiting_keys().next().cloned().unwrap_or_default();
                 (ctrl(si), ActionKind::TakeKey, format!("take {key} from the queue"))
             }
             Act::Reconcile(_, si, wi) => {
@@ -374,7 +374,7 @@ impl World {
                 (ctrl(si), ActionKind::Reconcile, format!("reconcile {key}"))
             }
             Act::QueueTimer(_, si) => {
-                let d = p.slots[si].queue.next_due_keys().next().map(|k| format!("requeue {k}")).unwrap_or_default();
+                let d = p.slots[si].queue().next_due_keys().next().map(|k| format!("requeue {k}")).unwrap_or_default();
                 (ctrl(si), ActionKind::QueueTimer, d)
             }
         }

@@ -44,7 +44,7 @@ impl World {
         let n = to_notification(&call);
         let keys = slot.controller.handle(kind, &n, caches, now);
         let mut added = Vec::new();
-        let mut work = QueueWork { queue: slot.queue.name().to_string(), ..QueueWork::default() };
+        let mut work = QueueWork { queue: slot.queue().name().to_string(), ..QueueWork::default() };
         for k in keys {
             match k {
                 Enqueue::Now(k) => {
@@ -90,7 +90,7 @@ impl World {
         };
         let busy = slot.held().len();
         let workers = slot.workers;
-        let work = QueueWork { queue: slot.queue.name().to_string(), key: Some(key.clone()), ..QueueWork::default() };
+        let work = QueueWork { queue: slot.queue().name().to_string(), key: Some(key.clone()), ..QueueWork::default() };
         let sentence = if workers == 1 {
             format!("The {cname} worker took {key} from its work queue (Get): the key is processing until its reconcile calls Done.")
         } else {
@@ -123,7 +123,7 @@ impl World {
             slot.controller.reconcile(&key, &mut ctx)
         };
         let mut work =
-            QueueWork { queue: slot.queue.name().to_string(), key: Some(key.clone()), ..QueueWork::default() };
+            QueueWork { queue: slot.queue().name().to_string(), key: Some(key.clone()), ..QueueWork::default() };
         let changes_after = *changes + count_changes(&calls, *last_change_rv).0;
         slot.quiet_keys.remove(&key);
         // `Done` first (client-go's worker defers it; nothing in between touches the queue): a key
@@ -149,18 +149,18 @@ impl World {
         }
         let after = match &outcome {
             Outcome::Done => {
-                slot.queue.forget(&key);
+                slot.forget(&key);
                 String::new()
             }
             Outcome::RequeueAfter(d) => {
-                slot.queue.forget(&key);
+                slot.forget(&key);
                 slot.add_after(key.clone(), *d, now, queue_seq);
                 slot.check_keys.remove(&key);
                 work.delayed.push((key.clone(), *d));
                 format!(" It looks again in {}.", fmt_duration(*d))
             }
             Outcome::PollAfter(d) => {
-                slot.queue.forget(&key);
+                slot.forget(&key);
                 slot.add_after(key.clone(), *d, now, queue_seq);
                 slot.check_keys.remove(&key);
                 work.delayed.push((key.clone(), *d));
@@ -168,8 +168,8 @@ impl World {
                 format!(" It looks again in {}.", fmt_duration(*d))
             }
             Outcome::CheckAfter(d) => {
-                slot.queue.forget(&key);
-                let before = slot.queue.ready_at(&key);
+                slot.forget(&key);
+                let before = slot.queue().ready_at(&key);
                 slot.add_after(key.clone(), *d, now, queue_seq);
                 work.delayed.push((key.clone(), *d));
                 if before.is_none_or(|t| t > now.after(*d)) {
@@ -223,7 +223,7 @@ impl World {
             slot.controller.name(),
             keys.join(", ")
         );
-        let work = QueueWork { queue: slot.queue.name().to_string(), added: keys, ..QueueWork::default() };
+        let work = QueueWork { queue: slot.queue().name().to_string(), added: keys, ..QueueWork::default() };
         let mut r = self.record(actor, ActionKind::QueueTimer, Vec::new(), Vec::new(), sentence);
         r.work = Some(work);
         r
