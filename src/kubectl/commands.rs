@@ -223,7 +223,9 @@ pub static COMMANDS: &[Command] = &[
         flags: &[],
         subcommands: &[
             Sub { aliases: &[], name: "history", short: "View rollout history", usage: "rollout history (TYPE NAME | TYPE/NAME) [flags]", flags: rollout::HISTORY_FLAGS, resource_args: true, run: Run::Plain(rollout::history) },
+            Sub { aliases: &[], name: "pause", short: "Mark the provided resource as paused", usage: "rollout pause RESOURCE", flags: rollout::PAUSE_FLAGS, resource_args: true, run: Run::Plain(rollout::pause) },
             Sub { aliases: &[], name: "restart", short: "Restart a resource", usage: "rollout restart RESOURCE", flags: rollout::RESTART_FLAGS, resource_args: true, run: Run::Plain(rollout::restart) },
+            Sub { aliases: &[], name: "resume", short: "Resume a paused resource", usage: "rollout resume RESOURCE", flags: rollout::PAUSE_FLAGS, resource_args: true, run: Run::Plain(rollout::resume) },
             Sub { aliases: &[], name: "status", short: "Show the status of the rollout", usage: "rollout status (TYPE NAME | TYPE/NAME) [flags]", flags: rollout::STATUS_FLAGS, resource_args: true, run: Run::Continues(|api, ctx, p, out| rollout::status(api, ctx, p, out).map(Continuation::from)) },
             Sub { aliases: &[], name: "undo", short: "Undo a previous rollout", usage: "rollout undo (TYPE NAME | TYPE/NAME) [flags]", flags: rollout::UNDO_FLAGS, resource_args: true, run: Run::Plain(rollout::undo) },
         ],

@@ -130,6 +130,15 @@ pub fn inline(text: &str) -> Vec<Inline> {
     out
 }
 
+/// Whether a lesson's code span is a console line the learner may want to type: it starts with
+/// `kubectl` or `lab` and says more than the program's name, and is not an elided sketch
+/// (`kubectl get ... -o jsonpath`). The page offers such spans as buttons that put the line
+/// into the console input, where the learner reads, edits and runs it.
+pub fn is_console_command(code: &str) -> bool {
+    let mut words = code.split_whitespace();
+    matches!(words.next(), Some("kubectl" | "lab")) && words.next().is_some() && !code.contains("...")
+}
+
 /// One lesson on the home page.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LessonSummary {
@@ -491,6 +500,37 @@ mod tests {
             Some(Err(e)) => panic!("{slug} does not start: {e}"),
             None => panic!("no lesson {slug}"),
         }
+    }
+
+    #[test]
+    fn console_commands_are_told_from_other_code() {
+        for yes in ["kubectl get pods", "lab step 3", "kubectl delete pod NAME", "  kubectl  scale deployment web"] {
+            assert!(is_console_command(yes), "{yes}");
+        }
+        for no in ["kubectl", "lab", "kubectl get ... -o jsonpath", "resourceVersion", "409", "kubectlx get", ""] {
+            assert!(!is_console_command(no), "{no}");
+        }
+        // The lessons' text is full of them.
+        let mut seen = 0;
+        for (slug, _) in crate::lessons::LESSON_FILES {
+            let lesson = crate::lessons::lesson(slug).expect("in the catalog").expect("parses");
+            let mut texts = vec![lesson.intro.clone()];
+            for step in &lesson.steps {
+                texts.push(step.explanation.clone());
+                texts.push(step.instruction.clone());
+                texts.extend(step.hints.iter().cloned());
+            }
+            for text in texts {
+                for piece in inline(&text.replace('\n', " ")) {
+                    if let Inline::Code(code) = piece {
+                        if is_console_command(&code) {
+                            seen += 1;
+                        }
+                    }
+                }
+            }
+        }
+        assert!(seen > 50, "{seen} commands in the lessons");
     }
 
     #[test]

@@ -178,6 +178,12 @@ pub fn EditorView() -> impl IntoView {
         </p>
         <div class="editor__actions">
             <button type="button" class="editor__apply" on:click=apply disabled=read_only>"Apply"</button>
+            <Show when=move || !text.with(String::is_empty)>
+                <super::copy::CopyButton
+                    text=Callback::new(move |()| text.get_untracked())
+                    label="Copy the manifest"
+                />
+            </Show>
             {move || active.with(|b| b.as_ref().is_some_and(|b| b.conflict)).then(|| view! {
                 <button type="button" class="editor__reapply" on:click=move |_| {
                     let i = index();

@@ -131,10 +131,11 @@ pub fn Embed() -> impl IntoView {
         super::share::full_page_url(&lab.read_untracked(|s| s.share_hash()))
     };
 
-    request_animation_frame(move || {
-        observe_height();
-        post(&protocol::ready(), "*");
-    });
+    // The height once laid out. `ready` does not wait for a frame: a browser draws no frames for
+    // a frame out of view (a playground far down the page, woken by a Run button), and the
+    // requests it answers need none; a timer still runs there.
+    request_animation_frame(observe_height);
+    set_timeout(move || post(&protocol::ready(), "*"), std::time::Duration::ZERO);
 
     let panels = config.panels.clone();
     view! {
@@ -154,6 +155,7 @@ pub fn Embed() -> impl IntoView {
             <div class="embed__bar">
                 <super::stepping::Stepper autoplay=config.autoplay />
                 <div class="embed__links">
+                    <super::shortcuts::Shortcuts />
                     <super::share::ShareButton />
                     <a class="embed__open" href=open_href target="_blank" rel="noopener">
                         "Open in Reconcile Lab"

@@ -18,7 +18,9 @@ use leptos::prelude::*;
 
 use super::state::{provide, use_lab, Lab, Part};
 use crate::lessons::{Action, Progress};
-use crate::session::lesson::{inline, paragraphs, start, summaries, Inline, LessonView, Route};
+use crate::session::lesson::{inline, is_console_command, paragraphs, start, summaries, Inline, LessonView, Route};
+
+mod command;
 use crate::session::saved::{NOT_SAVED, UNAVAILABLE};
 use crate::session::Session;
 
@@ -113,6 +115,7 @@ fn inlines(pieces: Vec<Inline>) -> impl IntoView {
         .into_iter()
         .map(|p| match p {
             Inline::Text(t) => t.into_any(),
+            Inline::Code(t) if is_console_command(&t) => view! { <command::Command code=t /> }.into_any(),
             Inline::Code(t) => view! { <code>{t}</code> }.into_any(),
             Inline::Strong(t) => view! { <strong>{t}</strong> }.into_any(),
         })
