@@ -182,7 +182,7 @@ impl Slot {
         }
         let processing: Vec<&String> = self.queue.processing_keys().collect();
         let mut held: Vec<&String> = self.held.iter().map(|h| &h.1).collect();
-        held.sort_unstable();
+        crate::sort::sort(&mut held);
         held.dedup();
         if held.len() != self.held.len() {
             return Err("a key is held by two workers".to_string());
