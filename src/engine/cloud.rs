@@ -1,7 +1,7 @@
 //! The external cloud: a storage service *outside* the cluster, where the Bucket controller keeps
 //! the real buckets that `Bucket` objects (group `example.com`) stand for.
 //!
-//! It is the reason finalizers exist (kubernetes-semantics.md §5): the API server can delete a
+//! It is the reason finalizers exist: the API server can delete a
 //! `Bucket` object in a microsecond, but the bucket it stands for lives here, and only a
 //! controller that runs before the object disappears can delete it. Remove the finalizer by hand
 //! and the object goes while its bucket stays: [`Cloud::leaked`] reports such buckets.

@@ -25,7 +25,8 @@ pub fn share(obj: impl Into<Frozen>) -> Shared {
     std::sync::Arc::new(obj.into())
 }
 
-/// One entry of `metadata.ownerReferences` (kubernetes-semantics.md §4.1).
+/// One entry of `metadata.ownerReferences` (apimachinery `pkg/apis/meta/v1/types.go`,
+/// `OwnerReference`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct OwnerReference {
@@ -132,7 +133,7 @@ pub trait ObjectExt {
         self.owner_references().into_iter().find(OwnerReference::is_controller)
     }
     /// The informer cache key: `namespace/name`, or `name` for cluster-scoped objects
-    /// (`MetaNamespaceKeyFunc`, kubernetes-semantics.md §2.2).
+    /// (client-go `tools/cache/store.go`, `MetaNamespaceKeyFunc`).
     fn key(&self) -> String {
         match self.namespace() {
             Some(ns) => format!("{ns}/{}", self.name()),

@@ -1,5 +1,5 @@
 //! `kubectl get`: tables, `-o wide|name|json|yaml|jsonpath=|custom-columns=`, `--watch`
-//! (kubernetes-semantics.md §8; kubectl pkg/cmd/get/get.go).
+//! (kubectl `pkg/cmd/get/get.go`, `GetOptions.Run`).
 
 use super::cluster::Cluster;
 use super::cmd::{CmdError, Ctx, Output};

@@ -1,8 +1,9 @@
-//! The Conflicts view: every 409 in the step records, shown as two writers (kubernetes-semantics.md
-//! §3.3: an update whose resourceVersion is not the stored one fails with 409 Conflict "the object
-//! has been modified; please apply your changes to the latest version and try again"). The winner
-//! is the last earlier write to the same object that succeeded; the loser's next step shows what it
-//! did next (re-read and retried, requeued with back-off, gave up).
+//! The Conflicts view: every 409 in the step records, shown as two writers (apiserver
+//! `pkg/registry/generic/registry/store.go`, `Update`: an update whose resourceVersion is not the
+//! stored one fails with 409 Conflict "the object has been modified; please apply your changes to
+//! the latest version and try again"). The winner is the last earlier write to the same object that
+//! succeeded; the loser's next step shows what it did next (re-read and retried, requeued with
+//! back-off, gave up).
 
 use crate::engine::world::{StepRecord, World};
 

@@ -1,6 +1,7 @@
 //! "Owner graph": the objects that take part in garbage collection (Deployments, ReplicaSets,
 //! Pods, Buckets) and the Buckets' external buckets, with ownerReferences as edges and every
-//! deletion state marked (kubernetes-semantics.md §4: `deletionTimestamp`, the
+//! deletion state marked (kubernetes `pkg/controller/garbagecollector/garbagecollector.go`,
+//! `attemptToDeleteItem`: `deletionTimestamp`, the
 //! `foregroundDeletion` and `orphan` finalizers, `blockOwnerDeletion`, the controller reference;
 //! §5: finalizers and leaked external resources).
 //!

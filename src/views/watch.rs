@@ -1,7 +1,8 @@
 //! "Watch events": for each informer of each running process, the events its watch delivered
 //! (from the step records) and the events still in flight, queued at the API server until the
-//! world delivers them (kubernetes-semantics.md §2: the reflector lists, then watches from the
-//! list's resourceVersion; the cache is updated before handlers hear of an event).
+//! world delivers them (client-go `tools/cache/reflector.go`, `ListAndWatch`: the reflector lists,
+//! then watches from the list's resourceVersion; the cache is updated before handlers hear of an
+//! event).
 
 use crate::engine::client::ReflectorState;
 use crate::engine::object::ObjectExt;

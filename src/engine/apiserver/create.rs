@@ -1,7 +1,7 @@
-//! CREATE (kubernetes-semantics.md §3.2): decode strictly, default, admit, fill the system
-//! fields (`rest.BeforeCreate`, `FillObjectMetaSystemFields`, `names.SimpleNameGenerator`),
-//! validate, store at the next revision, record ADDED. Success is 201 in Kubernetes; here it is
-//! `Ok(object as stored)`.
+//! CREATE (apiserver `pkg/registry/generic/registry/store.go`, `Create`): decode strictly, default,
+//! admit, fill the system fields (`rest.BeforeCreate`, `FillObjectMetaSystemFields`,
+//! `names.SimpleNameGenerator`), validate, store at the next revision, record ADDED. Success is 201
+//! in Kubernetes; here it is `Ok(object as stored)`.
 
 use serde_json::Value;
 

@@ -1,7 +1,7 @@
-//! PATCH (kubernetes-semantics.md §3.3): the patch is applied to the *stored* object, and the
-//! result goes through the update path. A patch that does not mention
+//! PATCH (apiserver `pkg/endpoints/handlers/patch.go`, `patchResource`): the patch is applied to
+//! the *stored* object, and the result goes through the update path. A patch that does not mention
 //! `metadata.resourceVersion` therefore never conflicts; one that sets it makes it a
-//! precondition (TV-15). A PATCH carries no uid precondition, so a changed uid fails validation
+//! precondition. A PATCH carries no uid precondition, so a changed uid fails validation
 //! as immutable.
 //!
 //! - JSON merge patch (RFC 7386): objects merge, `null` deletes, everything else replaces.

@@ -1,5 +1,6 @@
 //! UPDATE (PUT) of the main resource, of `/status`, and of `namespaces/x/finalize`
-//! (kubernetes-semantics.md §3.3, §3.4, §3.5 items 6-7, §5).
+//! (apiserver `pkg/registry/generic/registry/store.go`, `Update`; k/k
+//! `pkg/registry/core/namespace/storage/storage.go`, `FinalizeREST.Update`).
 //!
 //! The order is the apiserver's: strict decode; the storage's UID precondition (409); the
 //! optimistic-concurrency check on `metadata.resourceVersion` (409, or 422 when the kind does not

@@ -55,7 +55,8 @@ pub trait Api {
     ) -> Result<Option<Value>, Status>;
     /// A live `LIST` of a kind (in a namespace, or all), straight from the API server rather than
     /// an informer cache: the namespace controller needs the truth before it finalizes
-    /// (kubernetes-semantics.md §5). Clients that cannot list answer 405.
+    /// (k/k `pkg/controller/namespace/deletion/namespaced_resources_deleter.go`, `Delete`). Clients
+    /// that cannot list answer 405.
     fn list(&mut self, kind: &'static Kind, namespace: Option<&str>) -> Result<Vec<Value>, Status> {
         let _ = namespace;
         Err(Status::new(Reason::MethodNotAllowed, format!("this client cannot list {}", kind.group_resource())))
@@ -67,8 +68,9 @@ pub trait Api {
         let _ = (namespace, name, node);
         Err(Status::new(Reason::MethodNotAllowed, "this client cannot bind pods"))
     }
-    /// `PUT /api/v1/namespaces/<name>/finalize` (kubernetes-semantics.md §5). Clients that cannot
-    /// reach the subresource answer 405.
+    /// `PUT /api/v1/namespaces/<name>/finalize` (k/k
+    /// `pkg/registry/core/namespace/storage/storage.go`, `FinalizeREST.Update`). Clients that
+    /// cannot reach the subresource answer 405.
     fn finalize_namespace(&mut self, obj: Value) -> Result<Value, Status> {
         let _ = obj;
         Err(Status::new(Reason::MethodNotAllowed, "this client cannot finalize namespaces"))

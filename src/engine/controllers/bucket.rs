@@ -1,6 +1,8 @@
 //! The Bucket controller: the operator for `buckets.example.com`, the lab's custom resource for a
 //! storage bucket in the external cloud ([`crate::engine::cloud`]). It is written the way
-//! controller-runtime operators are, finalizer first (kubernetes-semantics.md §5):
+//! controller-runtime operators are, finalizer first (apiserver
+//! `pkg/registry/generic/registry/store.go`, `Delete`, keeps an object with finalizers until they
+//! are removed):
 //!
 //! 1. A `Bucket` without a `deletionTimestamp` and without the finalizer `example.com/bucket` gets
 //!    it (a merge patch with the resourceVersion as precondition), before anything exists outside

@@ -1,4 +1,4 @@
-//! The Deployment controller (kubernetes-semantics.md §6.1-§6.5; k/k `pkg/controller/deployment/`
+//! The Deployment controller (k/k `pkg/controller/deployment/`
 //! `deployment_controller.go`, `sync.go`, `rolling.go`, `recreate.go`, `progress.go`,
 //! `util/deployment_util.go`).
 //!

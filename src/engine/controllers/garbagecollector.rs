@@ -1,4 +1,4 @@
-//! The garbage collector (kubernetes-semantics.md §4.2-§4.4; k/k `pkg/controller/garbagecollector/
+//! The garbage collector (k/k `pkg/controller/garbagecollector/
 //! garbagecollector.go`, `graph.go`, `graph_builder.go`, `operations.go`, `patch.go`).
 //!
 //! Two halves, as upstream:

@@ -9,8 +9,8 @@
 //! owns one instance per controller per process and drives it one step at a time:
 //!
 //! 1. **Informers.** [`Controller::watches`] names the kinds the controller needs. The process
-//!    runs one shared informer per kind (kubernetes-semantics.md §2): list, then watch; the cache
-//!    is updated *before* handlers run.
+//!    runs one shared informer per kind (client-go `tools/cache/reflector.go`, `ListAndWatch`):
+//!    list, then watch; the cache is updated *before* handlers run.
 //! 2. **Handlers.** For every cache change the world calls [`Controller::handle`] with a
 //!    [`Notification`] (`Add`, `Update(old, new)`, `Delete(final state)`), once per step ("run one
 //!    queued handler"). The handler may update the controller's own bookkeeping (for example
@@ -60,10 +60,11 @@ use super::kinds::Kind;
 use super::object::{ObjectExt, Shared};
 use super::time::Time;
 
-/// What an informer tells its handlers (client-go `ResourceEventHandler`, kubernetes-semantics.md
-/// §2.3). The cache already holds the new state when a handler sees a notification. The objects
-/// are the cache's own (`Shared`), as client-go hands handlers the cached pointers: a queued
-/// notification costs two pointers, not a copy of the object.
+/// What an informer tells its handlers (client-go `ResourceEventHandler`,
+/// `tools/cache/controller.go`, `processDeltas`). The cache already holds the new state when a
+/// handler sees a notification. The objects are the cache's own (`Shared`), as client-go hands
+/// handlers the cached pointers: a queued notification costs two pointers, not a copy of the
+/// object.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Notification {
     /// `OnAdd(obj)`.

@@ -214,7 +214,7 @@ impl World {
     }
 
     /// The external buckets whose `Bucket` object is gone (by uid): leaked, because someone
-    /// removed the `example.com/bucket` finalizer by hand (kubernetes-semantics.md §5).
+    /// removed the `example.com/bucket` finalizer by hand.
     pub fn leaked_buckets(&self) -> Vec<CloudBucket> {
         let kind = Kind::by_kind("Bucket").expect("built-in kind");
         let live = self

@@ -59,7 +59,8 @@ pub struct DeletionTarget {
 
 /// `kubectl delete`: prints `<kind.group> "<name>" deleted from <ns> namespace` (v1.34; no
 /// namespace part for cluster-scoped objects) after each DELETE, then waits while finalizers
-/// or graceful deletion keep an object (kubernetes-semantics.md §8.4, TV-18, TV-30).
+/// or graceful deletion keep an object (kubectl `pkg/cmd/delete/delete.go`,
+/// `DeleteOptions.DeleteResult`).
 pub fn delete(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) -> Option<Vec<DeletionTarget>> {
     let propagation = match p.str("cascade").unwrap_or("background") {
         "background" => Propagation::Background,

@@ -1,5 +1,6 @@
 //! The writing verbs: `create`, `apply`, `delete`, `scale`, `patch`, `label`, `annotate` and
-//! `edit`, with kubectl's operation messages (kubernetes-semantics.md §8.4, TV-46).
+//! `edit`, with kubectl's operation messages (cli-runtime `pkg/printers/name.go`,
+//! `NamePrinter.PrintObj`).
 //!
 //! One module per verb ([`create`], [`apply`], [`delete`], [`scale`], [`patch`], [`label`]
 //! (with `annotate`), [`edit`], [`set_image`], [`run`]); this one holds what they share: reading

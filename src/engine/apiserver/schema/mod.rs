@@ -8,7 +8,7 @@
 //!   joined with ", "; paths as sigs.k8s.io/json writes them, with `[i]` for list items); a value
 //!   of the wrong JSON type is encoding/json's
 //!   `json: cannot unmarshal string into Go struct field DeploymentSpec.spec.replicas of type int32`;
-//! - defaulting (`SetDefaults_*` in `pkg/apis/{apps,core}/v1/defaults.go`; kubernetes-semantics.md §6.1);
+//! - defaulting (`SetDefaults_*` in `pkg/apis/{apps,core}/v1/defaults.go`);
 //! - output order: objects leave the server with their keys in Go struct order, as
 //!   `encoding/json` writes a typed object (apiVersion, kind, metadata, spec, status).
 //!

@@ -23,8 +23,9 @@ fn fenceposts_match_the_reference_table() {
     assert_eq!(resolve_fenceposts(&d), (0, 1));
 }
 
-/// TV-32's first sync: one ReplicaSet `web-<hash>` with 3 replicas and the revision annotations,
-/// the `ScalingReplicaSet` event, then the Deployment's revision and conditions via /status.
+/// A fresh Deployment's first sync (`sync.go`, `getNewReplicaSet`): one ReplicaSet `web-<hash>`
+/// with 3 replicas and the revision annotations, the `ScalingReplicaSet` event, then the
+/// Deployment's revision and conditions via /status.
 #[test]
 fn tv32_first_sync_creates_the_replica_set() {
     let d = deploy(3, "nginx");

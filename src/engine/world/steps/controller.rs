@@ -9,10 +9,10 @@
 //! `Forget`, `AddAfter` or `AddRateLimited`). Each controller has as many workers as
 //! kube-controller-manager gives it ([`concurrent_syncs`](crate::engine::world::concurrent_syncs)); a key is never held by two. Between
 //! the two steps anything else may run: a handler that adds the held key only marks it dirty, and
-//! `Done` queues it again, once (kubernetes-semantics.md §1.1, TV-02). In `step` order a take is
-//! followed at once by its reconcile; [`World::run`] can interleave. Keys are taken oldest first
-//! across controllers, as if every worker ran at once: a burst of events for one key collapses
-//! while other controllers work through older keys.
+//! `Done` queues it again, once (client-go `util/workqueue/queue.go`, `Done`). In `step` order a
+//! take is followed at once by its reconcile; [`World::run`] can interleave. Keys are taken oldest
+//! first across controllers, as if every worker ran at once: a burst of events for one key
+//! collapses while other controllers work through older keys.
 
 use crate::engine::controllers::{Ctx, Enqueue, Outcome};
 use crate::engine::object::ObjectExt;
