@@ -4,7 +4,8 @@
 //!
 //! - at every step, at most one kube-controller-manager replica leads (acts);
 //! - resourceVersions strictly increase: the global revision never goes back, and the writes of
-//!   one step get new revisions in the order they were made (kubernetes-semantics.md §3);
+//!   one step get new revisions in the order they were made (apiserver
+//!   `pkg/storage/etcd3/store.go`: one revision counter);
 //! - after healing, the world settles (`run_until_idle` with a cap; a hot loop is a failure);
 //!   where a ReplicaSet still lacks pods then, the clock runs on (step by step) to the leading
 //!   controller-manager's next informer resync and the world settles again: a ReplicaSet
@@ -475,7 +476,7 @@ impl Watchdog {
         for r in &w.history()[self.seen_records..] {
             // New revisions come in the order the writes were made, and two different objects
             // never get the same one. A write that changes nothing returns the revision its
-            // object already had (kubernetes-semantics.md §3: no-op updates write nothing), so
+            // object already had (etcd3 `store.go` `GuaranteedUpdate` writes no no-op update), so
             // the same object may show one revision twice (found by the long run: a status retry
             // after a 409 that a conflicting writer had already made moot).
             let mut prev = self.last_rv;
