@@ -189,9 +189,8 @@ impl World {
         self.state.processes.iter().find(|p| p.name == name)
     }
 
-    /// Every record so far, oldest first.
-    /// The records kept in memory (all of them unless [`World::set_history_limit`] was used;
-    /// each record's `number` says where it stands).
+    /// The records kept in memory, oldest first: all of them unless [`World::set_history_limit`]
+    /// was used (each record's `number` says where it stands).
     pub fn history(&self) -> &[StepRecord] {
         &self.history[self.history_dead..]
     }

@@ -38,14 +38,12 @@ use crate::engine::time::Time;
 /// and handler call takes wall time, so a timer (a reflector's back-off before it watches or
 /// lists again, a work queue's `AddAfter`, a kubelet's grace period, a lease tick) always comes,
 /// however busy the controllers are. Without this, immediate work that feeds itself would starve
-/// every timer for ever: bug 12 of docs/reliability.md, where a ReplicaSet controller whose
-/// broken watch still caches a deleted ReplicaSet re-creates the pods the garbage collector
-/// deletes as dangling, at one frozen instant, and the reflector's re-watch that ends it in a
-/// real cluster within a second never becomes due. So after `n` steps at the current instant,
-/// timers due within `n` × 1 ms are due now: they run ahead of the remaining immediate work and
-/// move the clock to their own time (which starts the count again). Small runs (every transcript
-/// and lesson) are unchanged; a 1,000-replica Deployment now converges in 12.5 s of virtual time
-/// rather than 2.5 s, its pods starting while others are still being created.
+/// every timer for ever: two controllers undoing each other's writes at one frozen instant would
+/// never reach the reflector re-watch that ends their loop within a second in a real cluster. So
+/// after `n` steps at the current instant, timers due within `n` × 1 ms are due now: they run
+/// ahead of the remaining immediate work and move the clock to their own time (which starts the
+/// count again). Small runs (every transcript and lesson) never get that far; a 1,000-replica
+/// Deployment's pods start while others are still being created.
 pub const WORK_STEP: Duration = Duration::from_millis(1);
 
 /// One thing that can happen next (internal form of [`Pending`]).
@@ -72,8 +70,7 @@ pub(super) enum Act {
 ///    before anything else happens, even before older overdue timers: its timer fired first in
 ///    real time. Otherwise another replica's overdue acquire tick (due before the leader's own
 ///    tick, but at a time when the Lease was still held) would take the Lease while the old
-///    leader still acts (two leaders: long run FAULT_SEED=5000, cases 738 and 1430, saved in
-///    tests/regressions/).
+///    leader still acts: two leaders.
 /// 2. `at`: when it runs. Immediate work runs now. A timer runs at its due time; one that came
 ///    due at an earlier instant (the clock moved on to a later timer's time first) is overdue
 ///    and runs before anything at this instant, oldest first. But work takes time
