@@ -61,7 +61,7 @@ fn printed(block: &Block) -> String {
 #[component]
 pub fn ConsoleView() -> impl IntoView {
     let lab = use_lab();
-    let read_only = super::embed::read_only();
+    let read_only = super::state::read_only();
     let input = RwSignal::new(String::new());
     let candidates = RwSignal::new(Vec::<String>::new());
     let screen = NodeRef::<html::Div>::new();

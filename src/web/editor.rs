@@ -24,7 +24,7 @@ fn token_class(t: Token) -> &'static str {
 #[component]
 pub fn EditorView() -> impl IntoView {
     let lab = use_lab();
-    let read_only = super::embed::read_only();
+    let read_only = super::state::read_only();
     let buffers = Memo::new(move |_| lab.read(Part::Editor, |s| (s.buffers().to_vec(), s.active_buffer())));
     let active = Memo::new(move |_| buffers.with(|(b, i)| b.get(*i).cloned()));
     let text = Memo::new(move |_| active.with(|b| b.as_ref().map(|b| b.text.clone()).unwrap_or_default()));

@@ -11,18 +11,9 @@ use wasm_bindgen::JsCast;
 use web_sys::js_sys::{Object, JSON};
 
 use super::panel::Panel;
-use super::state::{provide, Lab, Part};
+use super::state::{provide, Lab, Part, ReadOnly};
 use crate::embed::params::{parse_query, EmbedConfig};
 use crate::embed::protocol::{self, Incoming};
-
-/// Provided in the embed: true when `readonly=1` (no console input, no editing).
-#[derive(Clone, Copy, Debug)]
-pub struct ReadOnly(pub bool);
-
-/// Whether a component sits in a read-only embed.
-pub fn read_only() -> bool {
-    use_context::<ReadOnly>().is_some_and(|r| r.0)
-}
 
 /// Whether this page is the embed (its file is `embed.html`, under any path).
 pub fn is_embed() -> bool {
