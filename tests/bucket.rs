@@ -139,8 +139,12 @@ fn failing_cloud_then_recovery() {
                 .into()
         )
     );
-    let failures =
-        w.history().iter().flat_map(|r| &r.calls).filter(|c| c.verb.starts_with("CLOUD") && c.code == 503).count();
+    let failures = w
+        .history()
+        .iter()
+        .flat_map(|r| &r.calls)
+        .filter(|c| c.verb.as_str().starts_with("CLOUD") && c.code == 503)
+        .count();
     assert!(failures >= 2, "retried with back-off: {failures}");
     w.cloud_fault(None).unwrap();
     settle(&mut w);

@@ -481,7 +481,7 @@ impl Watchdog {
             // after a 409 that a conflicting writer had already made moot).
             let mut prev = self.last_rv;
             let mut owner_of: std::collections::BTreeMap<u64, &str> = Default::default();
-            let writes = r.calls.iter().filter(|c| WRITES.iter().any(|v| c.verb.starts_with(v)));
+            let writes = r.calls.iter().filter(|c| WRITES.iter().any(|v| c.verb.as_str().starts_with(v)));
             for c in writes.filter(|c| c.resource_version > self.last_rv) {
                 assert!(
                     c.resource_version >= prev,

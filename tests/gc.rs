@@ -12,7 +12,7 @@ use common::*;
 use reconcile_lab::engine::apiserver::{DeleteOptions, Deleted, Propagation, WatchFrom, WatchId};
 use reconcile_lab::engine::labels::Selector;
 use reconcile_lab::engine::object::ObjectExt;
-use reconcile_lab::engine::world::{Settled, World, CONTROLLER_MANAGER_A, CONTROLLER_MANAGER_B};
+use reconcile_lab::engine::world::{Settled, Verb, World, CONTROLLER_MANAGER_A, CONTROLLER_MANAGER_B};
 use serde_json::{json, Value};
 
 /// One watch event as a test sees it: (type, kind, name, object).
@@ -235,8 +235,11 @@ fn tv27_dangling_owner() {
     let evs = rec.drain(&mut w);
     assert!(evs.iter().any(|e| e.0 == "MODIFIED" && e.2 == "both"), "{:?}", summary(&evs));
     // The GC verified the ghost with a live GET.
-    let gets =
-        w.history().iter().flat_map(|r| &r.calls).filter(|c| c.verb == "GET" && c.target == "ReplicaSet default/ghost");
+    let gets = w
+        .history()
+        .iter()
+        .flat_map(|r| &r.calls)
+        .filter(|c| c.verb == Verb::Get && c.target == "ReplicaSet default/ghost");
     assert!(gets.clone().count() >= 1 && gets.clone().all(|c| c.code == 404));
     graph_ok(&w);
 }

@@ -9,7 +9,7 @@ use common::*;
 use reconcile_lab::engine::apiserver::Patch;
 use reconcile_lab::engine::object::ObjectExt;
 use reconcile_lab::engine::time::Time;
-use reconcile_lab::engine::world::{ActionKind, Settled, World, CONTROLLER_MANAGER_A, CONTROLLER_MANAGER_B};
+use reconcile_lab::engine::world::{ActionKind, Settled, Verb, World, CONTROLLER_MANAGER_A, CONTROLLER_MANAGER_B};
 use serde_json::{json, Value};
 
 /// `sync.go` `getNewReplicaSet`: a fresh Deployment of 3.
@@ -481,7 +481,7 @@ fn tv38_expectations_hold_until_the_informer_catches_up() {
     for _ in 0..500 {
         let p = w.pending().into_iter().find(|p| !pod_informer(p) && p.at <= w.now()).expect("work to do");
         let r = w.run(p.id).unwrap();
-        creates += r.calls.iter().filter(|c| c.verb == "CREATE" && c.target.starts_with("Pod ")).count();
+        creates += r.calls.iter().filter(|c| c.verb == Verb::Create && c.target.starts_with("Pod ")).count();
         if creates == 3 {
             break;
         }
@@ -498,7 +498,7 @@ fn tv38_expectations_hold_until_the_informer_catches_up() {
         {
             resynced = true;
             assert!(
-                r.calls.iter().all(|c| c.verb != "CREATE" || !c.target.starts_with("Pod ")),
+                r.calls.iter().all(|c| c.verb != Verb::Create || !c.target.starts_with("Pod ")),
                 "no double creation: {}",
                 r.sentence
             );
@@ -680,7 +680,7 @@ fn the_scheduler_binds_through_pods_binding() {
     let binds: Vec<_> = w.history()[from..]
         .iter()
         .filter(|r| r.action == ActionKind::Reconcile && r.actor.to_string().starts_with("default-scheduler"))
-        .flat_map(|r| r.calls.iter().filter(|c| c.verb != "GET" && !c.target.starts_with("Event ")))
+        .flat_map(|r| r.calls.iter().filter(|c| c.verb != Verb::Get && !c.target.starts_with("Event ")))
         .collect();
     assert_eq!(binds.len(), 2, "{binds:?}");
     for c in binds {

@@ -82,6 +82,16 @@ impl CloudCall {
         }
     }
 
+    /// The verb a step's record prints for the call: `CLOUD ` and [`CloudCall::verb`].
+    pub fn recorded_verb(&self) -> &'static str {
+        match self {
+            CloudCall::Get { .. } => "CLOUD GetBucket",
+            CloudCall::Create { .. } => "CLOUD CreateBucket",
+            CloudCall::PutVersioning { .. } => "CLOUD PutBucketVersioning",
+            CloudCall::Delete { .. } => "CLOUD DeleteBucket",
+        }
+    }
+
     /// The bucket the call is about.
     pub fn bucket(&self) -> &str {
         match self {

@@ -6,7 +6,7 @@
 
 use crate::engine::client::ReflectorState;
 use crate::engine::object::ObjectExt;
-use crate::engine::world::{ActionKind, Actor, World};
+use crate::engine::world::{ActionKind, Actor, Verb, World};
 
 use super::recent;
 
@@ -96,7 +96,7 @@ pub fn watch_streams(world: &World) -> Vec<WatchStream> {
                         })
                     }
                     ActionKind::List => {
-                        let rv = r.calls.iter().find(|c| c.verb == "LIST").map_or(0, |c| c.resource_version);
+                        let rv = r.calls.iter().find(|c| c.verb == Verb::List).map_or(0, |c| c.resource_version);
                         Some(WatchEventRow {
                             event_type: "LIST".into(),
                             key: inf.kind().resource.to_string(),

@@ -5,7 +5,7 @@
 use serde_json::Value;
 
 use super::api::WorldApi;
-use super::record::ApiCall;
+use super::record::{ApiCall, Verb};
 use crate::engine::client::{Api, DeleteOpts};
 use crate::engine::cloud::{Cloud, CloudBucket, CloudCall, CloudError};
 use crate::engine::kinds::Kind;
@@ -29,13 +29,13 @@ pub struct CloudApi<'w, 'a> {
 }
 
 impl CloudApi<'_, '_> {
-    fn record(&mut self, verb: &str, target: String, result: Result<u64, (u16, String)>) {
+    fn record(&mut self, verb: Verb, target: String, result: Result<u64, (u16, String)>) {
         let (code, resource_version, error) = match result {
             Ok(rv) => (200, rv, None),
             Err((code, e)) => (code, 0, Some(e)),
         };
         self.inner.calls.push(ApiCall {
-            verb: verb.into(),
+            verb,
             target,
             sent_resource_version: 0,
             stored_resource_version: 0,
@@ -90,7 +90,11 @@ impl Api for CloudApi<'_, '_> {
             Some(f) => Err(f.status_for("Get", kind, namespace, "", "")),
             None => self.inner.server.list(kind, namespace, &Selector::everything()),
         };
-        self.record("LIST", target, r.as_ref().map(|l| l.resource_version).map_err(|e| (e.code(), e.message.clone())));
+        self.record(
+            Verb::List,
+            target,
+            r.as_ref().map(|l| l.resource_version).map_err(|e| (e.code(), e.message.clone())),
+        );
         r.map(|l| l.items)
     }
 
@@ -102,7 +106,7 @@ impl Api for CloudApi<'_, '_> {
         };
         let target = format!("Namespace {}", obj.name());
         self.record(
-            "UPDATE /finalize",
+            Verb::UpdateFinalize,
             target,
             r.as_ref().map(|o| o.resource_version()).map_err(|e| (e.code(), e.message.clone())),
         );
@@ -118,7 +122,7 @@ impl Api for CloudApi<'_, '_> {
             Err(CloudError::NotFound(n)) => Err((404, CloudError::NotFound(n.clone()).to_string())),
             Err(e) => Err((409, e.to_string())),
         };
-        self.record(&format!("CLOUD {}", call.verb()), format!("cloud/{}", call.bucket()), code);
+        self.record(Verb::Cloud(call.recorded_verb()), format!("cloud/{}", call.bucket()), code);
         r
     }
 }

@@ -93,7 +93,7 @@ pub use input::{Fault, UserCall, UserResult};
 pub use narrate::fmt_duration;
 pub(crate) use narrate::stored_rv;
 pub use process::Process;
-pub use record::{ActionKind, Actor, ApiCall, Delivered, ObjectRef, Pending, QueueWork, Settled, StepRecord};
+pub use record::{ActionKind, Actor, ApiCall, Delivered, ObjectRef, Pending, QueueWork, Settled, StepRecord, Verb};
 pub use schedule::WORK_STEP;
 pub use slot::{concurrent_syncs, Slot};
 pub use topology::{

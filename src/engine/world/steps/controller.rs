@@ -22,7 +22,7 @@ use crate::engine::world::history::count_changes;
 use crate::engine::world::informer::to_notification;
 use crate::engine::world::narrate::fmt_duration;
 use crate::engine::world::process::Process;
-use crate::engine::world::record::{ActionKind, Actor, ObjectRef, QueueWork, StepRecord};
+use crate::engine::world::record::{ActionKind, Actor, ObjectRef, QueueWork, StepRecord, Verb};
 use crate::engine::world::topology::service_account;
 use crate::engine::world::{State, World};
 
@@ -204,7 +204,7 @@ impl World {
         };
         let writes: Vec<String> = calls
             .iter()
-            .filter(|c| c.verb != "GET" && !c.target.starts_with("Event "))
+            .filter(|c| c.verb != Verb::Get && !c.target.starts_with("Event "))
             .map(|c| c.to_string())
             .collect();
         let did = if writes.is_empty() { "found nothing to change".to_string() } else { writes.join("; ") };
