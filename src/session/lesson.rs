@@ -72,63 +72,8 @@ impl Route {
     }
 }
 
-/// A piece of a lesson's Markdown line: plain text, `code` or **strong**.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Inline {
-    /// Plain text.
-    Text(String),
-    /// `` `code` ``.
-    Code(String),
-    /// `**strong**`.
-    Strong(String),
-}
-
-/// Splits lesson Markdown into paragraphs (blank-line separated; lines joined by a space), each
-/// a list of [`Inline`] pieces. Only what lesson files use: code spans and strong emphasis; an
-/// unclosed marker stays as text.
-pub fn paragraphs(text: &str) -> Vec<Vec<Inline>> {
-    text.split("\n\n")
-        .map(|p| p.lines().map(str::trim).filter(|l| !l.is_empty()).collect::<Vec<_>>().join(" "))
-        .filter(|p| !p.is_empty())
-        .map(|p| inline(&p))
-        .collect()
-}
-
-/// The [`Inline`] pieces of one line.
-pub fn inline(text: &str) -> Vec<Inline> {
-    let mut out = Vec::new();
-    let mut plain = String::new();
-    let mut rest = text;
-    while !rest.is_empty() {
-        let (marker, make): (&str, fn(String) -> Inline) = if rest.starts_with("**") {
-            ("**", Inline::Strong)
-        } else if rest.starts_with('`') {
-            ("`", Inline::Code)
-        } else {
-            let c = rest.chars().next().unwrap_or_default();
-            plain.push(c);
-            rest = &rest[c.len_utf8()..];
-            continue;
-        };
-        match rest[marker.len()..].find(marker) {
-            Some(end) => {
-                if !plain.is_empty() {
-                    out.push(Inline::Text(std::mem::take(&mut plain)));
-                }
-                out.push(make(rest[marker.len()..marker.len() + end].to_string()));
-                rest = &rest[marker.len() * 2 + end..];
-            }
-            None => {
-                plain.push_str(marker);
-                rest = &rest[marker.len()..];
-            }
-        }
-    }
-    if !plain.is_empty() {
-        out.push(Inline::Text(plain));
-    }
-    out
-}
+/// Lesson Markdown, as the page renders it (the parser is [`crate::lessons::markdown`]).
+pub use crate::lessons::markdown::{blocks, inline, Block, Inline};
 
 /// Whether a lesson's code span is a console line the learner may want to type: it starts with
 /// `kubectl` or `lab` and says more than the program's name, and is not an elided sketch
@@ -205,7 +150,7 @@ pub struct StepView {
     pub title: String,
     /// A puzzle (goals only, no instruction).
     pub puzzle: bool,
-    /// The explanation (Markdown paragraphs).
+    /// The explanation (lesson Markdown: see [`blocks`]).
     pub explanation: String,
     /// The instruction (may be empty for a puzzle).
     pub instruction: String,
@@ -224,7 +169,7 @@ pub struct LessonView {
     pub slug: String,
     /// The title.
     pub title: String,
-    /// The introduction (Markdown paragraphs).
+    /// The introduction (lesson Markdown: see [`blocks`]).
     pub intro: String,
     /// Every step.
     pub steps: Vec<StepView>,
@@ -546,23 +491,6 @@ mod tests {
         for r in [Route::Home, Route::Sandbox, Route::Lesson("generation".into())] {
             assert_eq!(Route::parse(&r.hash()), r);
         }
-    }
-
-    #[test]
-    fn markdown_inlines() {
-        use Inline::*;
-        assert_eq!(
-            inline("Run `kubectl get pods` to see **Pods**, a `b"),
-            vec![
-                Text("Run ".into()),
-                Code("kubectl get pods".into()),
-                Text(" to see ".into()),
-                Strong("Pods".into()),
-                Text(", a `b".into())
-            ]
-        );
-        assert_eq!(paragraphs("a\nb\n\n\nc").len(), 2);
-        assert_eq!(paragraphs("a\nb")[0], vec![Text("a b".into())]);
     }
 
     #[test]

@@ -257,6 +257,10 @@ pub struct StepRecord {
     pub delivered: Option<Delivered>,
     /// What happened to a work queue, for handler, take, reconcile and queue-timer steps.
     pub work: Option<QueueWork>,
+    /// The API server's resourceVersion when the step ended: the step's writes are the changes
+    /// above the previous record's (a no-op write answers with an older resourceVersion, so the
+    /// calls alone cannot say which of them changed something).
+    pub revision: u64,
 }
 
 impl StepRecord {
