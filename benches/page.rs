@@ -8,6 +8,7 @@
 //! machine shared with other work still shows what the model costs; the step runs once.
 //! The browser adds the DOM work on top (scripts/bench-page.mjs measures that); this finds which
 //! model to make cheaper. Figures depend on the machine's load; compare rows within one run.
+#![allow(clippy::disallowed_methods, reason = "native only: the slice sorts cost nothing in the wasm here")]
 
 use std::hint::black_box;
 use std::time::Instant;

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what building the site needs, and only what is missing or at the wrong version:
-# the wasm32 target, Trunk, wasm-bindgen-cli (the exact version of the wasm-bindgen crate in
-# Cargo.lock) and wasm-opt (npm's binaryen, the version Trunk.toml pins, via `npm ci`).
+# the Rust toolchain rust-toolchain.toml pins and its wasm32 target, Trunk, wasm-bindgen-cli (the
+# exact version of the wasm-bindgen crate in Cargo.lock) and wasm-opt (npm's binaryen, the version
+# Trunk.toml pins, via `npm ci`).
 # Idempotent: when everything is in place it only checks versions (a second or so).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -10,6 +11,16 @@ cd "$(dirname "$0")/.."
 TRUNK_VERSION=0.21.14
 
 command -v cargo >/dev/null || die "cargo is missing: install Rust with rustup (https://rustup.rs)"
+
+# The Rust that rust-toolchain.toml pins (the size ratchet moves with rustc), with the components
+# and the target the build and the tests use. rustup would install it on the first cargo command
+# in this directory; installing it here says what is happening and takes the same time.
+TOOLCHAIN="$(sed -n 's/^channel *= *"\(.*\)"/\1/p' rust-toolchain.toml)"
+[ -n "$TOOLCHAIN" ] || die "rust-toolchain.toml names no channel"
+if ! rustup toolchain list | grep -q "^$TOOLCHAIN-"; then
+  say "installing Rust $TOOLCHAIN (rust-toolchain.toml); a few minutes"
+  run rustup toolchain install "$TOOLCHAIN" --profile minimal --component rustfmt,clippy --target wasm32-unknown-unknown
+fi
 
 if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
   say "adding the wasm32-unknown-unknown target"

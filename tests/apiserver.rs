@@ -1,5 +1,5 @@
-//! The API server's rules, with the test vectors of kubernetes-semantics.md §9 (TV-11 to TV-22,
-//! TV-30 first half, TV-31 admission) and exact codes and messages.
+//! The API server's rules (apiserver `pkg/registry/generic/registry/store.go`: `Create`, `Update`,
+//! `Delete`; the strategies; watches; namespace admission) with exact codes and messages.
 
 #![allow(clippy::result_large_err)]
 
@@ -75,7 +75,7 @@ fn tv11_create_generation_labels_annotations() {
     assert_eq!(keys, ["name", "namespace", "uid", "resourceVersion", "generation", "creationTimestamp"]);
     let top: Vec<&String> = d.as_object().unwrap().keys().collect();
     assert_eq!(top, ["apiVersion", "kind", "metadata", "spec", "status"]);
-    // Defaults (kubernetes-semantics.md §6.1).
+    // Defaults (k/k `pkg/apis/apps/v1/defaults.go`, `SetDefaults_Deployment`).
     assert_eq!(d["spec"]["replicas"], 1);
     assert_eq!(d["spec"]["revisionHistoryLimit"], 10);
     assert_eq!(d["spec"]["progressDeadlineSeconds"], 600);

@@ -8,9 +8,9 @@ use std::time::Duration;
 
 use common::*;
 use reconcile_lab::engine::apiserver::{DeleteOptions, Patch, WatchFrom};
+use reconcile_lab::engine::cloud::{CloudBucketState, CloudFault};
 use reconcile_lab::engine::labels::Selector;
 use reconcile_lab::engine::object::ObjectExt;
-use reconcile_lab::engine::world::cloud::{CloudBucketState, CloudFault};
 use reconcile_lab::engine::world::{Settled, World, BUCKET_OPERATOR};
 use serde_json::{json, Value};
 
@@ -139,8 +139,12 @@ fn failing_cloud_then_recovery() {
                 .into()
         )
     );
-    let failures =
-        w.history().iter().flat_map(|r| &r.calls).filter(|c| c.verb.starts_with("CLOUD") && c.code == 503).count();
+    let failures = w
+        .history()
+        .iter()
+        .flat_map(|r| &r.calls)
+        .filter(|c| c.verb.as_str().starts_with("CLOUD") && c.code == 503)
+        .count();
     assert!(failures >= 2, "retried with back-off: {failures}");
     w.cloud_fault(None).unwrap();
     settle(&mut w);

@@ -12,9 +12,9 @@ use std::collections::BTreeSet;
 use common::*;
 use proptest::prelude::*;
 use reconcile_lab::engine::apiserver::{DeleteOptions, Patch};
+use reconcile_lab::engine::cloud::{CloudBucketState, CloudFault};
 use reconcile_lab::engine::labels::Selector;
 use reconcile_lab::engine::object::ObjectExt;
-use reconcile_lab::engine::world::cloud::{CloudBucketState, CloudFault};
 use reconcile_lab::engine::world::{Settled, World, BUCKET_OPERATOR};
 use serde_json::{json, Value};
 

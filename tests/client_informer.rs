@@ -1,5 +1,8 @@
 //! The reflector and shared informer against the real miniature API server:
-//! kubernetes-semantics.md §2 and test vectors TV-07 to TV-10.
+//! client-go's `tools/cache/reflector.go` (`ListAndWatch`), `delta_fifo.go` (`Replace`, `Resync`)
+//! and `shared_informer.go` (`HandleDeltas`): the initial list, resync, relists after missed
+//! events.
+#![allow(clippy::disallowed_methods, reason = "native only: the slice sorts cost nothing in the wasm here")]
 
 use std::time::Duration;
 
@@ -68,7 +71,8 @@ fn setup() -> Setup {
     Setup { api, rng: Rng::new(9), now: Time::START }
 }
 
-/// TV-07: the initial list becomes `OnAdd(obj, true)` in list order, then HasSynced.
+/// client-go `shared_informer.go` `HandleDeltas` (isInInitialList): the initial list becomes
+/// `OnAdd(obj, true)` in list order, then HasSynced.
 #[test]
 fn tv07_initial_list() {
     let Setup { mut api, mut rng, now } = setup();
@@ -137,8 +141,8 @@ fn watch_updates_and_deletes() {
     assert_cache_matches(&inf, &api);
 }
 
-/// TV-08: resync every 30 s for 65 s gives two rounds of `OnUpdate(x, x)`; a handler with resync
-/// 0 gets nothing.
+/// client-go `delta_fifo.go` `Resync`: resync every 30 s for 65 s gives two rounds of
+/// `OnUpdate(x, x)`; a handler with resync 0 gets nothing.
 #[test]
 fn tv08_resync() {
     let Setup { mut api, mut rng, now } = setup();
@@ -178,9 +182,9 @@ fn tv08_resync() {
     assert!(drain(&mut inf, quiet).is_empty());
 }
 
-/// The TV-09 scenario up to the relist: {a, b, c} cached; while the watch is down b is updated,
-/// c deleted and the history expired; the re-watch from the last synced version gets one ERROR
-/// (410 Expired), the reflector backs off, then relists.
+/// A relist after a 410 (client-go `delta_fifo.go` `Replace`), up to the relist: {a, b, c} cached;
+/// while the watch is down b is updated, c deleted and the history expired; the re-watch from the
+/// last synced version gets one ERROR (410 Expired), the reflector backs off, then relists.
 fn tv09_scenario(default_resync: Duration) -> (Informer, HandlerId, [Shared; 4], InformerStep) {
     let Setup { mut api, mut rng, mut now } = setup();
     let a = share(api.create(cm("a", "1")).unwrap());
@@ -227,9 +231,9 @@ fn tv09_scenario(default_resync: Duration) -> (Informer, HandlerId, [Shared; 4],
     (inf, h, [a, b2, b5, c3], listed)
 }
 
-/// TV-09, as the reference states it: for a handler outside the syncing set, the relist gives
-/// `OnUpdate(b@rv2, b@rv5)` and `OnDelete(DeletedFinalStateUnknown{default/c, c@rv3})`, and
-/// nothing for the unchanged a. Tombstones come first (the in-order RealFIFO).
+/// client-go `delta_fifo.go` `Replace` (a relist after a 410): for a handler outside the syncing
+/// set, the relist gives `OnUpdate(b@rv2, b@rv5)` and `OnDelete(DeletedFinalStateUnknown{default/c,
+/// c@rv3})`, and nothing for the unchanged a. Tombstones come first (the in-order RealFIFO).
 #[test]
 fn tv09_missed_delete_and_410() {
     let (mut inf, h, [_a, b2, b5, c3], listed) = tv09_scenario(Duration::from_secs(30));
@@ -253,10 +257,11 @@ fn tv09_missed_delete_and_410() {
     );
 }
 
-/// TV-09 in an informer without any resync: client-go never runs a resync check there, so its
-/// listeners stay in the syncing set they were put in when added, and the unchanged a comes back
-/// as `OnUpdate(a, a)` (shared_informer.go `addListener`, `distribute`). The reference's "no
-/// callback for a" holds only once a resync check has taken the handler out of that set.
+/// client-go `delta_fifo.go` `Replace` (a relist after a 410) in an informer without any resync:
+/// client-go never runs a resync check there, so its listeners stay in the syncing set they were
+/// put in when added, and the unchanged a comes back as `OnUpdate(a, a)` (shared_informer.go
+/// `addListener`, `distribute`). "No callback for a" holds only once a resync check has taken the
+/// handler out of that set.
 #[test]
 fn tv09_without_resync_unchanged_objects_come_back_as_sync_updates() {
     let (mut inf, h, [a, b2, b5, c3], _) = tv09_scenario(Duration::ZERO);
@@ -271,8 +276,8 @@ fn tv09_without_resync_unchanged_objects_come_back_as_sync_updates() {
     );
 }
 
-/// TV-10: a deleted and re-created under the same name while disconnected is one update from the
-/// old uid to the new one, not a delete and an add.
+/// client-go `delta_fifo.go` `Replace` (keyed by name): a deleted and re-created under the same
+/// name while disconnected is one update from the old uid to the new one, not a delete and an add.
 #[test]
 fn tv10_recreate_during_a_gap() {
     let Setup { mut api, mut rng, now } = setup();

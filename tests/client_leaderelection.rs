@@ -1,5 +1,5 @@
 //! Leader election over a Lease against the real miniature API server, with two candidates and a
-//! virtual clock: kubernetes-semantics.md §7 and test vectors TV-39 to TV-41.
+//! virtual clock (client-go `tools/leaderelection/leaderelection.go`, `tryAcquireOrRenew`).
 
 use std::time::Duration;
 
@@ -89,7 +89,8 @@ impl World {
     }
 }
 
-/// TV-39: the first candidate creates the lease.
+/// client-go `leaderelection.go` `tryAcquireOrRenew` (first acquisition): the first candidate
+/// creates the lease.
 #[test]
 fn tv39_first_acquisition() {
     let mut w = World::new(&["A"]);
@@ -119,9 +120,9 @@ fn tv39_first_acquisition() {
     assert_eq!(w.electors[0].next_tick_at(), Some(Time::START.after(secs(2))));
 }
 
-/// TV-40: A renews every 2 s (renewTime and the resourceVersion change, acquireTime and
-/// leaseTransitions do not); B polls every 2 to 4.4 s and fails; once A dies, B takes over 15 s to
-/// 19.4 s after it last saw the lease change.
+/// client-go `leaderelection.go` `renew`: A renews every 2 s (renewTime and the resourceVersion
+/// change, acquireTime and leaseTransitions do not); B polls every 2 to 4.4 s and fails; once A
+/// dies, B takes over 15 s to 19.4 s after it last saw the lease change.
 #[test]
 fn tv40_renew_and_takeover() {
     let mut w = World::new(&["A", "B"]);
@@ -177,8 +178,8 @@ fn tv40_renew_and_takeover() {
     assert_eq!(l["spec"]["acquireTime"], t.rfc3339_micro());
 }
 
-/// TV-40, last sentence: a leader that cannot write for the renew deadline stops leading by
-/// itself, before any other candidate can take over.
+/// client-go `leaderelection.go` `renew`: a leader that cannot write for the renew deadline stops
+/// leading by itself, before any other candidate can take over.
 #[test]
 fn tv40_partitioned_leader_stops_after_the_renew_deadline() {
     let mut w = World::new(&["A", "B"]);
@@ -208,7 +209,8 @@ fn tv40_partitioned_leader_stops_after_the_renew_deadline() {
     assert_eq!(w.electors[0].next_tick_at(), None);
 }
 
-/// TV-41: a clean stop releases the lease; the other candidate takes it at its next try.
+/// client-go `leaderelection.go` `release`: a clean stop releases the lease; the other candidate
+/// takes it at its next try.
 #[test]
 fn tv41_voluntary_release() {
     let mut w = World::new(&["A", "B"]);

@@ -4,7 +4,8 @@
 //!
 //! - at every step, at most one kube-controller-manager replica leads (acts);
 //! - resourceVersions strictly increase: the global revision never goes back, and the writes of
-//!   one step get new revisions in the order they were made (kubernetes-semantics.md §3);
+//!   one step get new revisions in the order they were made (apiserver
+//!   `pkg/storage/etcd3/store.go`: one revision counter);
 //! - after healing, the world settles (`run_until_idle` with a cap; a hot loop is a failure);
 //!   where a ReplicaSet still lacks pods then, the clock runs on (step by step) to the leading
 //!   controller-manager's next informer resync and the world settles again: a ReplicaSet
@@ -32,6 +33,7 @@
 //! Budgets: `fault_schedules_ci` runs `FAULT_CASES` cases (default 120) from `FAULT_SEED`
 //! (default 1). The long run is `FAULT_CASES=100000 cargo test --release --test fault_schedules
 //! -- --ignored --nocapture fault_schedules_long`; see docs/reliability.md.
+#![allow(clippy::disallowed_methods, reason = "native only: the slice sorts cost nothing in the wasm here")]
 
 mod common;
 
@@ -42,13 +44,13 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use reconcile_lab::engine::apiserver::{DeleteOptions, Patch, Propagation};
+use reconcile_lab::engine::cloud::CloudFault;
 use reconcile_lab::engine::controllers::util::{is_pod_active, is_pod_ready};
 use reconcile_lab::engine::kinds::{Kind, KINDS};
 use reconcile_lab::engine::labels::Selector;
 use reconcile_lab::engine::object::ObjectExt;
 use reconcile_lab::engine::rand::Rng;
 use reconcile_lab::engine::time::Time;
-use reconcile_lab::engine::world::cloud::CloudFault;
 use reconcile_lab::engine::world::{
     Settled, World, BUCKET_OPERATOR, CONTROLLER_MANAGER_A, CONTROLLER_MANAGER_B, KUBELET, SCHEDULER,
 };
@@ -474,12 +476,12 @@ impl Watchdog {
         for r in &w.history()[self.seen_records..] {
             // New revisions come in the order the writes were made, and two different objects
             // never get the same one. A write that changes nothing returns the revision its
-            // object already had (kubernetes-semantics.md §3: no-op updates write nothing), so
+            // object already had (etcd3 `store.go` `GuaranteedUpdate` writes no no-op update), so
             // the same object may show one revision twice (found by the long run: a status retry
             // after a 409 that a conflicting writer had already made moot).
             let mut prev = self.last_rv;
             let mut owner_of: std::collections::BTreeMap<u64, &str> = Default::default();
-            let writes = r.calls.iter().filter(|c| WRITES.iter().any(|v| c.verb.starts_with(v)));
+            let writes = r.calls.iter().filter(|c| WRITES.iter().any(|v| c.verb.as_str().starts_with(v)));
             for c in writes.filter(|c| c.resource_version > self.last_rv) {
                 assert!(
                     c.resource_version >= prev,

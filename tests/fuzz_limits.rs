@@ -21,8 +21,8 @@ fn pod(name: &str) -> serde_json::Value {
 }
 
 /// The default cap is 20,000 objects of a kind; the next create is refused with a 403 worded like
-/// the ResourceQuota admission plugin's (kubernetes-semantics.md, admission), and nothing is
-/// written.
+/// the ResourceQuota admission plugin's (apiserver `pkg/admission/plugin/resourcequota`), and
+/// nothing is written.
 #[test]
 fn the_object_cap_is_a_quota_error() {
     assert_eq!(DEFAULT_OBJECT_LIMIT, 20_000);

@@ -1,6 +1,8 @@
-//! The garbage collector through the world: the reference's test vectors TV-23 to TV-28
-//! (kubernetes-semantics.md §9), cross-namespace rules, the owner graph's invariants, and
+//! The garbage collector through the world (k/k `pkg/controller/garbagecollector/
+//! garbagecollector.go`): the propagation policies, dangling owners, cross-namespace rules, the
+//! owner graph's invariants, and
 //! convergence after faults.
+#![allow(clippy::disallowed_methods, reason = "native only: the slice sorts cost nothing in the wasm here")]
 
 mod common;
 
@@ -10,7 +12,7 @@ use common::*;
 use reconcile_lab::engine::apiserver::{DeleteOptions, Deleted, Propagation, WatchFrom, WatchId};
 use reconcile_lab::engine::labels::Selector;
 use reconcile_lab::engine::object::ObjectExt;
-use reconcile_lab::engine::world::{Settled, World, CONTROLLER_MANAGER_A, CONTROLLER_MANAGER_B};
+use reconcile_lab::engine::world::{Settled, Verb, World, CONTROLLER_MANAGER_A, CONTROLLER_MANAGER_B};
 use serde_json::{json, Value};
 
 /// One watch event as a test sees it: (type, kind, name, object).
@@ -93,8 +95,9 @@ fn owner_ref(o: &Value, block: Option<bool>) -> Value {
     r
 }
 
-/// TV-23: background cascade. The Deployment goes at once, then the GC deletes the ReplicaSet,
-/// then its pods (graceful: MODIFIED with a deletionTimestamp, then DELETED by the kubelet).
+/// `garbagecollector.go` `attemptToDeleteItem` (background): background cascade. The Deployment
+/// goes at once, then the GC deletes the ReplicaSet, then its pods (graceful: MODIFIED with a
+/// deletionTimestamp, then DELETED by the kubelet).
 #[test]
 fn tv23_background_cascade() {
     let mut w = web();
@@ -118,8 +121,9 @@ fn tv23_background_cascade() {
     graph_ok(&w);
 }
 
-/// TV-24: foreground cascade. DELETED order: pods < ReplicaSet < Deployment; both owners wait
-/// with `foregroundDeletion`, deletionGracePeriodSeconds 0 and generation + 1.
+/// `garbagecollector.go` `processDeletingDependentsItem` (foreground): foreground cascade. DELETED
+/// order: pods < ReplicaSet < Deployment; both owners wait with `foregroundDeletion`,
+/// deletionGracePeriodSeconds 0 and generation + 1.
 #[test]
 fn tv24_foreground_cascade() {
     let mut w = web();
@@ -154,8 +158,9 @@ fn tv24_foreground_cascade() {
     graph_ok(&w);
 }
 
-/// TV-25: in foreground deletion every dependent is deleted, but the owner waits only for the
-/// ones with blockOwnerDeletion.
+/// `garbagecollector.go` `processDeletingDependentsItem` (blockOwnerDeletion): in foreground
+/// deletion every dependent is deleted, but the owner waits only for the ones with
+/// blockOwnerDeletion.
 #[test]
 fn tv25_non_blocking_dependent() {
     let mut w = World::new(3);
@@ -180,8 +185,9 @@ fn tv25_non_blocking_dependent() {
     graph_ok(&w);
 }
 
-/// TV-26: orphan. The owner waits with `orphan` while the GC removes its reference from the
-/// ReplicaSet; the ReplicaSet and its pods stay, the pods keep their reference to it.
+/// `garbagecollector.go` `orphanDependents`: orphan. The owner waits with `orphan` while the GC
+/// removes its reference from the ReplicaSet; the ReplicaSet and its pods stay, the pods keep their
+/// reference to it.
 #[test]
 fn tv26_orphan() {
     let mut w = web();
@@ -206,8 +212,9 @@ fn tv26_orphan() {
     graph_ok(&w);
 }
 
-/// TV-27: a dangling owner (404 on a live GET) gets its dependent collected; a dependent that also
-/// has a live owner only loses the dangling reference.
+/// `garbagecollector.go` `attemptToDeleteItem` (dangling owner): a dangling owner (404 on a live
+/// GET) gets its dependent collected; a dependent that also has a live owner only loses the
+/// dangling reference.
 #[test]
 fn tv27_dangling_owner() {
     let mut w = World::new(5);
@@ -228,14 +235,18 @@ fn tv27_dangling_owner() {
     let evs = rec.drain(&mut w);
     assert!(evs.iter().any(|e| e.0 == "MODIFIED" && e.2 == "both"), "{:?}", summary(&evs));
     // The GC verified the ghost with a live GET.
-    let gets =
-        w.history().iter().flat_map(|r| &r.calls).filter(|c| c.verb == "GET" && c.target == "ReplicaSet default/ghost");
+    let gets = w
+        .history()
+        .iter()
+        .flat_map(|r| &r.calls)
+        .filter(|c| c.verb == Verb::Get && c.target == "ReplicaSet default/ghost");
     assert!(gets.clone().count() >= 1 && gets.clone().all(|c| c.code == 404));
     graph_ok(&w);
 }
 
-/// TV-28: a reference whose uid does not match the live owner (deleted and recreated under the
-/// same name) is dangling: the dependent is collected.
+/// `garbagecollector.go` `attemptToDeleteItem` (uid mismatch): a reference whose uid does not match
+/// the live owner (deleted and recreated under the same name) is dangling: the dependent is
+/// collected.
 #[test]
 fn tv28_uid_mismatch_is_dangling() {
     let mut w = web();
@@ -249,7 +260,8 @@ fn tv28_uid_mismatch_is_dangling() {
     settle(&mut w);
     assert!(w.api().get(kind("ConfigMap"), Some("default"), "stale").is_err(), "stale reference collected");
     assert!(w.api().get(kind("ConfigMap"), Some("default"), "fresh").is_ok(), "solid reference kept");
-    // TV-26's last sentence: the recreated Deployment adopts the orphaned ReplicaSet.
+    // After orphaning (`sync.go` `getReplicaSetsForDeployment` adopts): the recreated Deployment
+    // adopts the orphaned ReplicaSet.
     assert_converged(&w, "web", 3);
     graph_ok(&w);
 }

@@ -93,7 +93,8 @@ proptest! {
         }
         settle(&mut w);
         // uid -> the policies of every DELETE it got (a second DELETE may change the GC
-        // finalizer, kubernetes-semantics.md §3.5), for the dependents' rule.
+        // finalizer: apiserver `store.go`, `updateForGracefulDeletionAndFinalizers`), for the
+        // dependents' rule.
         let mut deleted: BTreeMap<String, Vec<Option<Propagation>>> = BTreeMap::new();
         for op in ops {
             match op {

@@ -1,5 +1,6 @@
-//! The namespace controller through the world: TV-30 and TV-31 (kubernetes-semantics.md §5, §9),
-//! and convergence after faults.
+//! The namespace controller through the world (k/k `pkg/controller/namespace/deletion/
+//! namespaced_resources_deleter.go`, `Delete`): an empty namespace, a namespace whose content a
+//! finalizer holds, and convergence after faults.
 
 mod common;
 
@@ -52,7 +53,8 @@ fn ok_conditions() -> Vec<(String, String, String, String)> {
     .collect()
 }
 
-/// TV-30: an empty namespace goes in three events: Terminating, the five OK conditions, DELETED.
+/// `namespaced_resources_deleter.go` `Delete` (empty namespace): an empty namespace goes in three
+/// events: Terminating, the five OK conditions, DELETED.
 #[test]
 fn tv30_empty_namespace_deletion() {
     let mut w = World::new(2);
@@ -150,8 +152,8 @@ fn a_namespace_stuck_on_pods_reports_it() {
     assert!(w.api().get(kind("Namespace"), None, "slow").is_err(), "namespace gone once the pods are");
 }
 
-/// TV-31: a namespace stuck on a finalizer; its conditions say which; new content is refused;
-/// removing the finalizer lets it go.
+/// `namespaced_resources_deleter.go` `Delete` (content held by a finalizer): a namespace stuck on a
+/// finalizer; its conditions say which; new content is refused; removing the finalizer lets it go.
 #[test]
 fn tv31_namespace_stuck_on_a_finalizer() {
     let mut w = World::new(9);

@@ -10,9 +10,9 @@ use std::time::Duration;
 
 use common::*;
 use reconcile_lab::engine::apiserver::{DeleteOptions, Patch};
+use reconcile_lab::engine::cloud::CloudFault;
 use reconcile_lab::engine::object::ObjectExt;
-use reconcile_lab::engine::world::cloud::CloudFault;
-use reconcile_lab::engine::world::{ActionKind, Actor, Settled, StepRecord, World};
+use reconcile_lab::engine::world::{ActionKind, Actor, Settled, StepRecord, Verb, World};
 use serde_json::json;
 
 /// The reconciles of `key` by `controller` (any process) since record `from`.
@@ -87,9 +87,9 @@ fn deployment_controller_drops_a_key_after_15_retries() {
     );
     let leader = w.processes().iter().find(|p| p.leading()).unwrap();
     let slot = leader.slots.iter().find(|s| s.controller.name() == "deployment-controller").unwrap();
-    assert!(!slot.queue.contains(&"default/web".to_string()));
-    assert!(slot.queue.delayed_keys().is_empty());
-    assert_eq!(slot.queue.num_requeues(&"default/web".to_string()), 0, "a dropped key is forgotten");
+    assert!(!slot.queue().contains(&"default/web".to_string()));
+    assert!(slot.queue().delayed_keys().is_empty());
+    assert_eq!(slot.queue().num_requeues(&"default/web".to_string()), 0, "a dropped key is forgotten");
 
     // The permissions come back: nothing happens, the key was dropped.
     w.grant("deployment-controller").unwrap();
@@ -123,8 +123,10 @@ fn deployment_controller_forgets_a_key_when_the_namespace_terminates() {
     w.run_until_idle(5000);
 
     let syncs = reconciles(&w, "deployment-controller", "old/web", from);
-    let refused =
-        syncs.iter().find(|r| r.calls.iter().any(|c| c.verb == "CREATE" && c.code == 403)).expect("a refused create");
+    let refused = syncs
+        .iter()
+        .find(|r| r.calls.iter().any(|c| c.verb == Verb::Create && c.code == 403))
+        .expect("a refused create");
     assert!(refused.sentence.contains("because it is being terminated"), "{}", refused.sentence);
     assert!(
         refused.sentence.ends_with("and does not retry: the namespace is being terminated, so it forgets old/web."),
@@ -217,8 +219,10 @@ fn replicaset_controller_ignores_creates_refused_by_a_terminating_namespace() {
 
     let rs = w.api().list(kind("ReplicaSet"), Some("old"), &Default::default()).unwrap().items[0].key();
     let syncs = reconciles(&w, "replicaset-controller", &rs, from);
-    let refused =
-        syncs.iter().find(|r| r.calls.iter().any(|c| c.verb == "CREATE" && c.code == 403)).expect("a refused create");
+    let refused = syncs
+        .iter()
+        .find(|r| r.calls.iter().any(|c| c.verb == Verb::Create && c.code == 403))
+        .expect("a refused create");
     assert!(!refused.sentence.contains("failed"), "{}", refused.sentence);
     assert!(retry_delays(&syncs).is_empty(), "no back-off: {:?}", retry_delays(&syncs));
     assert!(events(&w, "FailedCreate").is_empty(), "{:?}", events(&w, "FailedCreate"));

@@ -1,5 +1,5 @@
-//! The world as a learner drives it: the reference's test vectors TV-32 to TV-36 and TV-39 to
-//! TV-41 seen through steps, determinism, going back and branching.
+//! The world as a learner drives it: Deployments, ReplicaSets and leader election seen through
+//! steps, determinism, going back and branching.
 
 mod common;
 
@@ -9,10 +9,10 @@ use common::*;
 use reconcile_lab::engine::apiserver::Patch;
 use reconcile_lab::engine::object::ObjectExt;
 use reconcile_lab::engine::time::Time;
-use reconcile_lab::engine::world::{ActionKind, Settled, World, CONTROLLER_MANAGER_A, CONTROLLER_MANAGER_B};
+use reconcile_lab::engine::world::{ActionKind, Settled, Verb, World, CONTROLLER_MANAGER_A, CONTROLLER_MANAGER_B};
 use serde_json::{json, Value};
 
-/// TV-32: a fresh Deployment of 3.
+/// `sync.go` `getNewReplicaSet`: a fresh Deployment of 3.
 #[test]
 fn tv32_fresh_deployment() {
     let mut w = World::new(1);
@@ -89,8 +89,8 @@ fn tv32_fresh_deployment() {
     assert_converged(&w, "web", 3);
 }
 
-/// TV-33: a rolling update of 3 replicas with 25%/25% (surge 1, unavailable 0): the exact
-/// sequence of sizes, never more than 4 pods wanted, never fewer than 3 available.
+/// `rolling.go` `rolloutRolling`: a rolling update of 3 replicas with 25%/25% (surge 1, unavailable
+/// 0): the exact sequence of sizes, never more than 4 pods wanted, never fewer than 3 available.
 #[test]
 fn tv33_rolling_update_sequence() {
     let mut w = World::new(2);
@@ -147,7 +147,7 @@ fn rollout_done(w: &World) -> bool {
     d.pointer("/status/updatedReplicas") == Some(&json!(3)) && d.pointer("/status/replicas") == Some(&json!(3))
 }
 
-/// TV-34: scaling resizes the same ReplicaSet, with new replica annotations.
+/// `sync.go` `isScalingEvent`: scaling resizes the same ReplicaSet, with new replica annotations.
 #[test]
 fn tv34_scaling_is_not_a_rollout() {
     let mut w = World::new(3);
@@ -169,7 +169,7 @@ fn tv34_scaling_is_not_a_rollout() {
     assert_converged(&w, "web", 5);
 }
 
-/// TV-36: a terminating pod is replaced before it disappears.
+/// `controller_utils.go` `FilterActivePods`: a terminating pod is replaced before it disappears.
 #[test]
 fn tv36_terminating_pod_is_replaced() {
     let mut w = World::new(4);
@@ -199,7 +199,8 @@ fn tv36_terminating_pod_is_replaced() {
     assert_converged(&w, "web", 3);
 }
 
-/// TV-39: the first acquisition creates the Lease.
+/// client-go `leaderelection.go` `tryAcquireOrRenew` (first acquisition): the first acquisition
+/// creates the Lease.
 #[test]
 fn tv39_first_acquisition() {
     let mut w = World::new(5);
@@ -253,8 +254,8 @@ fn controller_manager_replicas_elect_with_client_go_timings() {
     assert!(b.windows(2).any(|d| d[0] != d[1]), "jittered: {b:?}");
 }
 
-/// TV-40: renewals every 2 s; after the leader is killed the other replica takes over after a
-/// full lease duration without change, on its own clock.
+/// client-go `leaderelection.go` `renew`: renewals every 2 s; after the leader is killed the other
+/// replica takes over after a full lease duration without change, on its own clock.
 #[test]
 fn tv40_renew_and_takeover() {
     let mut w = World::new(6);
@@ -287,8 +288,8 @@ fn tv40_renew_and_takeover() {
     assert_converged(&w, "web", 2);
 }
 
-/// TV-40, second half: a leader that cannot write stops leading by itself before anyone else
-/// can take over; at no instant do two replicas lead.
+/// client-go `leaderelection.go` `renew`: a leader that cannot write stops leading by itself before
+/// anyone else can take over; at no instant do two replicas lead.
 #[test]
 fn tv40_partitioned_leader_steps_down() {
     let mut w = World::new(7);
@@ -459,9 +460,10 @@ fn recreate_strategy_waits_for_old_pods() {
     assert_converged(&w, "web", 2);
 }
 
-/// TV-38 through the world: the ReplicaSet controller issued 3 creates; while its Pod informer
-/// has not delivered the 3 ADDs, another sync of the same ReplicaSet (woken by an unrelated
-/// change) creates nothing, even though its cache still shows no pods.
+/// `controller_utils.go` `SatisfiedExpectations` through the world: the ReplicaSet controller
+/// issued 3 creates; while its Pod informer has not delivered the 3 ADDs, another sync of the same
+/// ReplicaSet (woken by an unrelated change) creates nothing, even though its cache still shows no
+/// pods.
 #[test]
 fn tv38_expectations_hold_until_the_informer_catches_up() {
     let mut w = World::new(13);
@@ -479,7 +481,7 @@ fn tv38_expectations_hold_until_the_informer_catches_up() {
     for _ in 0..500 {
         let p = w.pending().into_iter().find(|p| !pod_informer(p) && p.at <= w.now()).expect("work to do");
         let r = w.run(p.id).unwrap();
-        creates += r.calls.iter().filter(|c| c.verb == "CREATE" && c.target.starts_with("Pod ")).count();
+        creates += r.calls.iter().filter(|c| c.verb == Verb::Create && c.target.starts_with("Pod ")).count();
         if creates == 3 {
             break;
         }
@@ -496,7 +498,7 @@ fn tv38_expectations_hold_until_the_informer_catches_up() {
         {
             resynced = true;
             assert!(
-                r.calls.iter().all(|c| c.verb != "CREATE" || !c.target.starts_with("Pod ")),
+                r.calls.iter().all(|c| c.verb != Verb::Create || !c.target.starts_with("Pod ")),
                 "no double creation: {}",
                 r.sentence
             );
@@ -596,8 +598,8 @@ fn workers_hold_different_keys_never_the_same_one() {
     let slot = cm.slots.iter().find(|s| s.controller.name() == "deployment-controller").unwrap();
     let held: Vec<&str> = slot.held().iter().map(|h| h.1.as_str()).collect();
     assert_eq!(held, vec!["default/a", "default/b", "default/c"]);
-    assert_eq!(slot.queue.processing_keys().count(), 3);
-    assert!(slot.queue.check_invariants().is_ok());
+    assert_eq!(slot.queue().processing_keys().count(), 3);
+    assert!(slot.queue().check_invariants().is_ok());
     let reconciles = w.pending().into_iter().filter(|p| p.action == ActionKind::Reconcile && is_dc(p)).count();
     assert_eq!(reconciles, 3, "one pending reconcile per held key");
     w.run_until_idle(5000);
@@ -678,7 +680,7 @@ fn the_scheduler_binds_through_pods_binding() {
     let binds: Vec<_> = w.history()[from..]
         .iter()
         .filter(|r| r.action == ActionKind::Reconcile && r.actor.to_string().starts_with("default-scheduler"))
-        .flat_map(|r| r.calls.iter().filter(|c| c.verb != "GET" && !c.target.starts_with("Event ")))
+        .flat_map(|r| r.calls.iter().filter(|c| c.verb != Verb::Get && !c.target.starts_with("Event ")))
         .collect();
     assert_eq!(binds.len(), 2, "{binds:?}");
     for c in binds {
@@ -766,7 +768,7 @@ fn workers_wait_for_their_informers_to_sync() {
     run(&mut w, ActionKind::RunHandler, "deployment-controller");
     let dc =
         w.process(CONTROLLER_MANAGER_A).unwrap().slots.iter().find(|s| s.controller.name() == "deployment-controller");
-    assert!(!dc.unwrap().queue.is_empty(), "the handler queued default/web");
+    assert!(!dc.unwrap().queue().is_empty(), "the handler queued default/web");
     assert!(!w.pending().iter().any(|p| is(p, ActionKind::TakeKey, "deployment-controller")));
     run(&mut w, ActionKind::List, "ReplicaSet");
     assert!(!w.pending().iter().any(|p| is(p, ActionKind::TakeKey, "deployment-controller")));

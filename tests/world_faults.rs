@@ -8,7 +8,7 @@ use std::time::Duration;
 use common::*;
 use reconcile_lab::engine::apiserver::Patch;
 use reconcile_lab::engine::object::ObjectExt;
-use reconcile_lab::engine::world::{ActionKind, Settled, World, CONTROLLER_MANAGER_A, CONTROLLER_MANAGER_B};
+use reconcile_lab::engine::world::{ActionKind, Settled, Verb, World, CONTROLLER_MANAGER_A, CONTROLLER_MANAGER_B};
 use serde_json::json;
 
 fn settle(w: &mut World) {
@@ -91,7 +91,7 @@ fn restarted_controller_manager_loses_its_memory_and_recovers() {
     let mut w = started(23, 60);
     w.restart_process(CONTROLLER_MANAGER_A).unwrap();
     let a = w.process(CONTROLLER_MANAGER_A).unwrap();
-    assert!(!a.leading() && a.caches.is_empty() && a.slots.iter().all(|s| s.queue.is_empty()));
+    assert!(!a.leading() && a.caches.is_empty() && a.slots.iter().all(|s| s.queue().is_empty()));
     settle(&mut w);
     // The old identity's lease had to expire before anyone could lead again.
     let leaders = w.processes().iter().filter(|p| p.leading()).count();
@@ -135,7 +135,7 @@ fn a_conflicting_write_gets_409_and_the_controller_retries() {
     w.conflict_next_write(CONTROLLER_MANAGER_A).unwrap();
     settle(&mut w);
     let conflict = w.history().iter().find(|r| r.calls.iter().any(|c| c.code == 409)).expect("a 409 in the records");
-    assert!(conflict.calls.iter().any(|c| c.verb == "PATCH (another client)"));
+    assert!(conflict.calls.iter().any(|c| c.verb == Verb::PatchByAnotherClient));
     let lost = conflict.calls.iter().find(|c| c.code == 409).unwrap();
     assert!(lost.sent_resource_version > 0 && lost.stored_resource_version > lost.sent_resource_version, "{lost:?}");
     let msg = lost.error.clone().unwrap();
@@ -313,7 +313,7 @@ fn a_thawed_leader_acts_beside_the_new_one_until_its_renewal_fails() {
     for _ in 0..200 {
         let r = w.step().unwrap();
         let by_a = matches!(&r.actor, reconcile_lab::engine::world::Actor::Controller { process, .. } if process == CONTROLLER_MANAGER_A);
-        if by_a && r.action == ActionKind::Reconcile && r.calls.iter().any(|c| c.verb != "GET" && c.code < 300) {
+        if by_a && r.action == ActionKind::Reconcile && r.calls.iter().any(|c| c.verb != Verb::Get && c.code < 300) {
             old_leader_wrote = Some(r);
             break;
         }

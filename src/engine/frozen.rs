@@ -11,8 +11,8 @@
 //!
 //! The read API mirrors `serde_json::Value` (`get`, `[]` with a static null for missing entries,
 //! `as_str`, `as_i64`, `as_array`, `as_object`, `pointer`, …) so that code reading a cached object
-//! reads the same either way, and `Frozen` implements the metadata reads of `ObjectExt` (its map
-//! type is [`Obj`]). Code that modifies an object takes a
+//! reads the same either way (`object::ObjectExt` reads metadata from either form; its map type
+//! here is [`Obj`]). Code that modifies an object takes a
 //! [`Frozen::to_value`] copy first, as client-go controllers `DeepCopy()` a cached object before
 //! they change it.
 //!
@@ -27,8 +27,6 @@ use std::sync::Arc;
 use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Serialize, Serializer};
 use serde_json::{Map, Value};
-
-use super::object::{ObjectExt, OwnerReference};
 
 /// An interned map key.
 pub type Key = Arc<str>;
@@ -267,78 +265,6 @@ impl Frozen {
     }
 }
 
-impl Frozen {
-    fn str_at(&self, key: &str) -> &str {
-        self.get(key).and_then(Frozen::as_str).unwrap_or("")
-    }
-    fn meta_at(&self, key: &str) -> Option<&Frozen> {
-        self.get("metadata").and_then(|m| m.get(key))
-    }
-}
-
-/// The metadata reads, on the cached form (the same answers as `Value`'s; tested below).
-impl ObjectExt for Frozen {
-    type Map = Obj;
-    /// `apiVersion`, or "".
-    fn api_version(&self) -> &str {
-        self.str_at("apiVersion")
-    }
-    /// `kind`, or "".
-    fn kind(&self) -> &str {
-        self.str_at("kind")
-    }
-    /// `metadata`, if present.
-    fn meta(&self) -> Option<&Obj> {
-        self.get("metadata").and_then(Frozen::as_object)
-    }
-    /// `metadata.name`, or "".
-    fn name(&self) -> &str {
-        self.meta_at("name").and_then(Frozen::as_str).unwrap_or("")
-    }
-    /// `metadata.namespace`, if set and non-empty.
-    fn namespace(&self) -> Option<&str> {
-        self.meta_at("namespace").and_then(Frozen::as_str).filter(|s| !s.is_empty())
-    }
-    /// `metadata.uid`, or "".
-    fn uid(&self) -> &str {
-        self.meta_at("uid").and_then(Frozen::as_str).unwrap_or("")
-    }
-    /// `metadata.resourceVersion` as a number; 0 when absent or not a number.
-    fn resource_version(&self) -> u64 {
-        self.meta_at("resourceVersion").and_then(Frozen::as_str).and_then(|s| s.parse().ok()).unwrap_or(0)
-    }
-    /// `metadata.generation`; 0 when absent.
-    fn generation(&self) -> i64 {
-        self.meta_at("generation").and_then(Frozen::as_i64).unwrap_or(0)
-    }
-    /// `metadata.labels`, if present.
-    fn labels(&self) -> Option<&Obj> {
-        self.meta_at("labels").and_then(Frozen::as_object)
-    }
-    /// One label's value.
-    fn label(&self, key: &str) -> Option<&str> {
-        self.labels().and_then(|l| l.get(key)).and_then(Frozen::as_str)
-    }
-    /// One annotation's value.
-    fn annotation(&self, key: &str) -> Option<&str> {
-        self.meta_at("annotations").and_then(|a| a.get(key)).and_then(Frozen::as_str)
-    }
-    /// `metadata.finalizers` (non-strings skipped).
-    fn finalizers(&self) -> Vec<&str> {
-        let list = self.meta_at("finalizers").and_then(Frozen::as_array).unwrap_or(&[]);
-        list.iter().filter_map(Frozen::as_str).collect()
-    }
-    /// `metadata.deletionTimestamp`, if set.
-    fn deletion_timestamp(&self) -> Option<&str> {
-        self.meta_at("deletionTimestamp").and_then(Frozen::as_str)
-    }
-    /// `metadata.ownerReferences` (malformed entries skipped).
-    fn owner_references(&self) -> Vec<OwnerReference> {
-        let list = self.meta_at("ownerReferences").and_then(Frozen::as_array).unwrap_or(&[]);
-        list.iter().filter_map(owner_reference).collect()
-    }
-}
-
 /// The reads that helpers need from either form of a JSON value (`serde_json::Value`, which
 /// writers build, or [`Frozen`], which caches share), so that one helper serves both.
 pub trait Json: Sized {
@@ -404,27 +330,6 @@ impl Json for Value {
     fn count(&self) -> Option<usize> {
         self.as_object().map(Map::len).or(self.as_array().map(Vec::len))
     }
-}
-
-/// One `ownerReferences` entry, read as serde reads an [`OwnerReference`] from a `Value` (the
-/// four strings required, `controller` and `blockOwnerDeletion` absent, null or a boolean, other
-/// fields ignored; anything else is malformed: `None`), without copying the entry.
-fn owner_reference(r: &Frozen) -> Option<OwnerReference> {
-    let text = |k: &str| r.get(k).and_then(Frozen::as_str).map(str::to_string);
-    let flag = |k: &str| match r.get(k) {
-        None | Some(Frozen::Null) => Ok(None),
-        Some(Frozen::Bool(b)) => Ok(Some(*b)),
-        Some(_) => Err(()),
-    };
-    r.as_object()?;
-    Some(OwnerReference {
-        api_version: text("apiVersion")?,
-        kind: text("kind")?,
-        name: text("name")?,
-        uid: text("uid")?,
-        controller: flag("controller").ok()?,
-        block_owner_deletion: flag("blockOwnerDeletion").ok()?,
-    })
 }
 
 impl std::ops::Index<&str> for Frozen {
@@ -720,32 +625,6 @@ mod tests {
         let key = |f: &Frozen| Arc::clone(&f["metadata"].as_object().unwrap().entries()[0].0);
         assert!(Arc::ptr_eq(&key(&a), &key(&b)));
         assert!(Arc::ptr_eq(&a.as_object().unwrap().entries()[0].0, &intern("metadata")));
-    }
-
-    #[test]
-    fn object_reads_agree_with_value() {
-        for v in [pod(), json!({"kind": "Namespace", "metadata": {"name": "demo", "namespace": ""}}), json!(null)] {
-            let f = Frozen::from(&v);
-            assert_eq!(f.api_version(), v.api_version());
-            assert_eq!(f.kind(), v.kind());
-            assert_eq!(f.name(), v.name());
-            assert_eq!(f.namespace(), v.namespace());
-            assert_eq!(f.uid(), v.uid());
-            assert_eq!(f.resource_version(), v.resource_version());
-            assert_eq!(f.generation(), v.generation());
-            assert_eq!(f.labels().map(Obj::to_map).as_ref(), v.labels());
-            assert_eq!(f.label("app"), v.label("app"));
-            assert_eq!(f.annotation("a/b"), v.annotation("a/b"));
-            assert_eq!(f.finalizers(), v.finalizers());
-            assert_eq!(f.has_finalizer("z"), v.has_finalizer("z"));
-            assert_eq!(f.deletion_timestamp(), v.deletion_timestamp());
-            assert_eq!(f.is_deleting(), v.is_deleting());
-            assert_eq!(f.owner_references(), v.owner_references());
-            assert_eq!(f.controller_ref(), v.controller_ref());
-            assert_eq!(f.key(), v.key());
-        }
-        assert_eq!(Frozen::from(pod()).key(), "default/web-1");
-        assert_eq!(Frozen::from(pod()).owner_references().len(), 2);
     }
 
     #[test]

@@ -1,7 +1,8 @@
 //! The resource kinds the miniature API server serves, and the per-kind rules that differ
-//! between them (kubernetes-semantics.md §3.2-§3.5, §4.2).
+//! between them (each kind's `pkg/registry/<group>/<kind>/strategy.go` upstream).
 
-/// How `metadata.generation` behaves for a kind (kubernetes-semantics.md §3.4).
+/// How `metadata.generation` behaves for a kind (the kind's strategy, e.g. k/k
+/// `pkg/registry/apps/deployment/strategy.go`, `PrepareForUpdate`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Generation {
     /// No generation at all (Namespace, ConfigMap, Lease, Node, Event): the field is omitted.
@@ -15,7 +16,9 @@ pub enum Generation {
     NonMetadata,
 }
 
-/// The propagation policy a raw DELETE without one gets (kubernetes-semantics.md §4.2).
+/// The propagation policy a raw DELETE without one gets (the kind's strategy's
+/// `DefaultGarbageCollectionPolicy`; apiserver `pkg/registry/generic/registry/store.go`,
+/// `deletionFinalizersForGarbageCollection`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DefaultPropagation {
     /// Dependents are deleted in the background.
@@ -46,7 +49,8 @@ pub struct Kind {
     /// Whether the kind has a `/status` subresource (main-resource writes then ignore status).
     pub status_subresource: bool,
     /// Whether a PUT without `metadata.resourceVersion` is allowed (last writer wins).
-    /// False for custom resources (kubernetes-semantics.md §3.3).
+    /// False for custom resources (the strategy's `AllowUnconditionalUpdate`;
+    /// apiextensions-apiserver `pkg/registry/customresource/strategy.go`).
     pub unconditional_update: bool,
     /// Whether DELETE is graceful (Pods: deletionTimestamp in the future, the kubelet deletes).
     pub graceful: bool,

@@ -2,28 +2,31 @@
 //! server stores and serves them. [`ObjectExt`] reads and writes the common `metadata` fields
 //! without a typed struct per kind, so patches, JSONPath and printing see the same object.
 //! What caches, watch events and notifications share is the immutable, compact form of the same
-//! JSON ([`Shared`], a [`Frozen`](super::frozen::Frozen) tree), which `ObjectExt` reads too.
+//! JSON ([`Shared`], a [`Frozen`] tree), which `ObjectExt` reads too.
 
 use std::borrow::BorrowMut;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use super::frozen::{Frozen, Obj};
+
 /// An object as the API server's watch events and lists hand it out and as informer caches and
 /// handler notifications keep it: immutable and shared, so that every process caching the same
 /// version of an object holds one copy, and the world's snapshots copy pointers, not objects.
-/// The object is a [`Frozen`](super::frozen::Frozen) tree (a fifth of a `Value`'s memory); code
+/// The object is a [`Frozen`] tree (a fifth of a `Value`'s memory); code
 /// that modifies it takes a `to_value()` copy first.
-pub type Shared = std::sync::Arc<super::frozen::Frozen>;
+pub type Shared = std::sync::Arc<Frozen>;
 
-/// The shared, immutable form of an object (a [`Frozen`](super::frozen::Frozen) copy of a `Value`
+/// The shared, immutable form of an object (a [`Frozen`] copy of a `Value`
 /// or of a reference to one), for code that builds a cached object or a notification itself:
 /// the one place such an object is made (watch events and lists hand theirs out already shared).
-pub fn share(obj: impl Into<super::frozen::Frozen>) -> Shared {
+pub fn share(obj: impl Into<Frozen>) -> Shared {
     std::sync::Arc::new(obj.into())
 }
 
-/// One entry of `metadata.ownerReferences` (kubernetes-semantics.md §4.1).
+/// One entry of `metadata.ownerReferences` (apimachinery `pkg/apis/meta/v1/types.go`,
+/// `OwnerReference`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct OwnerReference {
@@ -67,11 +70,11 @@ fn str_at<'a>(v: &'a Value, key: &str) -> &'a str {
 }
 
 /// Accessors for the fields every Kubernetes object has, for both forms of an object: a
-/// `serde_json::Value` (what verbs and writers build) and a [`Frozen`](super::frozen::Frozen) tree (what caches, watch
+/// `serde_json::Value` (what verbs and writers build) and a [`Frozen`] tree (what caches, watch
 /// events and notifications share). `Map` is the form's object type; `meta_mut` exists for
 /// `Value` only (a `Frozen` is immutable: take `to_value()` first).
 pub trait ObjectExt {
-    /// The form's JSON object type (`Map<String, Value>` or [`Obj`](super::frozen::Obj)).
+    /// The form's JSON object type (`Map<String, Value>` or [`Obj`]).
     type Map: ?Sized;
     /// `apiVersion`, or "".
     fn api_version(&self) -> &str;
@@ -130,7 +133,7 @@ pub trait ObjectExt {
         self.owner_references().into_iter().find(OwnerReference::is_controller)
     }
     /// The informer cache key: `namespace/name`, or `name` for cluster-scoped objects
-    /// (`MetaNamespaceKeyFunc`, kubernetes-semantics.md §2.2).
+    /// (client-go `tools/cache/store.go`, `MetaNamespaceKeyFunc`).
     fn key(&self) -> String {
         match self.namespace() {
             Some(ns) => format!("{ns}/{}", self.name()),
@@ -197,6 +200,99 @@ impl ObjectExt for Value {
     }
 }
 
+impl Frozen {
+    fn str_at(&self, key: &str) -> &str {
+        self.get(key).and_then(Frozen::as_str).unwrap_or("")
+    }
+    fn meta_at(&self, key: &str) -> Option<&Frozen> {
+        self.get("metadata").and_then(|m| m.get(key))
+    }
+}
+
+/// The metadata reads, on the cached form (the same answers as `Value`'s; tested below).
+impl ObjectExt for Frozen {
+    type Map = Obj;
+    /// `apiVersion`, or "".
+    fn api_version(&self) -> &str {
+        self.str_at("apiVersion")
+    }
+    /// `kind`, or "".
+    fn kind(&self) -> &str {
+        self.str_at("kind")
+    }
+    /// `metadata`, if present.
+    fn meta(&self) -> Option<&Obj> {
+        self.get("metadata").and_then(Frozen::as_object)
+    }
+    /// `metadata.name`, or "".
+    fn name(&self) -> &str {
+        self.meta_at("name").and_then(Frozen::as_str).unwrap_or("")
+    }
+    /// `metadata.namespace`, if set and non-empty.
+    fn namespace(&self) -> Option<&str> {
+        self.meta_at("namespace").and_then(Frozen::as_str).filter(|s| !s.is_empty())
+    }
+    /// `metadata.uid`, or "".
+    fn uid(&self) -> &str {
+        self.meta_at("uid").and_then(Frozen::as_str).unwrap_or("")
+    }
+    /// `metadata.resourceVersion` as a number; 0 when absent or not a number.
+    fn resource_version(&self) -> u64 {
+        self.meta_at("resourceVersion").and_then(Frozen::as_str).and_then(|s| s.parse().ok()).unwrap_or(0)
+    }
+    /// `metadata.generation`; 0 when absent.
+    fn generation(&self) -> i64 {
+        self.meta_at("generation").and_then(Frozen::as_i64).unwrap_or(0)
+    }
+    /// `metadata.labels`, if present.
+    fn labels(&self) -> Option<&Obj> {
+        self.meta_at("labels").and_then(Frozen::as_object)
+    }
+    /// One label's value.
+    fn label(&self, key: &str) -> Option<&str> {
+        self.labels().and_then(|l| l.get(key)).and_then(Frozen::as_str)
+    }
+    /// One annotation's value.
+    fn annotation(&self, key: &str) -> Option<&str> {
+        self.meta_at("annotations").and_then(|a| a.get(key)).and_then(Frozen::as_str)
+    }
+    /// `metadata.finalizers` (non-strings skipped).
+    fn finalizers(&self) -> Vec<&str> {
+        let list = self.meta_at("finalizers").and_then(Frozen::as_array).unwrap_or(&[]);
+        list.iter().filter_map(Frozen::as_str).collect()
+    }
+    /// `metadata.deletionTimestamp`, if set.
+    fn deletion_timestamp(&self) -> Option<&str> {
+        self.meta_at("deletionTimestamp").and_then(Frozen::as_str)
+    }
+    /// `metadata.ownerReferences` (malformed entries skipped).
+    fn owner_references(&self) -> Vec<OwnerReference> {
+        let list = self.meta_at("ownerReferences").and_then(Frozen::as_array).unwrap_or(&[]);
+        list.iter().filter_map(owner_reference).collect()
+    }
+}
+
+/// One `ownerReferences` entry, read as serde reads an [`OwnerReference`] from a `Value` (the
+/// four strings required, `controller` and `blockOwnerDeletion` absent, null or a boolean, other
+/// fields ignored; anything else is malformed: `None`), without copying the entry.
+fn owner_reference(r: &Frozen) -> Option<OwnerReference> {
+    let text = |k: &str| r.get(k).and_then(Frozen::as_str).map(str::to_string);
+    let flag = |k: &str| match r.get(k) {
+        None | Some(Frozen::Null) => Ok(None),
+        Some(Frozen::Bool(b)) => Ok(Some(*b)),
+        Some(_) => Err(()),
+    };
+    r.as_object()?;
+    Some(OwnerReference {
+        api_version: text("apiVersion")?,
+        kind: text("kind")?,
+        name: text("name")?,
+        uid: text("uid")?,
+        controller: flag("controller").ok()?,
+        block_owner_deletion: flag("blockOwnerDeletion").ok()?,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -216,5 +312,47 @@ mod tests {
         let mut ns = json!({"kind": "Namespace", "metadata": "broken"});
         ns.meta_mut().insert("name".into(), json!("demo"));
         assert_eq!(ns.key(), "demo");
+    }
+
+    /// A pod with every metadata field `ObjectExt` reads, and malformed entries among its
+    /// finalizers and owner references.
+    fn pod() -> Value {
+        json!({"apiVersion": "v1", "kind": "Pod", "metadata": {
+            "name": "web-1", "namespace": "default", "uid": "u1", "resourceVersion": "42", "generation": 3,
+            "labels": {"app": "web", "pod-template-hash": "abc"}, "annotations": {"a/b": "c"},
+            "finalizers": ["x/y", 7, "z"], "deletionTimestamp": "2026-01-01T00:00:00Z",
+            "ownerReferences": [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "rs", "uid": "u-rs",
+                "controller": true, "blockOwnerDeletion": true}, {"broken": 1},
+                {"apiVersion": "v1", "kind": "A", "name": "a", "uid": "ua", "controller": null, "extra": 1},
+                {"apiVersion": "v1", "kind": "B", "name": "b", "uid": "ub", "controller": "yes"},
+                {"apiVersion": "v1", "kind": "C", "name": "c", "uid": 7}, "not an object"]},
+            "spec": {"containers": [{"name": "c", "image": "nginx"}]}})
+    }
+
+    /// The cached form answers every metadata read as the `Value` it came from.
+    #[test]
+    fn object_reads_agree_with_value() {
+        for v in [pod(), json!({"kind": "Namespace", "metadata": {"name": "demo", "namespace": ""}}), json!(null)] {
+            let f = Frozen::from(&v);
+            assert_eq!(f.api_version(), v.api_version());
+            assert_eq!(f.kind(), v.kind());
+            assert_eq!(f.name(), v.name());
+            assert_eq!(f.namespace(), v.namespace());
+            assert_eq!(f.uid(), v.uid());
+            assert_eq!(f.resource_version(), v.resource_version());
+            assert_eq!(f.generation(), v.generation());
+            assert_eq!(f.labels().map(Obj::to_map).as_ref(), v.labels());
+            assert_eq!(f.label("app"), v.label("app"));
+            assert_eq!(f.annotation("a/b"), v.annotation("a/b"));
+            assert_eq!(f.finalizers(), v.finalizers());
+            assert_eq!(f.has_finalizer("z"), v.has_finalizer("z"));
+            assert_eq!(f.deletion_timestamp(), v.deletion_timestamp());
+            assert_eq!(f.is_deleting(), v.is_deleting());
+            assert_eq!(f.owner_references(), v.owner_references());
+            assert_eq!(f.controller_ref(), v.controller_ref());
+            assert_eq!(f.key(), v.key());
+        }
+        assert_eq!(Frozen::from(pod()).key(), "default/web-1");
+        assert_eq!(Frozen::from(pod()).owner_references().len(), 2);
     }
 }

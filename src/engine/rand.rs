@@ -3,7 +3,7 @@
 //! SplitMix64: tiny, fast, and good enough for identifiers (this is not for security).
 
 /// Kubernetes' alphabet for generated name suffixes: no vowels (so no words) and no
-/// look-alike characters (apimachinery `pkg/util/rand` `alphanums`; kubernetes-semantics.md §3.2).
+/// look-alike characters (apimachinery `pkg/util/rand` `alphanums`).
 pub const ALPHANUMS: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
 
 /// A deterministic pseudo-random generator.

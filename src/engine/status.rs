@@ -1,5 +1,5 @@
 //! `metav1.Status`: the API server's errors, with Kubernetes' exact reasons, codes and messages
-//! (kubernetes-semantics.md §3). Every constructor here formats its message the way
+//! (apimachinery `pkg/api/errors/errors.go`). Every constructor here formats its message the way
 //! apimachinery's `pkg/api/errors` does, so kubectl can print it unchanged.
 
 use serde_json::{json, Value};
@@ -167,7 +167,8 @@ impl Status {
         }
     }
 
-    /// The optimistic-lock conflict (kubernetes-semantics.md §3.3, TV-13).
+    /// The optimistic-lock conflict (apiserver `pkg/registry/generic/registry/store.go`,
+    /// `OptimisticLockErrorMsg`; apimachinery `pkg/api/errors/errors.go`, `NewConflict`).
     pub fn conflict(kind: &Kind, name: &str) -> Status {
         Status::conflict_with(
             &kind.group_resource(),

@@ -2,8 +2,9 @@
 //! world's virtual clock, so the same inputs give the same run.
 //!
 //! Formats follow apimachinery: `metav1.Time` serializes as RFC 3339 with second precision
-//! (`2026-01-01T00:00:00Z`); `metav1.MicroTime` (Lease times) with six fractional digits
-//! (`2026-01-01T00:00:00.000000Z`). See kubernetes-semantics.md §3.2.
+//! (`2026-01-01T00:00:00Z`, `pkg/apis/meta/v1/time.go`, `Time.MarshalJSON`); `metav1.MicroTime`
+//! (Lease times) with six fractional digits (`2026-01-01T00:00:00.000000Z`, `micro_time.go`,
+//! `MicroTime.MarshalJSON`).
 
 use std::fmt;
 use std::time::Duration;

@@ -181,7 +181,8 @@ impl From<Status> for CmdError {
 
 /// kubectl's `CheckErr` for API errors (kubectl cmd/util/helpers.go): Invalid errors print
 /// `The <Kind> "<name>" is invalid: <field>: <detail>` (one cause) or a `* ` list; others print
-/// `Error from server (<Reason>): <message>` (kubernetes-semantics.md §8.4).
+/// `Error from server (<Reason>): <message>` (kubectl `pkg/cmd/util/helpers.go`,
+/// `StandardErrorMessage`).
 pub fn server_error(status: &Status) -> String {
     if status.reason == Reason::Invalid && (!status.kind.is_empty() || !status.name.is_empty()) {
         let prefix = format!("The {} \"{}\" is invalid: ", status.kind, status.name);

@@ -18,7 +18,7 @@ use super::continuation::Continuation;
 use super::exec::Job;
 use super::flags::{self, FlagSpec, Parsed};
 use super::help;
-use super::{get, mutate, rollout};
+use super::{mutate, rollout, wait, watch};
 use crate::engine::object::ObjectExt;
 use std::collections::BTreeMap;
 
@@ -129,7 +129,7 @@ impl Console {
         let mut out = Output::default();
         match self.open_edit.take() {
             None => out.fail(CmdError::Plain("no edit in progress: run kubectl edit first".into())),
-            Some(session) => mutate::save_edit(api, &session, text, &mut out),
+            Some(session) => mutate::edit::save_edit(api, &session, text, &mut out),
         }
         let more = self.resume(api);
         out.extend(more);
@@ -298,11 +298,9 @@ pub(super) fn advance(api: &mut dyn Cluster, c: &mut Continuation, out: &mut Out
             });
             targets.is_empty()
         }
-        Continuation::Watch(w) => get::resume_watch(api, w, out),
-        Continuation::Wait(w) => super::wait::resume(api, w, out),
-        Continuation::RolloutStatus { namespace, name, last } => {
-            rollout::resume_status(api, namespace, name, last, out)
-        }
+        Continuation::Watch(w) => watch::resume(api, w, out),
+        Continuation::Wait(w) => wait::resume(api, w, out),
+        Continuation::RolloutStatus(s) => rollout::resume_status(api, s, out),
     }
 }
 

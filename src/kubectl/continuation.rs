@@ -1,83 +1,49 @@
 //! What kubectl keeps doing after a command printed its output ([`Continuation`]): a `delete`
-//! waiting for its objects to go, a `get --watch` (with its [`WatchState`]), a `wait`, a
-//! `rollout status`. The console keeps them and resumes them as the world advances.
+//! waiting for its objects to go, a `get --watch` or `events --watch`, a `wait`, a `rollout
+//! status`. Each verb returns its own state; the command table wraps it in a `Continuation`,
+//! and the console keeps them and resumes them as the world advances.
 
-use super::table::TabWriter;
-use crate::engine::apiserver::WatchId;
-use crate::engine::kinds::Kind;
+use super::mutate::delete::DeletionTarget;
+use super::rollout::StatusWait;
+use super::wait::WaitState;
+use super::watch::WatchState;
 
 /// What kubectl keeps doing after a command printed its output.
 #[derive(Clone, Debug)]
 pub enum Continuation {
     /// `kubectl delete` waiting until each deleted object is really gone (`--wait=true`).
     WaitForDeletion(Vec<DeletionTarget>),
-    /// `kubectl get --watch`, printing one row per event until interrupted.
+    /// `kubectl get --watch` or `kubectl events --watch`, printing one row per event until
+    /// interrupted.
     Watch(Box<WatchState>),
     /// `kubectl wait --for=...`.
-    Wait(Box<super::wait::WaitState>),
+    Wait(Box<WaitState>),
     /// `kubectl rollout status` waiting for the rollout to finish.
-    RolloutStatus {
-        /// Namespace of the deployment.
-        namespace: String,
-        /// Its name.
-        name: String,
-        /// The last line printed (each new state prints once).
-        last: String,
-    },
+    RolloutStatus(StatusWait),
 }
 
-/// One object a waiting delete waits for.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct DeletionTarget {
-    /// Its kind.
-    pub kind: &'static Kind,
-    /// Its namespace.
-    pub namespace: Option<String>,
-    /// Its name.
-    pub name: String,
-    /// Its uid: an object recreated under the same name is a different object.
-    pub uid: String,
+impl From<Vec<DeletionTarget>> for Continuation {
+    fn from(targets: Vec<DeletionTarget>) -> Continuation {
+        Continuation::WaitForDeletion(targets)
+    }
 }
 
-/// How a watch prints each event.
-#[derive(Clone, Debug)]
-pub enum WatchPrinter {
-    /// Table rows (widths remembered from the first table).
-    Table(TabWriter, super::printers::TableOptions),
-    /// `-o name`.
-    Name,
-    /// `-o json` (with `--output-watch-events`: compact envelopes).
-    Json,
-    /// `-o yaml` (documents separated by `---`).
-    Yaml,
-    /// `-o jsonpath=...`.
-    JsonPath(super::jsonpath::JsonPath),
-    /// `kubectl events --watch`: kubectl's event printer, one row per event.
-    Events(super::events::EventRows),
+impl From<WatchState> for Continuation {
+    fn from(watch: WatchState) -> Continuation {
+        Continuation::Watch(Box::new(watch))
+    }
 }
 
-/// A running `kubectl get --watch`.
-#[derive(Clone, Debug)]
-pub struct WatchState {
-    /// The API server watch.
-    pub id: WatchId,
-    /// The watched kind.
-    pub kind: &'static Kind,
-    /// Only this object (a named watch), if set.
-    pub name: Option<String>,
-    /// How events print.
-    pub printer: WatchPrinter,
-    /// `--output-watch-events`.
-    pub events: bool,
-    /// A named watch starts at RV "0": its synthetic first ADDED is not printed.
-    pub skip_initial_added: bool,
-    /// The server's resourceVersion when the watch started (ADDED events at or below it are
-    /// the synthetic initial state).
-    pub start_rv: u64,
-    /// Whether the table header has been printed.
-    pub header_done: bool,
-    /// What the console shows while it runs: `watching deployments.apps in default`.
-    pub description: String,
+impl From<WaitState> for Continuation {
+    fn from(wait: WaitState) -> Continuation {
+        Continuation::Wait(Box::new(wait))
+    }
+}
+
+impl From<StatusWait> for Continuation {
+    fn from(wait: StatusWait) -> Continuation {
+        Continuation::RolloutStatus(wait)
+    }
 }
 
 impl Continuation {
@@ -90,7 +56,7 @@ impl Continuation {
             }
             Continuation::Watch(w) => w.description.clone(),
             Continuation::Wait(w) => super::wait::describe(w),
-            Continuation::RolloutStatus { name, .. } => format!("waiting for deployment \"{name}\" rollout to finish"),
+            Continuation::RolloutStatus(s) => format!("waiting for deployment \"{}\" rollout to finish", s.name),
         }
     }
 }

@@ -19,16 +19,13 @@ use serde_json::Value;
 
 use super::cluster::Cluster;
 use super::cmd::{CmdError, Ctx, Output};
-use super::continuation::{Continuation, WatchPrinter, WatchState};
+use super::event_printer::{event_time, EventRows};
 use super::flags::{flag, FlagKind, FlagSpec, Parsed};
-use super::printers::age;
 use super::resources;
-use super::table::TabWriter;
+use super::watch::{self, WatchPrinter, WatchState};
 use crate::engine::apiserver::{FieldSelector, WatchFrom};
 use crate::engine::kinds::Kind;
 use crate::engine::labels::Selector;
-use crate::engine::object::ObjectExt;
-use crate::engine::time::Time;
 
 /// `kubectl events` flags.
 pub const FLAGS: &[FlagSpec] = &[
@@ -45,45 +42,6 @@ pub const FLAGS: &[FlagSpec] = &[
     flag("output", Some('o'), FlagKind::Str, "Output format. This console prints the default table only."),
 ];
 
-fn text<'a>(v: &'a Value, path: &str) -> &'a str {
-    v.pointer(path).and_then(Value::as_str).unwrap_or("")
-}
-
-/// The time `kubectl events` sorts by.
-fn event_time(e: &Value) -> Option<Time> {
-    let series = e.get("series").filter(|s| s.is_object());
-    let raw = match series {
-        Some(s) => text(s, "/lastObservedTime"),
-        None if !text(e, "/lastTimestamp").is_empty() => text(e, "/lastTimestamp"),
-        None => text(e, "/eventTime"),
-    };
-    Time::parse_rfc3339(raw)
-}
-
-/// `getInterval`: the LAST SEEN cell.
-fn interval(e: &Value, now: Time) -> String {
-    let event_time = text(e, "/eventTime");
-    let first =
-        if event_time.is_empty() { age(Some(text(e, "/firstTimestamp")), now) } else { age(Some(event_time), now) };
-    let count = e.get("count").and_then(Value::as_i64).unwrap_or(0);
-    match e.get("series").filter(|s| s.is_object()) {
-        Some(s) => {
-            let n = s.get("count").and_then(Value::as_i64).unwrap_or(0);
-            format!("{} (x{n} over {first})", age(Some(text(s, "/lastObservedTime")), now))
-        }
-        None if count > 1 => format!("{} (x{count} over {first})", age(Some(text(e, "/lastTimestamp")), now)),
-        None => first,
-    }
-}
-
-/// `escapeCell`: a cell is cut at its first line break (`\f`, `\n`, `\r`) and marked `...`.
-fn escape_cell(s: &str) -> String {
-    match s.find(['\x0c', '\n', '\r']) {
-        Some(i) => format!("{}...", &s[..i]),
-        None => s.to_string(),
-    }
-}
-
 /// `--for TYPE/NAME` → the kind and the name (`decodeResourceTypeName`).
 fn decode_for(s: &str) -> Result<(&'static Kind, String), CmdError> {
     let Some((resource, name)) = s.split_once('/') else {
@@ -98,79 +56,10 @@ fn decode_for(s: &str) -> Result<(&'static Kind, String), CmdError> {
     Ok((kind, name.to_string()))
 }
 
-/// kubectl's `EventPrinter` as a watch uses it: the header once, then rows through one
-/// tabwriter whose column widths only grow (`RememberWidths`), `--types` applied per event.
-#[derive(Clone, Debug)]
-pub struct EventRows {
-    writer: TabWriter,
-    all_namespaces: bool,
-    headers: bool,
-    types: Vec<String>,
-}
-
-impl EventRows {
-    fn header(&self) -> Vec<String> {
-        let mut h: Vec<String> = Vec::new();
-        if self.all_namespaces {
-            h.push("NAMESPACE".into());
-        }
-        h.extend(["LAST SEEN", "TYPE", "REASON", "OBJECT", "MESSAGE"].map(String::from));
-        h
-    }
-
-    fn row(&self, e: &Value, now: Time) -> Vec<String> {
-        let mut row = Vec::new();
-        if self.all_namespaces {
-            row.push(e.namespace().unwrap_or("").to_string());
-        }
-        row.push(interval(e, now));
-        row.push(escape_cell(text(e, "/type")));
-        row.push(escape_cell(text(e, "/reason")));
-        row.push(format!(
-            "{}/{}",
-            escape_cell(text(e, "/involvedObject/kind")),
-            escape_cell(text(e, "/involvedObject/name"))
-        ));
-        row.push(escape_cell(text(e, "/message").trim()));
-        row
-    }
-
-    fn wanted(&self, e: &Value) -> bool {
-        self.types.is_empty() || self.types.iter().any(|t| t.eq_ignore_ascii_case(text(e, "/type")))
-    }
-
-    /// The text for some events (the header first, the first time anything prints).
-    fn print_all(&mut self, events: &[Value], now: Time) -> String {
-        let mut rows = Vec::new();
-        if self.headers {
-            rows.push(self.header());
-            self.headers = false;
-        }
-        rows.extend(events.iter().filter(|e| self.wanted(e)).map(|e| self.row(e, now)));
-        if rows.is_empty() {
-            return String::new();
-        }
-        self.writer.format(&rows)
-    }
-
-    /// One watched event's row (nothing for a type `--types` leaves out).
-    pub fn print(&mut self, e: &Value, now: Time) -> String {
-        if !self.wanted(e) {
-            return String::new();
-        }
-        self.print_all(std::slice::from_ref(e), now)
-    }
-}
-
 /// `kubectl events`; with `--watch`, the running watch (every current event as the watch's
 /// initial ADDED, in the API server's order, then each new one).
-pub fn run(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) -> Option<Continuation> {
-    let rows = EventRows {
-        writer: TabWriter::new(),
-        all_namespaces: p.bool("all-namespaces"),
-        headers: !p.bool("no-headers"),
-        types: Vec::new(),
-    };
+pub fn run(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) -> Option<WatchState> {
+    let rows = EventRows::new(p.bool("all-namespaces"), !p.bool("no-headers"));
     list_or_watch(api, ctx, p, out, rows)
 }
 
@@ -180,7 +69,7 @@ fn list_or_watch(
     p: &Parsed,
     out: &mut Output,
     mut rows: EventRows,
-) -> Option<Continuation> {
+) -> Option<WatchState> {
     let for_object = match p.str("for").filter(|f| !f.is_empty()).map(decode_for).transpose() {
         Ok(f) => f,
         Err(e) => {
@@ -241,8 +130,8 @@ fn list_or_watch(
                 ns.map(|n| format!(" in {n}")).unwrap_or_default()
             ),
         };
-        super::get::resume_watch(api, &mut state, out);
-        return Some(Continuation::Watch(Box::new(state)));
+        watch::resume(api, &mut state, out);
+        return Some(state);
     }
     let list = match api.server().list_filtered(ev_kind, ns, &Selector::everything(), &fields) {
         Ok(l) => l,
@@ -268,26 +157,9 @@ fn list_or_watch(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
 
     #[test]
-    fn interval_shows_repeats() {
-        let now = Time::parse_rfc3339("2026-01-01T00:10:00Z").expect("a time");
-        let once =
-            json!({"firstTimestamp": "2026-01-01T00:09:00Z", "lastTimestamp": "2026-01-01T00:09:00Z", "count": 1});
-        assert_eq!(interval(&once, now), "60s");
-        let many =
-            json!({"firstTimestamp": "2026-01-01T00:00:00Z", "lastTimestamp": "2026-01-01T00:09:30Z", "count": 4});
-        assert_eq!(interval(&many, now), "30s (x4 over 10m)");
-        let new_api = json!({"eventTime": "2026-01-01T00:09:58.000000Z", "firstTimestamp": null});
-        assert_eq!(interval(&new_api, now), "2s");
-        assert_eq!(interval(&json!({}), now), "<unknown>");
-    }
-
-    #[test]
-    fn cells_are_cut_at_line_breaks_and_for_needs_a_name() {
-        assert_eq!(escape_cell("one\ntwo"), "one...");
-        assert_eq!(escape_cell("plain"), "plain");
+    fn for_needs_a_name() {
         assert_eq!(decode_for("web").map(|_| ()).unwrap_err().render(), "error: --for must be in resource/name form\n");
         assert_eq!(
             decode_for("widgets/w").map(|_| ()).unwrap_err().render(),

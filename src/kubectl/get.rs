@@ -1,16 +1,16 @@
 //! `kubectl get`: tables, `-o wide|name|json|yaml|jsonpath=|custom-columns=`, `--watch`
-//! (kubernetes-semantics.md §8; kubectl pkg/cmd/get/get.go).
+//! (kubectl `pkg/cmd/get/get.go`, `GetOptions.Run`).
 
 use super::cluster::Cluster;
 use super::cmd::{CmdError, Ctx, Output};
-use super::continuation::{Continuation, WatchPrinter, WatchState};
 use super::flags::{flag, FlagKind, FlagSpec, Parsed, ALL_NAMESPACES};
 use super::jsonpath::JsonPath;
 use super::printers::{self, TableOptions};
 use super::resources::{self, Target};
 use super::table::TabWriter;
+use super::watch::{print_event, WatchPrinter, WatchState};
 use super::{gojson, manifest};
-use crate::engine::apiserver::{EventType, FieldSelector, WatchFrom};
+use crate::engine::apiserver::{FieldSelector, WatchFrom};
 use crate::engine::kinds::{Kind, KINDS};
 use crate::engine::labels::Selector;
 use crate::engine::object::ObjectExt;
@@ -282,7 +282,7 @@ fn check_flags(p: &Parsed, out: &mut Output) -> Result<(), CmdError> {
 }
 
 /// Runs `kubectl get`; returns the watch to keep running for `--watch`.
-pub fn run(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) -> Option<Continuation> {
+pub fn run(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) -> Option<WatchState> {
     if let Err(e) = check_flags(p, out) {
         out.fail(e);
         return None;
@@ -477,7 +477,7 @@ pub fn run(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) -
         Some(n) => format!("{}/{n}", kind.name_prefix()),
         None => kind.group_resource(),
     };
-    Some(Continuation::Watch(Box::new(WatchState {
+    Some(WatchState {
         id,
         kind,
         name,
@@ -487,7 +487,7 @@ pub fn run(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) -
         start_rv,
         header_done,
         description: format!("watching {what}{where_} (Ctrl-C to stop)"),
-    })))
+    })
 }
 
 fn table_options(format: &Format, p: &Parsed, all_ns: bool, with_kind: bool, events: bool) -> TableOptions {
@@ -564,77 +564,6 @@ fn print_found(
             Err(e) => out.fail(e),
         },
     }
-}
-
-#[allow(clippy::too_many_arguments)]
-fn print_event(
-    printer: &mut WatchPrinter,
-    kind: &Kind,
-    obj: &Value,
-    event: &str,
-    events: bool,
-    header_done: &mut bool,
-    now: crate::engine::time::Time,
-    out: &mut Output,
-) {
-    match printer {
-        WatchPrinter::Table(tw, opts) => {
-            out.out(printers::print_table(tw, kind, std::slice::from_ref(obj), now, opts, !*header_done, Some(event)));
-            *header_done = true;
-        }
-        WatchPrinter::Name => out.out(format!("{}\n", printers::name_of(kind, obj))),
-        WatchPrinter::Json if events => {
-            // metav1.WatchEvent is a struct: `type` comes before `object`.
-            let mut ty = String::new();
-            gojson::string(&mut ty, event);
-            out.out(format!("{{\"type\":{ty},\"object\":{}}}\n", gojson::compact(obj)));
-        }
-        WatchPrinter::Json => out.out(format!("{}\n", gojson::indented(obj))),
-        WatchPrinter::Yaml => {
-            if *header_done {
-                out.out("---\n");
-            }
-            *header_done = true;
-            out.out(manifest::to_yaml(obj));
-        }
-        WatchPrinter::JsonPath(jp) => match jp.print(obj) {
-            Ok(t) => out.out(t),
-            Err(e) => out.fail(CmdError::Plain(e)),
-        },
-        // `kubectl events -w` skips deletions (events expire after an hour) and other types.
-        WatchPrinter::Events(rows) if event != "DELETED" => out.out(rows.print(obj, now)),
-        WatchPrinter::Events(_) => {}
-    }
-}
-
-/// Prints the rows for every event queued on a running watch. Returns true when the watch
-/// has ended (an ERROR event).
-pub fn resume_watch(api: &mut dyn Cluster, w: &mut WatchState, out: &mut Output) -> bool {
-    while let Some(ev) = api.next_event(w.id) {
-        if ev.event_type == EventType::Error {
-            let reason = ev.object.get("reason").and_then(Value::as_str).unwrap_or("");
-            let message = ev.object.get("message").and_then(Value::as_str).unwrap_or("");
-            out.fail(CmdError::Raw(format!("Error from server ({reason}): {message}")));
-            api.stop_watch(w.id);
-            return true;
-        }
-        if ev.event_type == EventType::Bookmark {
-            continue;
-        }
-        if let Some(n) = &w.name {
-            if ev.object.name() != n {
-                continue;
-            }
-        }
-        if w.skip_initial_added && ev.event_type == EventType::Added && ev.object.resource_version() <= w.start_rv {
-            continue;
-        }
-        let now = api.now();
-        let mut header_done = w.header_done;
-        print_event(&mut w.printer, w.kind, &ev.object, ev.event_type.as_str(), w.events, &mut header_done, now, out);
-        w.header_done = header_done;
-    }
-    false
 }
 
 /// `kubectl api-resources`.

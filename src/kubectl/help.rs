@@ -148,4 +148,14 @@ mod tests {
         }
         assert!(root().contains("  get             Display one or many resources\n"));
     }
+
+    /// `kubectl help` lists every command the table puts in a group, once, and no other.
+    #[test]
+    fn help_lists_every_grouped_command_once() {
+        let root = root();
+        for c in COMMANDS {
+            let listed = root.matches(&format!("\n  {:<15} {}\n", c.name, c.short)).count();
+            assert_eq!(listed, usize::from(c.group.is_some()), "{} in kubectl help", c.name);
+        }
+    }
 }

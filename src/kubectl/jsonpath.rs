@@ -1,5 +1,5 @@
 //! JSONPath as client-go's `util/jsonpath` has it, and kubectl's `-o jsonpath=` printer
-//! (kubernetes-semantics.md §8.6, TV-44).
+//! (cli-runtime `pkg/printers/jsonpath.go`, `JSONPathPrinter.PrintObj`).
 //!
 //! A template is literal text with `{...}` actions. Inside an action: `$`/`@` (the current
 //! object), `.field` (backslash escapes a dot: `.kubectl\.kubernetes\.io/x`), `.*`, `..`

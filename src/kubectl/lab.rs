@@ -8,10 +8,10 @@
 use super::cluster::Cluster;
 use super::cmd::{CmdError, Output};
 use super::console::Console;
+use crate::engine::cloud::CloudFault;
 use crate::engine::kinds::Kind;
 use crate::engine::object::ObjectExt;
 use crate::engine::time::{parse_duration, Time};
-use crate::engine::world::cloud::CloudFault;
 use crate::engine::world::{fmt_duration, Fault, Process, Settled, StepRecord, World};
 use std::time::Duration;
 
@@ -298,7 +298,7 @@ impl Console {
                 let Some(si) = slot else {
                     return Err(CmdError::Plain(format!("{name} is a process; name one of its controllers")));
                 };
-                let q = &p.slots[si].queue;
+                let q = p.slots[si].queue();
                 let now = world.now();
                 let list = |keys: Vec<String>| if keys.is_empty() { "(none)".to_string() } else { keys.join(", ") };
                 out.out(format!("{} in {}\n", p.slots[si].controller.name(), p.name));

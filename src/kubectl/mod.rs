@@ -3,12 +3,15 @@
 //! - [`console`]: the session ([`Console::execute`]), which dispatches each command line.
 //! - [`cmd`]: what every command shares: its context, what it prints ([`Output`]), its errors.
 //! - [`continuation`]: what kubectl keeps doing after a command ([`Continuation`]: watches,
-//!   waiting deletes) and the world resumes as it advances.
+//!   waiting deletes), which each verb returns as its own state and the world resumes as it
+//!   advances.
 //! - [`shell`], [`flags`], [`resources`]: from a typed line to kinds, names and flag values.
 //! - [`commands`]: the one table of kubectl's verbs (name, help, flags, what each runs), which
 //!   the console dispatches from and [`help`] and [`complete`] read.
 //! - [`get`], [`describe`], [`events`], [`mutate`], [`rollout`], [`wait`]: the verbs.
-//! - [`printers`], [`table`], [`jsonpath`], [`gojson`], [`manifest`]: kubectl's output formats.
+//! - [`watch`]: a running `--watch` and how its events print.
+//! - [`printers`], [`event_printer`], [`table`], [`jsonpath`], [`gojson`], [`manifest`]: kubectl's
+//!   output formats.
 //! - [`apply_patch`]: client-side apply's three-way merge.
 //! - [`transcript`]: the Markdown transcript runner used by `cargo test` and `reconcile-lab check`.
 //! - [`cluster`]: what kubectl talks to ([`World`](crate::engine::world::World) or a bare
@@ -38,6 +41,7 @@ pub mod complete;
 pub mod console;
 pub mod continuation;
 pub mod describe;
+pub mod event_printer;
 pub mod events;
 pub mod exec;
 pub mod explain;
@@ -58,6 +62,7 @@ pub mod shell;
 pub mod table;
 pub mod transcript;
 pub mod wait;
+pub mod watch;
 
 pub use cmd::{EditSession, Output, Stream};
 pub use console::Console;

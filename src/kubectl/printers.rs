@@ -1,6 +1,6 @@
 //! kubectl's human-readable printers: the per-kind table columns of `kubectl get` (with `-o wide`,
 //! `-A`, `--show-labels`, `--output-watch-events`) and the `-o name` form
-//! (kubernetes-semantics.md §8.1-§8.5; k/k pkg/printers/internalversion/printers.go).
+//! (k/k `pkg/printers/internalversion/printers.go`; cli-runtime `pkg/printers/tableprinter.go`).
 
 use super::table::{human_duration, TabWriter};
 use crate::engine::kinds::Kind;

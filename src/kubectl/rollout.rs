@@ -4,7 +4,6 @@
 
 use super::cluster::Cluster;
 use super::cmd::{CmdError, Ctx, Output};
-use super::continuation::Continuation;
 use super::flags::{flag, FlagKind, FlagSpec, Parsed};
 use super::resources::{self, Target};
 use crate::engine::apiserver::{Patch, Subresource};
@@ -84,9 +83,20 @@ pub fn status_line(d: &Value) -> Result<(String, bool), String> {
     Ok(("Waiting for deployment spec update to be observed...\n".into(), false))
 }
 
+/// A `rollout status` waiting for the rollout to finish.
+#[derive(Clone, Debug)]
+pub struct StatusWait {
+    /// Namespace of the deployment.
+    pub namespace: String,
+    /// Its name.
+    pub name: String,
+    /// The last line printed (each new state prints once).
+    pub last: String,
+}
+
 /// `kubectl rollout status deployment/NAME`: prints the current state and, unless done (or
-/// `--watch=false`), keeps waiting as a continuation that prints each new state once.
-pub fn status(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) -> Option<Continuation> {
+/// `--watch=false`), keeps waiting ([`StatusWait`]) to print each new state once.
+pub fn status(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) -> Option<StatusWait> {
     let (kind, name) = match deployment_target(p, "status") {
         Ok(t) => t,
         Err(e) => {
@@ -115,13 +125,14 @@ pub fn status(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output
             if p.str("watch") == Some("false") {
                 return None;
             }
-            Some(Continuation::RolloutStatus { namespace: ctx.ns.to_string(), name, last: line })
+            Some(StatusWait { namespace: ctx.ns.to_string(), name, last: line })
         }
     }
 }
 
 /// Prints new `rollout status` lines; true when the rollout finished (or failed).
-pub fn resume_status(api: &mut dyn Cluster, namespace: &str, name: &str, last: &mut String, out: &mut Output) -> bool {
+pub fn resume_status(api: &mut dyn Cluster, wait: &mut StatusWait, out: &mut Output) -> bool {
+    let StatusWait { namespace, name, last } = wait;
     let Some(kind) = Kind::lookup("deployments") else { return true };
     let d = match api.get(kind, Some(namespace), name) {
         Ok(d) => d,

@@ -1,4 +1,5 @@
-//! kubectl's table layout and AGE column (kubernetes-semantics.md §8.1, §8.3).
+//! kubectl's table layout and AGE column (cli-runtime `pkg/printers/tabwriter.go`,
+//! `GetNewTabWriter`; apimachinery `pkg/util/duration/duration.go`, `HumanDuration`).
 //!
 //! cli-runtime prints tables through a tabwriter with `minwidth=6, tabwidth=4, padding=3,
 //! padchar=' ', flags=RememberWidths`: every column but the last is `max(widest cell + 3, 6)`
@@ -56,7 +57,8 @@ impl TabWriter {
     }
 }
 
-/// `duration.HumanDuration`: the AGE column's format (kubernetes-semantics.md §8.3, TV-42).
+/// `duration.HumanDuration`: the AGE column's format (apimachinery
+/// `pkg/util/duration/duration.go`).
 /// `millis` may be negative (a timestamp in the future).
 pub fn human_duration(millis: i64) -> String {
     // `int(d.Seconds())` truncates toward zero, so -1.5s is -1 ("0s") and -2s is "<invalid>".

@@ -5,7 +5,6 @@
 
 use super::cluster::Cluster;
 use super::cmd::{CmdError, Ctx, Output};
-use super::continuation::Continuation;
 use super::flags::{flag, FlagKind, FlagSpec, Parsed};
 use super::jsonpath::JsonPath;
 use super::resources::{self, Target};
@@ -109,7 +108,7 @@ fn met(cond: &WaitFor, obj: Option<&Value>, uid: &str) -> bool {
 }
 
 /// Runs `kubectl wait`; returns the continuation when something is still awaited.
-pub fn run(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) -> Option<Continuation> {
+pub fn run(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) -> Option<WaitState> {
     let Some(for_) = p.str("for") else {
         out.fail(CmdError::Plain("--for must be set to one of: [delete|condition=condition-name[=condition-value]|jsonpath='{JSONPath expression}'=[JSONPath value]]".into()));
         return None;
@@ -190,7 +189,7 @@ pub fn run(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) -
     if resume(api, &mut state, out) {
         None
     } else {
-        Some(Continuation::Wait(Box::new(state)))
+        Some(state)
     }
 }
 

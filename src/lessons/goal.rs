@@ -478,7 +478,7 @@ impl RecordFilter {
         }
         if self.verb.is_some() || self.code.is_some() {
             let call = r.calls.iter().any(|c| {
-                self.verb.as_ref().is_none_or(|v| &c.verb == v) && self.code.is_none_or(|code| c.code == code)
+                self.verb.as_ref().is_none_or(|v| c.verb.as_str() == v) && self.code.is_none_or(|code| c.code == code)
             });
             if !call {
                 return false;

@@ -1,7 +1,7 @@
 //! The editor's buffers: manifest files (applied like `kubectl apply -f FILE`) and objects opened
 //! with `kubectl edit` (saved as a PUT carrying the resourceVersion they were loaded with, so a
-//! save after the cluster moved on gets the real 409 Conflict, kubernetes-semantics.md on
-//! optimistic concurrency).
+//! save after the cluster moved on gets the real 409 Conflict, as apiserver's
+//! `pkg/registry/generic/registry/store.go` `Update` answers a stale resourceVersion).
 
 use crate::kubectl::cmd::EditSession;
 use crate::yaml;

@@ -99,7 +99,7 @@ pub fn touched_panels(r: &StepRecord) -> Vec<PanelId> {
         ActionKind::UserCall => vec![WatchEvents],
         ActionKind::Fault => vec![],
     };
-    let writes = r.calls.iter().any(|c| !matches!(c.verb.as_str(), "GET" | "LIST" | "WATCH"));
+    let writes = r.calls.iter().any(|c| !c.verb.is_read());
     if writes {
         v.extend([Objects, OwnerGraph, WatchEvents]);
     }

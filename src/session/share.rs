@@ -35,7 +35,7 @@ use std::fmt;
 use std::time::Duration;
 
 use super::{Engine, Session};
-use crate::engine::world::cloud::CloudFault;
+use crate::engine::cloud::CloudFault;
 use crate::engine::world::{Fault, World};
 use crate::kubectl::Console;
 use crate::lessons::{self, LessonRun};

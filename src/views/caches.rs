@@ -1,6 +1,7 @@
 //! "Informer caches": each process's informer stores next to the API server's truth
-//! (kubernetes-semantics.md §2: a cache lags the server by the events still in flight; a lister
-//! read from it may be stale, which is why writes carry a resourceVersion).
+//! (client-go `tools/cache/reflector.go`, `watchHandler`: a cache lags the server by the events
+//! still in flight; a lister read from it may be stale, which is why writes carry a
+//! resourceVersion).
 
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, HashMap};

@@ -1,6 +1,7 @@
 //! "Cloud": the external system's buckets (outside the API server) and which ones leaked: a
 //! bucket whose `Bucket` object is gone without the controller's cleanup, because someone removed
-//! the `example.com/bucket` finalizer by hand (kubernetes-semantics.md §5).
+//! the `example.com/bucket` finalizer by hand (apiserver
+//! `pkg/registry/generic/registry/store.go`, `Delete`: an object without finalizers goes at once).
 
 use std::collections::BTreeSet;
 

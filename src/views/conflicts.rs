@@ -1,10 +1,11 @@
-//! The Conflicts view: every 409 in the step records, shown as two writers (kubernetes-semantics.md
-//! §3.3: an update whose resourceVersion is not the stored one fails with 409 Conflict "the object
-//! has been modified; please apply your changes to the latest version and try again"). The winner
-//! is the last earlier write to the same object that succeeded; the loser's next step shows what it
-//! did next (re-read and retried, requeued with back-off, gave up).
+//! The Conflicts view: every 409 in the step records, shown as two writers (apiserver
+//! `pkg/registry/generic/registry/store.go`, `Update`: an update whose resourceVersion is not the
+//! stored one fails with 409 Conflict "the object has been modified; please apply your changes to
+//! the latest version and try again"). The winner is the last earlier write to the same object that
+//! succeeded; the loser's next step shows what it did next (re-read and retried, requeued with
+//! back-off, gave up).
 
-use crate::engine::world::{StepRecord, World};
+use crate::engine::world::{StepRecord, Verb, World};
 
 use super::recent;
 
@@ -41,15 +42,12 @@ pub fn conflicts(world: &World) -> Vec<ConflictView> {
 pub fn conflicts_in(history: &[StepRecord]) -> Vec<ConflictView> {
     let mut out = Vec::new();
     for (i, r) in history.iter().enumerate() {
-        for call in r.calls.iter().filter(|c| c.code == 409 && c.verb != "CREATE") {
+        for call in r.calls.iter().filter(|c| c.code == 409 && c.verb != Verb::Create) {
             let winner = history[..=i].iter().rev().find_map(|w| {
-                let c = w.calls.iter().rev().find(|c| {
-                    c.target == call.target
-                        && c.code < 300
-                        && c.resource_version > 0
-                        && c.verb != "GET"
-                        && c.verb != "LIST"
-                })?;
+                let c =
+                    w.calls.iter().rev().find(|c| {
+                        c.target == call.target && c.code < 300 && c.resource_version > 0 && !c.verb.is_read()
+                    })?;
                 // The loser's own successful write earlier in this step is not the winner.
                 (w.number != r.number || c.resource_version > call.sent_resource_version).then_some((w, c))
             });
@@ -95,9 +93,9 @@ mod tests {
         }
     }
 
-    fn call(verb: &str, sent: u64, code: u16, rv: u64) -> ApiCall {
+    fn call(verb: Verb, sent: u64, code: u16, rv: u64) -> ApiCall {
         ApiCall {
-            verb: verb.into(),
+            verb,
             target: "Deployment default/web".into(),
             sent_resource_version: sent,
             stored_resource_version: 0,
@@ -112,10 +110,10 @@ mod tests {
         let ctrl = Actor::Controller { process: "kcm-a".into(), controller: "deployment-controller".into() };
         let user = Actor::User("kubectl".into());
         let h = vec![
-            rec(1, user.clone(), vec![call("UPDATE", 10, 200, 12)], "kubectl scaled"),
-            rec(2, ctrl.clone(), vec![call("UPDATE /status", 10, 409, 0)], "conflict"),
+            rec(1, user.clone(), vec![call(Verb::Update, 10, 200, 12)], "kubectl scaled"),
+            rec(2, ctrl.clone(), vec![call(Verb::UpdateStatus, 10, 409, 0)], "conflict"),
             rec(3, user, vec![], "other"),
-            rec(4, ctrl, vec![call("UPDATE /status", 12, 200, 13)], "re-read and retried"),
+            rec(4, ctrl, vec![call(Verb::UpdateStatus, 12, 200, 13)], "re-read and retried"),
         ];
         let c = conflicts_in(&h);
         assert_eq!(c.len(), 1);

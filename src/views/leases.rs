@@ -1,5 +1,6 @@
 //! "Leases": the Lease objects (coordination.k8s.io/v1) with holder, renew time and transitions,
-//! and the controller-manager replicas: which one leads and acts (kubernetes-semantics.md §7:
+//! and the controller-manager replicas: which one leads and acts (client-go
+//! `tools/leaderelection/leaderelection.go`, `tryAcquireOrRenew`:
 //! only the leader's controllers run; a standby takes over after a full lease duration without a
 //! renewal seen on its own clock).
 

@@ -1,8 +1,10 @@
 //! "Objects": everything stored in the API server, grouped by kind, and one object's YAML (as
 //! `kubectl get -o yaml` prints it, via `yaml::to_yaml`) with the fields that carry the control
 //! loop's bookkeeping marked: resourceVersion, generation, observedGeneration, finalizers,
-//! deletionTimestamp and ownerReferences (kubernetes-semantics.md §3: resourceVersion and
-//! generation; §4: ownerReferences; §5: finalizers and deletionTimestamp).
+//! deletionTimestamp and ownerReferences (apiserver `pkg/registry/generic/registry/store.go`:
+//! `Update` checks the resourceVersion, `updateForGracefulDeletionAndFinalizers` sets
+//! deletionTimestamp while finalizers remain; apimachinery `pkg/apis/meta/v1/types.go`,
+//! `OwnerReference`).
 
 use std::collections::BTreeSet;
 

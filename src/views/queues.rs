@@ -1,8 +1,9 @@
-//! "Work queues": per controller, client-go's work queue as it stands (kubernetes-semantics.md
-//! §1: a key waits in the queue and the dirty set; a key being processed is in the processing set;
-//! a key added while processing is dirty and runs once more after Done; delayed keys wait out
-//! `AddAfter` or the rate limiter's back-off). A burst of adds for one key collapses into one
-//! waiting entry: [`QueuedKey::adds`] counts the handler adds it absorbed.
+//! "Work queues": per controller, client-go's work queue as it stands
+//! (`util/workqueue/queue.go`, `Add`, `Get`, `Done`: a key waits in the queue and the dirty set; a
+//! key being processed is in the processing set; a key added while processing is dirty and runs
+//! once more after Done; delayed keys wait out `AddAfter` or the rate limiter's back-off). A burst
+//! of adds for one key collapses into one waiting entry: [`QueuedKey::adds`] counts the handler
+//! adds it absorbed.
 
 use crate::engine::world::{fmt_duration, ActionKind, Actor, World};
 
@@ -95,7 +96,7 @@ pub fn queue_views(world: &World) -> Vec<QueueView> {
             continue;
         }
         for slot in &p.slots {
-            let q = &slot.queue;
+            let q = slot.queue();
             let controller = slot.controller.name().to_string();
             let keyed = |k: &String, count_adds: bool| QueuedKey {
                 key: k.clone(),
@@ -191,8 +192,8 @@ mod tests {
         assert!(dq.processing.items.is_empty());
     }
 
-    /// TV-02 in the world: a key added while a worker holds it is dirty, shown as such, and is
-    /// queued exactly once when the reconcile calls Done.
+    /// client-go's `queue.go` `Add` while processing, in the world: a key added while a worker
+    /// holds it is dirty, shown as such, and is queued exactly once when the reconcile calls Done.
     #[test]
     fn a_key_added_while_processing_is_dirty_and_runs_once_more() {
         let mut w = World::new(3);

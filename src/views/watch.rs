@@ -1,11 +1,12 @@
 //! "Watch events": for each informer of each running process, the events its watch delivered
 //! (from the step records) and the events still in flight, queued at the API server until the
-//! world delivers them (kubernetes-semantics.md §2: the reflector lists, then watches from the
-//! list's resourceVersion; the cache is updated before handlers hear of an event).
+//! world delivers them (client-go `tools/cache/reflector.go`, `ListAndWatch`: the reflector lists,
+//! then watches from the list's resourceVersion; the cache is updated before handlers hear of an
+//! event).
 
 use crate::engine::client::ReflectorState;
 use crate::engine::object::ObjectExt;
-use crate::engine::world::{ActionKind, Actor, World};
+use crate::engine::world::{ActionKind, Actor, Verb, World};
 
 use super::recent;
 
@@ -95,7 +96,7 @@ pub fn watch_streams(world: &World) -> Vec<WatchStream> {
                         })
                     }
                     ActionKind::List => {
-                        let rv = r.calls.iter().find(|c| c.verb == "LIST").map_or(0, |c| c.resource_version);
+                        let rv = r.calls.iter().find(|c| c.verb == Verb::List).map_or(0, |c| c.resource_version);
                         Some(WatchEventRow {
                             event_type: "LIST".into(),
                             key: inf.kind().resource.to_string(),

@@ -1,7 +1,7 @@
 //! The page (wasm32 only): Leptos components over the engine.
 //!
 //! Components stay thin: they render a view of the engine's state and send the learner's intents
-//! to it; they never decide what the cluster does (see `/work/shared/STYLE.md`).
+//! to it; they never decide what the cluster does (see docs/architecture.md).
 //!
 //! - [`shell`]: the header and the labelled regions every later view fills.
 //! - [`layout`]: which group of regions is shown on a narrow screen (a real ARIA tablist).

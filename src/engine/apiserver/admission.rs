@@ -1,6 +1,6 @@
 //! Admission: the checks that run before a create is validated and stored.
 //!
-//! - NamespaceLifecycle (kubernetes-semantics.md §3.7; apiserver
+//! - NamespaceLifecycle (apiserver
 //!   `pkg/admission/plugin/namespace/lifecycle/admission.go`): content may not be created in a
 //!   namespace that does not exist (404) or is Terminating (403 with a `NamespaceTerminating`
 //!   cause); the immortal namespaces refuse deletion (403).

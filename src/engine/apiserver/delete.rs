@@ -1,12 +1,12 @@
-//! DELETE (kubernetes-semantics.md §3.5, §4.2, §5): preconditions, propagation policy turned
-//! into the GC finalizers, graceful deletion of pods, finalizers keeping an object alive with a
-//! deletionTimestamp, and the namespace's two-phase deletion.
+//! DELETE (apiserver `pkg/registry/generic/registry/store.go`, `Delete`): preconditions,
+//! propagation policy turned into the GC finalizers, graceful deletion of pods, finalizers keeping
+//! an object alive with a deletionTimestamp, and the namespace's two-phase deletion.
 //!
 //! Read against apiserver `pkg/registry/generic/registry/store.go` (`Delete`,
 //! `updateForGracefulDeletionAndFinalizers`): a pod deleted with a grace period of 0 (unscheduled,
 //! finished, `--grace-period=0`, or the kubelet's final delete) is first *written* with its
-//! deletion fields and then deleted, so watchers see MODIFIED then DELETED (the reference's TV-23
-//! says "DELETED immediately"; the code writes first, `lastGraceful == 0` → delete).
+//! deletion fields and then deleted, so watchers see MODIFIED then DELETED (`Delete`
+//! writes the object first, then deletes it when `lastGraceful == 0`).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -74,7 +74,7 @@ impl Deleted {
     }
 
     /// The HTTP 200 body: the object, except for a kind without `ReturnDeletedObject` that is
-    /// gone, which answers a Success Status (`finalizeDelete`; TV-17).
+    /// gone, which answers a Success Status (`finalizeDelete`).
     pub fn response(&self, kind: &Kind) -> Value {
         match self {
             Deleted::Gone(o) if !kind.return_deleted_object => {
@@ -146,7 +146,7 @@ fn grace_of(obj: &Value) -> Option<i64> {
 }
 
 impl ApiServer {
-    /// DELETE one object (kubernetes-semantics.md §3.5).
+    /// DELETE one object (`store.go`, `Delete`).
     ///
     /// Errors: 404 when absent; 409 on a failed precondition (`Operation cannot be fulfilled on
     /// Deployment.apps "web": the ResourceVersion in the precondition (X) does not match the

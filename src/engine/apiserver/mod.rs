@@ -1,14 +1,15 @@
 //! The API server: storage with one global resourceVersion, the verbs and their rules, watches.
 //!
 //! A miniature kube-apiserver that behaves like the real one for the kinds in
-//! [`crate::engine::kinds::KINDS`] (kubernetes-semantics.md §3, §4.1-4.2, §5). Every call is one
-//! request: it either fails with a typed [`Status`] carrying Kubernetes' exact code, reason and
-//! message, or succeeds and (if it changed anything) takes exactly one new resourceVersion and
+//! [`crate::engine::kinds::KINDS`] (apiserver `pkg/registry/generic/registry/store.go`). Every call
+//! is one request: it either fails with a typed [`Status`] carrying Kubernetes' exact code, reason
+//! and message, or succeeds and (if it changed anything) takes exactly one new resourceVersion and
 //! records exactly one watch event. The server never calls into clients: events wait in
 //! per-watch queues until the world delivers them.
 //!
 //! The files follow the request path:
-//! - [`schema`]: strict decoding (400 on unknown fields), defaults, field order;
+//! - [`decode`], [`schema`]: strict decoding (400 on unknown fields) under `fieldValidation`,
+//!   defaults, field order;
 //! - [`admission`]: namespace lifecycle (404/403) and the object-count quota;
 //! - [`strategy`]: per-kind create/update preparation, generation, per-kind validation;
 //! - [`validation`]: metadata validation and the 422 field errors;
@@ -46,6 +47,7 @@
 
 pub mod admission;
 pub mod create;
+pub mod decode;
 pub mod delete;
 pub mod fields;
 pub mod patch;
@@ -69,9 +71,10 @@ use crate::engine::rand::Rng;
 use crate::engine::status::Status;
 use crate::engine::time::Time;
 
+pub use decode::FieldValidation;
 pub use delete::{DeleteOptions, Deleted, Propagation};
 pub use fields::FieldSelector;
-pub use patch::{FieldValidation, Patch, Subresource};
+pub use patch::{Patch, Subresource};
 pub use watch::{EventType, PendingEvent, WatchEvent, WatchFrom, WatchId, DEFAULT_HISTORY_LIMIT};
 
 pub use store::ObjectMetadata;
@@ -225,7 +228,8 @@ impl ApiServer {
 
     // ---- watches ----
 
-    /// Opens a watch (kubernetes-semantics.md §3.1, §3.6). Events queue until delivered.
+    /// Opens a watch (apiserver `pkg/storage/cacher/cacher.go`, `Watch`). Events queue until
+    /// delivered.
     pub fn watch(&mut self, kind: &Kind, ns: Option<&str>, sel: Selector, from: WatchFrom) -> WatchId {
         self.open_watch(kind, ns, sel, FieldSelector::everything(), from)
     }
@@ -341,7 +345,8 @@ impl ApiServer {
     }
 
     /// Replaces an object. A write whose encoding is byte-identical to the stored one is not
-    /// written: no new resourceVersion, no event (kubernetes-semantics.md §3.1, TV-12).
+    /// written: no new resourceVersion, no event (apiserver
+    /// `pkg/storage/etcd3/store.go`, `GuaranteedUpdate`: an unchanged object is not written).
     fn commit_update(&mut self, key: Key, old: Arc<Value>, mut new: Value) -> Value {
         set_resource_version(&mut new, old.resource_version());
         // Both sides are normalized (same key order), so value equality is byte equality of

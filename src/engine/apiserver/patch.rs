@@ -1,7 +1,7 @@
-//! PATCH (kubernetes-semantics.md §3.3): the patch is applied to the *stored* object, and the
-//! result goes through the update path. A patch that does not mention
+//! PATCH (apiserver `pkg/endpoints/handlers/patch.go`, `patchResource`): the patch is applied to
+//! the *stored* object, and the result goes through the update path. A patch that does not mention
 //! `metadata.resourceVersion` therefore never conflicts; one that sets it makes it a
-//! precondition (TV-15). A PATCH carries no uid precondition, so a changed uid fails validation
+//! precondition. A PATCH carries no uid precondition, so a changed uid fails validation
 //! as immutable.
 //!
 //! - JSON merge patch (RFC 7386): objects merge, `null` deletes, everything else replaces.
@@ -20,6 +20,7 @@
 
 use serde_json::{Map, Value};
 
+use super::decode::{decode, FieldValidation};
 use super::schema::{self, DecodeError};
 use super::store::kind_index;
 use super::strategy::UpdateMode;
@@ -37,18 +38,6 @@ pub enum Patch {
     Json(Value),
     /// `application/strategic-merge-patch+json`.
     Strategic(Value),
-}
-
-/// `fieldValidation`: what the server does with unknown fields in a patched object.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum FieldValidation {
-    /// Drop them silently.
-    Ignore,
-    /// Drop them and return a warning each (`unknown field "spec.replicass"`): the server's
-    /// default when a request names no directive.
-    Warn,
-    /// Reject the request (422): what kubectl sends for apply, edit, create and replace.
-    Strict,
 }
 
 /// Which endpoint a patch targets.
@@ -526,7 +515,7 @@ impl ApiServer {
                     ..Status::new(Reason::Invalid, format!(" \"\" is invalid: patch: {}", fe.body()))
                 });
             }
-            Err(_) => super::create::decode(kind, &new)?,
+            Err(_) => decode(kind, &new)?,
         }
         let mode = match sub {
             Subresource::Main => UpdateMode::Main,

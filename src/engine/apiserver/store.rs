@@ -1,5 +1,6 @@
 //! Storage: every object of every kind in one ordered map, and the one global resourceVersion
-//! (kubernetes-semantics.md §3.1: one etcd revision counter across all kinds).
+//! (apiserver `pkg/storage/etcd3/store.go`: the resourceVersion is etcd's one revision counter
+//! across all kinds).
 //!
 //! Keys sort as etcd's do (`/registry/<resource>/<namespace>/<name>`): by kind, then namespace,
 //! then name, so a LIST of one kind in one namespace is a contiguous range and costs time

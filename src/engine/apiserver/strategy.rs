@@ -1,7 +1,7 @@
 //! Per-kind strategies: what create and update do to an object before it is stored
 //! (`PrepareForCreate`, `PrepareForUpdate`, the status and finalize strategies), the
 //! `metadata.generation` rules, and each kind's own validation
-//! (kubernetes-semantics.md §3.2-§3.4, §5; k/k `pkg/registry/*/strategy.go`).
+//! (k/k `pkg/registry/*/strategy.go`, `PrepareForCreate`, `PrepareForUpdate`, `Validate`).
 
 use serde_json::{Map, Value};
 
@@ -160,7 +160,7 @@ fn qos_class(pod: &Value) -> &'static str {
 }
 
 /// `PrepareForUpdate` of the endpoint's strategy: copies from `old` what this endpoint may not
-/// change, then bumps generation per the kind's rule (kubernetes-semantics.md §3.4).
+/// change, then bumps generation per the kind's rule (the kind's `PrepareForUpdate`).
 /// `new`'s generation has already been reset to the stored one (`BeforeUpdate`).
 pub fn prepare_for_update(kind: &Kind, mode: UpdateMode, new: &mut Value, old: &Value) {
     match mode {

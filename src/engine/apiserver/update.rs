@@ -1,5 +1,6 @@
 //! UPDATE (PUT) of the main resource, of `/status`, and of `namespaces/x/finalize`
-//! (kubernetes-semantics.md §3.3, §3.4, §3.5 items 6-7, §5).
+//! (apiserver `pkg/registry/generic/registry/store.go`, `Update`; k/k
+//! `pkg/registry/core/namespace/storage/storage.go`, `FinalizeREST.Update`).
 //!
 //! The order is the apiserver's: strict decode; the storage's UID precondition (409); the
 //! optimistic-concurrency check on `metadata.resourceVersion` (409, or 422 when the kind does not
@@ -13,8 +14,8 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::create::{decode, default, kind_of};
-use super::patch::FieldValidation;
+use super::create::kind_of;
+use super::decode::{decode, decode_with, default, FieldValidation};
 use super::schema;
 use super::store::Key;
 use super::strategy::{self, UpdateMode};
@@ -58,7 +59,7 @@ impl ApiServer {
         validation: FieldValidation,
     ) -> Result<(Value, Vec<String>), Status> {
         let kind = kind_of(&obj)?;
-        let warnings = super::create::decode_with(kind, &mut obj, validation)?;
+        let warnings = decode_with(kind, &mut obj, validation)?;
         self.update_with(obj, UpdateMode::Main, true).map(|v| (v, warnings))
     }
 

@@ -4,7 +4,8 @@
 //!
 //! A [`FieldError`] renders as `field.Error` does: `<path>: <body>`, where the body is
 //! `Invalid value: <value>: <detail>`, `Required value`, `Forbidden: <detail>`, and so on.
-//! Values render as Go's `%v`/`%q` would for numbers and strings (kubernetes-semantics.md §3.3).
+//! Values render as Go's `%v`/`%q` would for numbers and strings (apimachinery
+//! `pkg/util/validation/field/errors.go`, `Error.ErrorBody`).
 
 use serde_json::{Map, Value};
 
@@ -353,8 +354,8 @@ pub fn validate_labels(labels: &Map<String, Value>, path: &str, errs: &mut Vec<F
     }
 }
 
-/// `ValidateOwnerReferences` (kubernetes-semantics.md §4.1): required fields, no Event owner,
-/// at most one controller reference.
+/// `ValidateOwnerReferences` (apimachinery `pkg/api/validation/objectmeta.go`): required fields, no
+/// Event owner, at most one controller reference.
 fn validate_owner_references(obj: &Value, errs: &mut Vec<FieldError>) {
     let Some(refs) = obj.meta().and_then(|m| m.get("ownerReferences")).and_then(Value::as_array) else {
         return;
@@ -437,9 +438,10 @@ fn go_owner_refs(refs: &[Value]) -> String {
 pub const STANDARD_FINALIZERS: &[&str] = &["orphan", "foregroundDeletion", "kubernetes"];
 
 /// `ValidateFinalizers` (apimachinery): qualified names (path `metadata.finalizers`), never both
-/// GC finalizers (kubernetes-semantics.md §4.2); then, for built-in kinds only, core's
-/// `validateKubeFinalizerName` (path `metadata.finalizers[i]`): a name without a `/` must be a
-/// standard one. Custom resources skip that last rule.
+/// GC finalizers (apimachinery `pkg/api/validation/objectmeta.go`, `ValidateObjectMetaAccessor`);
+/// then, for built-in kinds only, core's `validateKubeFinalizerName` (path
+/// `metadata.finalizers[i]`): a name without a `/` must be a standard one. Custom resources skip
+/// that last rule.
 fn validate_finalizers(kind: &Kind, obj: &Value, errs: &mut Vec<FieldError>) {
     let finalizers = obj.finalizers();
     for f in &finalizers {
@@ -469,7 +471,7 @@ fn validate_finalizers(kind: &Kind, obj: &Value, errs: &mut Vec<FieldError>) {
 }
 
 /// `ValidateObjectMetaUpdate`: immutable system fields and `ValidateNoNewFinalizers`
-/// (kubernetes-semantics.md §3.3, §3.5 item 7).
+/// (apimachinery `pkg/api/validation/objectmeta.go`, `ValidateObjectMetaAccessorUpdate`).
 pub fn validate_object_meta_update(new: &Value, old: &Value, errs: &mut Vec<FieldError>) {
     let get = |o: &Value, k: &str| o.meta().and_then(|m| m.get(k)).cloned().unwrap_or(Value::Null);
     for field in ["name", "namespace", "uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds"] {

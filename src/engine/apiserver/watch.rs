@@ -1,5 +1,6 @@
 //! Watches: per-watch event queues fed from a bounded history window
-//! (kubernetes-semantics.md §3.1 "Watch semantics", §3.6).
+//! (apiserver `pkg/storage/cacher/watch_cache.go`, `getAllEventsSinceLocked`; apimachinery
+//! `pkg/watch/watch.go`).
 //!
 //! Every write appends one event to its kind's history and to the queue of every open watch on
 //! that kind whose namespace and label selector let it through; nothing is pushed to clients.

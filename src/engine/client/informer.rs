@@ -1,6 +1,6 @@
 //! A shared informer: client-go's reflector, local cache and handler notifications
 //! (`tools/cache/reflector.go`, `controller.go`, `the_real_fifo.go`, `shared_informer.go`;
-//! kubernetes-semantics.md §2.1-§2.4), as a state machine the world drives one step at a time.
+//! `delta_fifo.go`), as a state machine the world drives one step at a time.
 //!
 //! What it guarantees, like client-go's:
 //! - **List, then watch from the list's resourceVersion.** [`Informer::list_and_watch`] lists,
@@ -21,9 +21,10 @@
 //!   reset every 2 min) and then relists: vanished keys become `DeletedFinalStateUnknown` tombstones
 //!   (queued first, as the in-order `RealFIFO` of Kubernetes 1.33+ does), changed objects become
 //!   updates, and unchanged ones (same resourceVersion) are "sync" updates, which only listeners
-//!   currently marked as syncing receive (TV-09, TV-10).
+//!   currently marked as syncing receive (`shared_informer.go`, `sharedIndexInformer.OnUpdate`).
 //! - **Resync is local.** Every resync check the listeners whose own period is due get
-//!   `Update(x, x)` for every cached object; the API server is not contacted (TV-08).
+//!   `Update(x, x)` for every cached object; the API server is not contacted
+//!   (`delta_fifo.go`, `Resync`).
 //!
 //! A detail of client-go reproduced on purpose: a listener starts out in the "syncing" set and is
 //! only taken out of it by a resync check (`sharedProcessor.addListener` puts it in,
@@ -330,7 +331,7 @@ pub enum InformerStep {
 
 /// The reflector's back-off between `ListAndWatch` attempts: apimachinery `wait.Backoff` with
 /// `DelayWithReset` (reflector.go: 800 ms initial, factor 2, cap 30 s, jitter 1.0, reset 2 min;
-/// kubernetes-semantics.md §2.1). Each delay is `d + rand * d`, so in `[d, 2d)`.
+/// `NewReflectorWithOptions`). Each delay is `d + rand * d`, so in `[d, 2d)`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Backoff {
     duration: Duration,
@@ -712,7 +713,7 @@ impl Informer {
             }
             EventType::Error => {
                 // The watch returns apierrors.FromObject(status); ListAndWatch returns and the
-                // back-off loop relists (reflector.go `watch`, kubernetes-semantics.md §2.1).
+                // back-off loop relists (reflector.go `watch`).
                 api.stop_watch(id);
                 let retry_at = now.after(self.backoff.step(now, rng));
                 self.state = ReflectorState::BackingOff { until: retry_at };

@@ -1,5 +1,5 @@
 //! Leader election over a Lease object, as client-go's `tools/leaderelection` does it
-//! (`leaderelection.go`, `resourcelock/leaselock.go`; kubernetes-semantics.md §7), as a state
+//! (`leaderelection.go`, `resourcelock/leaselock.go`), as a state
 //! machine the world drives in virtual time.
 //!
 //! What it guarantees, like client-go's:
@@ -511,7 +511,7 @@ impl LeaderElector {
         false
     }
 
-    /// `tryAcquireOrRenew`, step for step (kubernetes-semantics.md §7).
+    /// `tryAcquireOrRenew` (`leaderelection.go`), step for step.
     fn try_acquire_or_renew(&mut self, client: &mut dyn LeaseClient, now: Time) -> (bool, Vec<LeaseCall>) {
         let mut calls = Vec::new();
         let mut record = LeaderElectionRecord {

@@ -9,13 +9,16 @@
 //! - [`store`]: the informer's indexed cache (§2.2).
 //! - [`informer`]: reflector, shared informer and handler notifications (§2.1-§2.4).
 //! - [`leaderelection`]: leader election over a Lease (§7).
+//! - [`clientset`]: the API calls a controller makes ([`Api`], [`DeleteOpts`]).
 
+pub mod clientset;
 pub mod informer;
 pub mod leaderelection;
 pub mod ratelimit;
 pub mod store;
 pub mod workqueue;
 
+pub use clientset::{Api, DeleteOpts};
 pub use informer::{
     DeletedFinalStateUnknown, DeletedObject, HandlerId, Informer, InformerStep, ListerWatcher, Notification,
     ReflectorState, SharedInformerFactory,

@@ -1,5 +1,5 @@
 //! Rate limiters for the work queue's retries, as client-go's `util/workqueue/default_rate_limiters.go`
-//! has them (kubernetes-semantics.md §1.5).
+//! has them.
 //!
 //! A rate limiter answers one question: "this item failed again; how long until it may be retried?"
 //! [`RateLimiter::when`] records the failure and returns the delay; [`RateLimiter::forget`] clears the
@@ -14,7 +14,7 @@ use std::time::Duration;
 use crate::engine::time::Time;
 
 /// `ItemExponentialFailureRateLimiter`: the `n`-th consecutive failure of an item (counting from 0)
-/// waits `base * 2^n`, capped at `max` (kubernetes-semantics.md §1.5).
+/// waits `base * 2^n`, capped at `max` (`ItemExponentialFailureRateLimiter.When`).
 ///
 /// Invariant: `failures` holds only items with at least one failure on record; its value is the
 /// number of `when` calls since the item was last forgotten.
@@ -57,7 +57,7 @@ impl<K: Clone + Ord> ItemExponentialFailure<K> {
 }
 
 /// `BucketRateLimiter`: an overall (not per-item) token bucket, golang.org/x/time/rate's
-/// `Limiter` with `Reserve().Delay()` (kubernetes-semantics.md §1.5).
+/// `Limiter` with `Reserve().Delay()` (`BucketRateLimiter.When`).
 ///
 /// The bucket starts full with `burst` tokens and refills at `qps` tokens per second, never
 /// beyond `burst`. Each `when` reserves one token even when none is left: the token count goes
@@ -132,7 +132,8 @@ pub enum RateLimiter<K: Ord> {
 
 impl<K: Clone + Ord> RateLimiter<K> {
     /// `DefaultControllerRateLimiter()`: `MaxOf(ItemExponential(5ms, 1000s), Bucket(10 qps, 100))`.
-    /// Used by the Deployment and ReplicaSet controllers (kubernetes-semantics.md §1.5, TV-04).
+    /// Used by the Deployment and ReplicaSet controllers (k/k
+    /// `pkg/controller/deployment/deployment_controller.go`, `NewDeploymentController`).
     pub fn default_controller() -> Self {
         RateLimiter::MaxOf(vec![
             RateLimiter::ItemExponential(ItemExponentialFailure::new(
@@ -144,7 +145,7 @@ impl<K: Clone + Ord> RateLimiter<K> {
     }
 
     /// The namespace controller's limiter: `MaxOf(ItemExponential(5ms, 60s), Bucket(10 qps, 100))`
-    /// (k/k `pkg/controller/namespace/namespace_controller.go`, kubernetes-semantics.md §1.5).
+    /// (k/k `pkg/controller/namespace/namespace_controller.go`, `nsControllerRateLimiter`).
     pub fn namespace_controller() -> Self {
         RateLimiter::MaxOf(vec![
             RateLimiter::ItemExponential(ItemExponentialFailure::new(

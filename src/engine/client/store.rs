@@ -1,9 +1,9 @@
 //! The informer's local cache: client-go's `Indexer` (`tools/cache/store.go`, `index.go`,
-//! `thread_safe_store.go`; kubernetes-semantics.md §2.2).
+//! `thread_safe_store.go`).
 //!
 //! Objects are stored by key (`namespace/name`, or `name` for cluster-scoped objects: client-go's
 //! `MetaNamespaceKeyFunc`), never by uid: a delete and re-create of the same name that falls in a
-//! gap is seen as one update (TV-10). Indexes map an index value to the set of keys whose object
+//! gap is seen as one update. Indexes map an index value to the set of keys whose object
 //! produces it; the namespace index is always there and others (for example "pods by controller
 //! uid") can be added before objects arrive.
 //!

@@ -1,16 +1,20 @@
 //! client-go's work queue (`util/workqueue`): the de-duplicating queue, the delaying queue and the
-//! rate-limiting queue, as one state machine in virtual time (kubernetes-semantics.md §1.1-§1.4).
+//! rate-limiting queue, as one state machine in virtual time (`queue.go`, `delaying_queue.go`,
+//! `rate_limiting_queue.go`).
 //!
 //! What it guarantees, like client-go's:
-//! - a key added several times while it waits is handed out once (TV-01);
+//! - a key added several times while it waits is handed out once (`queue.go`, `Add`: the dirty
+//!   set);
 //! - a key is never handed to two workers at once: added while being processed, it is only marked
-//!   dirty, and queued again exactly once when the worker calls [`WorkQueue::done`] (TV-02);
+//!   dirty, and queued again exactly once when the worker calls [`WorkQueue::done`] (`queue.go`,
+//!   `Done`);
 //! - keys are handed out in the order of their first `add` since they were last handed out;
 //! - after [`WorkQueue::shut_down`] new adds are ignored and the waiting keys are still handed out
-//!   (TV-03);
-//! - of several `add_after` calls for one key, the earliest deadline wins (TV-05);
+//!   (`queue.go`, `ShutDown`, `Get`);
+//! - of several `add_after` calls for one key, the earliest deadline wins (`delaying_queue.go`,
+//!   `insert`);
 //! - `add_rate_limited` waits as long as the rate limiter says, and every call counts as a
-//!   failure (TV-04, TV-06).
+//!   failure (`rate_limiting_queue.go`, `AddRateLimited`; `NumRequeues` counts them).
 //!
 //! Nothing blocks and nothing sleeps. Where a client-go worker would block in `Get`,
 //! [`WorkQueue::get`] returns `None`; where client-go's waiting loop would sleep until a deadline,
@@ -69,7 +73,8 @@ pub struct WorkQueue<K: Ord> {
 }
 
 impl<K: Clone + Ord> WorkQueue<K> {
-    /// A queue with the default controller rate limiter (kubernetes-semantics.md §1.5).
+    /// A queue with the default controller rate limiter (`default_rate_limiters.go`,
+    /// `DefaultControllerRateLimiter`).
     pub fn new(name: impl Into<String>) -> Self {
         WorkQueue::with_rate_limiter(name, RateLimiter::default_controller())
     }
@@ -162,7 +167,7 @@ impl<K: Clone + Ord> WorkQueue<K> {
 
     /// `AddAfter`: adds `key` once `delay` has passed from `now`. A delay of zero adds it now.
     /// If the key already waits in the delaying queue, only an earlier deadline replaces the
-    /// existing one (kubernetes-semantics.md §1.3, TV-05). Ignored during shutdown.
+    /// existing one (`delaying_queue.go`, `insert`). Ignored during shutdown.
     pub fn add_after(&mut self, key: K, delay: Duration, now: Time) {
         if self.shutting_down {
             return;

@@ -1,6 +1,8 @@
 //! The Bucket controller: the operator for `buckets.example.com`, the lab's custom resource for a
-//! storage bucket in the external cloud ([`crate::engine::world::cloud`]). It is written the way
-//! controller-runtime operators are, finalizer first (kubernetes-semantics.md §5):
+//! storage bucket in the external cloud ([`crate::engine::cloud`]). It is written the way
+//! controller-runtime operators are, finalizer first (apiserver
+//! `pkg/registry/generic/registry/store.go`, `Delete`, keeps an object with finalizers until they
+//! are removed):
 //!
 //! 1. A `Bucket` without a `deletionTimestamp` and without the finalizer `example.com/bucket` gets
 //!    it (a merge patch with the resourceVersion as precondition), before anything exists outside
@@ -22,12 +24,12 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use super::{Caches, CloudCall, CloudError, Controller, Ctx, Enqueue, Notification, Outcome};
+use super::{Caches, Controller, Ctx, Enqueue, Notification, Outcome};
+use crate::engine::cloud::{CloudBucket, CloudBucketState, CloudCall, CloudError};
 use crate::engine::frozen::Frozen;
 use crate::engine::kinds::Kind;
 use crate::engine::object::ObjectExt;
 use crate::engine::time::Time;
-use crate::engine::world::cloud::{CloudBucket, CloudBucketState};
 
 /// The controller's finalizer.
 pub const FINALIZER: &str = "example.com/bucket";

@@ -1,6 +1,7 @@
 //! The edge-triggered contrast: two pod counters that keep the number of pods in a namespace in a
 //! ConfigMap (`data.pods`), one written the wrong way and one the right way, so a lesson can put
-//! them side by side (kubernetes-semantics.md §2.3 explains why the wrong one drifts).
+//! them side by side (client-go `tools/cache/controller.go`, `processDeltas`, hands handlers the
+//! cache's state, not a diff to replay: that is why the edge-triggered one drifts).
 //!
 //! - [`Trigger::Edge`] (`pod-counter-edge`) acts on event *deltas*: `OnAdd` is +1, `OnDelete` is
 //!   −1, and it adds the deltas to the count already stored in its ConfigMap. It never looks at

@@ -1,4 +1,4 @@
-//! `pod-template-hash` (kubernetes-semantics.md §6.3; k/k `pkg/controller/controller_utils.go`
+//! `pod-template-hash` (k/k `pkg/controller/controller_utils.go`
 //! `ComputeHash`): FNV-32a over the pod template, plus the collision count as 8 little-endian
 //! bytes, printed in decimal and passed through `rand.SafeEncodeString`.
 //!

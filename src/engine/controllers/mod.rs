@@ -9,8 +9,8 @@
 //! owns one instance per controller per process and drives it one step at a time:
 //!
 //! 1. **Informers.** [`Controller::watches`] names the kinds the controller needs. The process
-//!    runs one shared informer per kind (kubernetes-semantics.md §2): list, then watch; the cache
-//!    is updated *before* handlers run.
+//!    runs one shared informer per kind (client-go `tools/cache/reflector.go`, `ListAndWatch`):
+//!    list, then watch; the cache is updated *before* handlers run.
 //! 2. **Handlers.** For every cache change the world calls [`Controller::handle`] with a
 //!    [`Notification`] (`Add`, `Update(old, new)`, `Delete(final state)`), once per step ("run one
 //!    queued handler"). The handler may update the controller's own bookkeeping (for example
@@ -54,17 +54,17 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use super::client::Informer;
+use super::client::{Api, DeleteOpts, Informer};
 use super::frozen::Frozen;
 use super::kinds::Kind;
 use super::object::{ObjectExt, Shared};
-use super::status::Status;
 use super::time::Time;
 
-/// What an informer tells its handlers (client-go `ResourceEventHandler`, kubernetes-semantics.md
-/// §2.3). The cache already holds the new state when a handler sees a notification. The objects
-/// are the cache's own (`Shared`), as client-go hands handlers the cached pointers: a queued
-/// notification costs two pointers, not a copy of the object.
+/// What an informer tells its handlers (client-go `ResourceEventHandler`,
+/// `tools/cache/controller.go`, `processDeltas`). The cache already holds the new state when a
+/// handler sees a notification. The objects are the cache's own (`Shared`), as client-go hands
+/// handlers the cached pointers: a queued notification costs two pointers, not a copy of the
+/// object.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Notification {
     /// `OnAdd(obj)`.
@@ -217,81 +217,6 @@ impl Caches {
     }
 }
 
-/// `metav1.DeleteOptions`, as a controller sends them.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct DeleteOpts {
-    /// `propagationPolicy`: `Background`, `Foreground` or `Orphan`.
-    pub propagation: Option<&'static str>,
-    /// `gracePeriodSeconds`.
-    pub grace_period_seconds: Option<i64>,
-    /// `preconditions.uid`.
-    pub precondition_uid: Option<String>,
-    /// `preconditions.resourceVersion`.
-    pub precondition_resource_version: Option<String>,
-}
-
-/// The API as a controller sees it: each call goes to the API server (through faults the world
-/// may inject) and is recorded with its result.
-pub trait Api {
-    /// `GET`.
-    fn get(&mut self, kind: &'static Kind, namespace: Option<&str>, name: &str) -> Result<Value, Status>;
-    /// `POST`.
-    fn create(&mut self, obj: Value) -> Result<Value, Status>;
-    /// `PUT` of the main resource.
-    fn update(&mut self, obj: Value) -> Result<Value, Status>;
-    /// `PUT` of the `/status` subresource.
-    fn update_status(&mut self, obj: Value) -> Result<Value, Status>;
-    /// `PATCH` (JSON merge patch) of the main resource.
-    fn merge_patch(
-        &mut self,
-        kind: &'static Kind,
-        namespace: Option<&str>,
-        name: &str,
-        patch: Value,
-    ) -> Result<Value, Status>;
-    /// `DELETE`. `Ok(Some(obj))` when the object is still there (finalizers or grace period),
-    /// `Ok(None)` when it is gone.
-    fn delete(
-        &mut self,
-        kind: &'static Kind,
-        namespace: Option<&str>,
-        name: &str,
-        opts: &DeleteOpts,
-    ) -> Result<Option<Value>, Status>;
-    /// A live `LIST` of a kind (in a namespace, or all), straight from the API server rather than
-    /// an informer cache: the namespace controller needs the truth before it finalizes
-    /// (kubernetes-semantics.md §5). Clients that cannot list answer 405.
-    fn list(&mut self, kind: &'static Kind, namespace: Option<&str>) -> Result<Vec<Value>, Status> {
-        let _ = namespace;
-        Err(Status::new(
-            crate::engine::status::Reason::MethodNotAllowed,
-            format!("this client cannot list {}", kind.group_resource()),
-        ))
-    }
-    /// `POST /api/v1/namespaces/<ns>/pods/<name>/binding`, the scheduler's write: sets
-    /// `spec.nodeName` and the `PodScheduled` condition in one write, and returns the bound pod.
-    /// Clients that cannot reach the subresource answer 405.
-    fn bind(&mut self, namespace: &str, name: &str, node: &str) -> Result<Value, Status> {
-        let _ = (namespace, name, node);
-        Err(Status::new(crate::engine::status::Reason::MethodNotAllowed, "this client cannot bind pods"))
-    }
-    /// `PUT /api/v1/namespaces/<name>/finalize` (kubernetes-semantics.md §5). Clients that cannot
-    /// reach the subresource answer 405.
-    fn finalize_namespace(&mut self, obj: Value) -> Result<Value, Status> {
-        let _ = obj;
-        Err(Status::new(crate::engine::status::Reason::MethodNotAllowed, "this client cannot finalize namespaces"))
-    }
-    /// One call to the external cloud's storage API ([`crate::engine::world::cloud`]), for
-    /// controllers of things outside the cluster (the Bucket controller). The world records it like
-    /// an API call. Clients with no cloud answer [`CloudError::Unreachable`].
-    fn cloud(&mut self, call: CloudCall) -> Result<CloudBucket, CloudError> {
-        let _ = call;
-        Err(CloudError::Unreachable)
-    }
-}
-
-pub use crate::engine::world::cloud::{CloudBucket, CloudCall, CloudError};
-
 /// Everything a reconcile may use.
 pub struct Ctx<'a> {
     /// The virtual clock.
@@ -413,7 +338,7 @@ impl Clone for Box<dyn Controller> {
 #[cfg(test)]
 pub(crate) mod fake {
     use super::*;
-    use crate::engine::status::Reason;
+    use crate::engine::status::{Reason, Status};
 
     #[derive(Default)]
     pub struct FakeApi {

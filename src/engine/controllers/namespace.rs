@@ -1,4 +1,4 @@
-//! The namespace controller (kubernetes-semantics.md §5; k/k `pkg/controller/namespace/
+//! The namespace controller (k/k `pkg/controller/namespace/
 //! namespace_controller.go`, `deletion/namespaced_resources_deleter.go`,
 //! `deletion/status_condition_utils.go`).
 //!

@@ -1,4 +1,4 @@
-//! The ReplicaSet controller (kubernetes-semantics.md §6.6; k/k `pkg/controller/replicaset/
+//! The ReplicaSet controller (k/k `pkg/controller/replicaset/
 //! replica_set.go`, `replica_set_utils.go`, `pkg/controller/controller_utils.go`).
 //!
 //! `syncReplicaSet`: read the ReplicaSet from the cache; count its *active* pods (terminating
@@ -36,9 +36,9 @@ fn kind(k: &str) -> &'static Kind {
 }
 
 /// What the controller expects its informer to report before it acts again for one ReplicaSet
-/// (`UIDTrackingControllerExpectations`, TV-38). Invariant: `add` only counts down and `del` only
-/// shrinks through observations; a sync acts only when `add <= 0` and `del` is empty, or the
-/// record is older than [`EXPECTATIONS_TIMEOUT`], or there is no record.
+/// (`pkg/controller/controller_utils.go`, `UIDTrackingControllerExpectations`). Invariant: `add`
+/// only counts down and `del` only shrinks through observations; a sync acts only when `add <= 0`
+/// and `del` is empty, or the record is older than [`EXPECTATIONS_TIMEOUT`], or there is no record.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Expectation {
     /// Pod creations not yet seen by the informer.
@@ -647,8 +647,8 @@ mod tests {
         assert_eq!((ok, err.as_deref()), (6, Some("boom")));
     }
 
-    /// TV-38: after issuing 3 creates, further syncs create nothing until the informer has
-    /// delivered the 3 pod ADD events.
+    /// Expectations (`controller_utils.go`, `SatisfiedExpectations`): after issuing 3 creates,
+    /// further syncs create nothing until the informer has delivered the 3 pod ADD events.
     #[test]
     fn tv38_expectations_prevent_double_creation() {
         let mut c = ReplicaSetController::new();
@@ -701,7 +701,8 @@ mod tests {
         assert!(!c.expectations.contains_key("default/web-abc"));
     }
 
-    /// TV-37: p1 Pending, p2 Running+Ready for 2h, p3 Running+Ready for 10s; scale 3→1 deletes p1 and p3.
+    /// `controller_utils.go` `ActivePodsWithRanks.Less`: p1 Pending, p2 Running+Ready for 2h, p3
+    /// Running+Ready for 10s; scale 3→1 deletes p1 and p3.
     #[test]
     fn tv37_scale_down_victims() {
         let now = Time::START.after(Duration::from_secs(3 * 3600));
@@ -819,7 +820,8 @@ mod tests {
         assert!(!api.calls.iter().any(|c| c.starts_with("patch")), "{:?}", api.calls);
     }
 
-    /// TV-36: a terminating pod is not active, so it is replaced at once and status drops to 2.
+    /// `controller_utils.go` `FilterActivePods`: a terminating pod is not active, so it is replaced
+    /// at once and status drops to 2.
     #[test]
     fn tv36_terminating_pod_is_replaced() {
         let pod = |name: &str, deleting: bool| {

@@ -5,9 +5,9 @@
 
 use serde_json::{json, Value};
 
-use super::record::ApiCall;
+use super::record::{ApiCall, Verb};
 use crate::engine::apiserver::{ApiServer, DeleteOptions, Deleted, Patch, Propagation, Subresource};
-use crate::engine::controllers::{Api, DeleteOpts};
+use crate::engine::client::{Api, DeleteOpts};
 use crate::engine::kinds::Kind;
 use crate::engine::object::ObjectExt;
 use crate::engine::status::{Reason, Status};
@@ -119,14 +119,14 @@ fn path(kind: &Kind, ns: Option<&str>, name: &str) -> String {
 }
 
 impl WorldApi<'_> {
-    fn push(&mut self, verb: &str, tgt: String, sent: u64, result: &Result<Value, Status>, ok_code: u16) {
+    fn push(&mut self, verb: Verb, tgt: String, sent: u64, result: &Result<Value, Status>, ok_code: u16) {
         let (code, rv, error) = match result {
             Ok(v) => (ok_code, v.resource_version(), None),
             Err(e) => (e.code(), 0, Some(e.message.clone())),
         };
         let stored = if code == 409 { super::stored_rv(self.server, &tgt) } else { 0 };
         self.calls.push(ApiCall {
-            verb: verb.into(),
+            verb,
             target: tgt,
             sent_resource_version: sent,
             code,
@@ -151,7 +151,7 @@ impl WorldApi<'_> {
         let n = obj.label(TOUCH_LABEL).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0) + 1;
         let patch = Patch::Merge(json!({"metadata": {"labels": {TOUCH_LABEL: n.to_string()}}}));
         let r = self.server.patch(kind, obj.namespace(), obj.name(), &patch, Subresource::Main);
-        self.push("PATCH (another client)", target(obj.kind(), obj.namespace(), obj.name()), 0, &r, 200);
+        self.push(Verb::PatchByAnotherClient, target(obj.kind(), obj.namespace(), obj.name()), 0, &r, 200);
     }
 }
 
@@ -161,7 +161,7 @@ impl Api for WorldApi<'_> {
             Some(e) => Err(e),
             None => self.server.get(kind, namespace, name),
         };
-        self.push("GET", target(kind.kind, namespace, name), 0, &r, 200);
+        self.push(Verb::Get, target(kind.kind, namespace, name), 0, &r, 200);
         r
     }
 
@@ -181,7 +181,7 @@ impl Api for WorldApi<'_> {
             }
             Err(_) => name,
         };
-        self.push("CREATE", target(obj.kind(), ns.as_deref(), &shown), 0, &r, 201);
+        self.push(Verb::Create, target(obj.kind(), ns.as_deref(), &shown), 0, &r, 201);
         r
     }
 
@@ -195,7 +195,7 @@ impl Api for WorldApi<'_> {
                 self.server.update(obj.clone())
             }
         };
-        self.push("UPDATE", target(obj.kind(), obj.namespace(), obj.name()), sent, &r, 200);
+        self.push(Verb::Update, target(obj.kind(), obj.namespace(), obj.name()), sent, &r, 200);
         r
     }
 
@@ -211,7 +211,7 @@ impl Api for WorldApi<'_> {
                 self.server.update_status(obj.clone())
             }
         };
-        self.push("UPDATE /status", target(obj.kind(), obj.namespace(), obj.name()), sent, &r, 200);
+        self.push(Verb::UpdateStatus, target(obj.kind(), obj.namespace(), obj.name()), sent, &r, 200);
         r
     }
 
@@ -223,7 +223,7 @@ impl Api for WorldApi<'_> {
             Some(e) => Err(e),
             None => self.server.bind(namespace, name, node),
         };
-        self.push("CREATE /binding", target("Pod", Some(namespace), name), 0, &r, 201);
+        self.push(Verb::CreateBinding, target("Pod", Some(namespace), name), 0, &r, 201);
         r
     }
 
@@ -238,7 +238,7 @@ impl Api for WorldApi<'_> {
             Some(e) => Err(e),
             None => self.server.patch(kind, namespace, name, &Patch::Merge(patch), Subresource::Main),
         };
-        self.push("PATCH", target(kind.kind, namespace, name), 0, &r, 200);
+        self.push(Verb::Patch, target(kind.kind, namespace, name), 0, &r, 200);
         r
     }
 
@@ -269,7 +269,7 @@ impl Api for WorldApi<'_> {
             Ok(Deleted::Pending(v)) => (Ok(v.clone()), Ok(Some(v))),
             Err(e) => (Err(e.clone()), Err(e)),
         };
-        self.push("DELETE", target(kind.kind, namespace, name), 0, &as_value, 200);
+        self.push(Verb::Delete, target(kind.kind, namespace, name), 0, &as_value, 200);
         out
     }
 }

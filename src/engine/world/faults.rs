@@ -4,13 +4,13 @@
 use std::time::Duration;
 
 use super::api::WorldApi;
-use super::cloud::CloudFault;
 use super::input::{Fault, Input};
 use super::narrate::fmt_duration;
 use super::record::{ActionKind, Actor, ApiCall, StepRecord};
 use super::topology::{controller_manager_controllers, controller_manager_elector, service_account, KUBELET};
 use super::{State, World};
 use crate::engine::client::ElectionOutcome;
+use crate::engine::cloud::CloudFault;
 use crate::engine::kinds::Kind;
 
 fn kind_of(name: &str) -> Option<&'static Kind> {
@@ -110,8 +110,7 @@ impl World {
         let mut lost = None;
         // Only an open watch can break. A reflector that has not listed yet (or is backing
         // off) keeps its plan: turning a pending first list into a watch from
-        // resourceVersion 0 left the cache empty and never synced (long run, saved as
-        // tests/regressions/fault-340372-4996.faults).
+        // resourceVersion 0 would leave the cache empty and never synced.
         // The connection is reset: the events in flight are lost and the stream ends; the
         // informer's next step handles the end (client-go watches again at once).
         for inf in processes[pi].informers().iter().filter(|i| k.is_some_and(|k| std::ptr::eq(i.kind(), k))) {

@@ -20,7 +20,7 @@ use super::World;
 /// an object already being deleted stores nothing new), other than an Event or the
 /// controller-manager's leader Lease renewals.
 fn is_change(c: &ApiCall, last_change_rv: u64) -> bool {
-    let write = !matches!(c.verb.as_str(), "GET" | "LIST" | "WATCH");
+    let write = !c.verb.is_read();
     let noise = c.target.starts_with("Event ") || c.target == "Lease kube-system/kube-controller-manager";
     write && c.code < 300 && !noise && c.resource_version > last_change_rv
 }

@@ -56,7 +56,7 @@
 use std::time::Duration;
 
 use super::api::Failure;
-use super::record::ApiCall;
+use super::record::{ApiCall, Verb};
 use crate::engine::apiserver::{ApiServer, PendingEvent, WatchFrom, WatchId};
 use crate::engine::client::informer::{DeletedObject, InformerStep, ListerWatcher, Notification as Call, SharedList};
 use crate::engine::controllers::Notification;
@@ -113,13 +113,13 @@ fn collection_path(kind: &Kind) -> String {
 }
 
 impl WorldLw<'_> {
-    fn push(&mut self, verb: &str, kind: &Kind, sent: u64, result: Result<u64, &Status>) {
+    fn push(&mut self, verb: Verb, kind: &Kind, sent: u64, result: Result<u64, &Status>) {
         let (code, resource_version, error) = match result {
             Ok(rv) => (200, rv, None),
             Err(e) => (e.code(), 0, Some(e.message.clone())),
         };
         self.calls.push(ApiCall {
-            verb: verb.into(),
+            verb,
             target: kind.resource.into(),
             sent_resource_version: sent,
             code,
@@ -134,11 +134,11 @@ impl ListerWatcher for WorldLw<'_> {
     fn list(&mut self, kind: &'static Kind) -> Result<SharedList, Status> {
         if let Some(f) = self.failure {
             let err = f.status("Get", &collection_path(kind));
-            self.push("LIST", kind, 0, Err(&err));
+            self.push(Verb::List, kind, 0, Err(&err));
             return Err(err);
         }
         let (items, resource_version) = self.server.list_shared(kind, None, &Selector::everything());
-        self.push("LIST", kind, 0, Ok(resource_version));
+        self.push(Verb::List, kind, 0, Ok(resource_version));
         Ok(SharedList { items, resource_version })
     }
 
@@ -149,11 +149,11 @@ impl ListerWatcher for WorldLw<'_> {
                 collection_path(kind)
             );
             let err = f.status("Get", &path);
-            self.push("WATCH", kind, resource_version, Err(&err));
+            self.push(Verb::Watch, kind, resource_version, Err(&err));
             return Err(err);
         }
         let id = self.server.watch(kind, None, Selector::everything(), WatchFrom::Exact(resource_version));
-        self.push("WATCH", kind, resource_version, Ok(resource_version));
+        self.push(Verb::Watch, kind, resource_version, Ok(resource_version));
         Ok(id)
     }
 

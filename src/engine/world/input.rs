@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use super::cloud::CloudFault;
 use crate::engine::apiserver::{DeleteOptions, Deleted, Patch, Subresource};
+use crate::engine::cloud::CloudFault;
 use crate::engine::kinds::Kind;
 use crate::engine::time::Time;
 

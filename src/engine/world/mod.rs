@@ -34,13 +34,14 @@
 //!   logged inputs) and applying each fault ([`World::fault`] and one method per fault).
 //! - `history.rs`: the input log, records and snapshots, going back ([`World::goto`]).
 //! - `narrate.rs`: a step's record and the words its sentence uses ([`fmt_duration`]).
-//! - [`api`], [`cloud`], [`informer`]: the API server, the external cloud and the informers as
-//!   the processes reach them (with the faults); [`record`]: what a step records.
+//! - [`api`], `cloud_api.rs`, [`informer`]: the API server, the external cloud
+//!   ([`crate::engine::cloud`]) and the informers as the processes reach them (with the faults);
+//!   [`record`]: what a step records.
 //!
 //! # For the console and the page
 //! - Build: [`World::new`]`(seed)`; read: [`World::api`] (get/list), [`World::now`],
 //!   [`World::processes`] (each [`Process`]: `leading()`, `informers()`, `caches`, `slots` with
-//!   their `queue` and `handlers`), [`World::history`], [`World::pending`].
+//!   their `queue()` and `handlers`), [`World::history`], [`World::pending`].
 //! - Write as a user (logged, replayed): [`World::create`], [`World::update`], [`World::patch`],
 //!   [`World::delete`], or [`World::user`] with any [`UserCall`] (update /status, /finalize).
 //!   Watches for `kubectl --watch`: [`World::api_mut`] (`watch`, `next_event`, `stop_watch`).
@@ -60,10 +61,10 @@
 #![allow(clippy::result_large_err)]
 
 pub mod api;
-pub mod cloud;
 pub mod informer;
 pub mod record;
 
+mod cloud_api;
 mod faults;
 mod history;
 mod input;
@@ -77,6 +78,7 @@ mod topology;
 mod user;
 
 use crate::engine::apiserver::ApiServer;
+use crate::engine::cloud::{Cloud, CloudBucket};
 use crate::engine::controllers::garbagecollector::GarbageCollector;
 use crate::engine::controllers::kubelet::{Kubelet, KubeletConfig};
 use crate::engine::kinds::Kind;
@@ -85,14 +87,13 @@ use crate::engine::object::ObjectExt;
 use crate::engine::rand::Rng;
 use crate::engine::time::Time;
 
-use self::cloud::Cloud;
 use self::input::Input;
 
 pub use input::{Fault, UserCall, UserResult};
 pub use narrate::fmt_duration;
 pub(crate) use narrate::stored_rv;
 pub use process::Process;
-pub use record::{ActionKind, Actor, ApiCall, Delivered, ObjectRef, Pending, QueueWork, Settled, StepRecord};
+pub use record::{ActionKind, Actor, ApiCall, Delivered, ObjectRef, Pending, QueueWork, Settled, StepRecord, Verb};
 pub use schedule::WORK_STEP;
 pub use slot::{concurrent_syncs, Slot};
 pub use topology::{
@@ -188,9 +189,8 @@ impl World {
         self.state.processes.iter().find(|p| p.name == name)
     }
 
-    /// Every record so far, oldest first.
-    /// The records kept in memory (all of them unless [`World::set_history_limit`] was used;
-    /// each record's `number` says where it stands).
+    /// The records kept in memory, oldest first: all of them unless [`World::set_history_limit`]
+    /// was used (each record's `number` says where it stands).
     pub fn history(&self) -> &[StepRecord] {
         &self.history[self.history_dead..]
     }
@@ -213,8 +213,8 @@ impl World {
     }
 
     /// The external buckets whose `Bucket` object is gone (by uid): leaked, because someone
-    /// removed the `example.com/bucket` finalizer by hand (kubernetes-semantics.md §5).
-    pub fn leaked_buckets(&self) -> Vec<cloud::CloudBucket> {
+    /// removed the `example.com/bucket` finalizer by hand.
+    pub fn leaked_buckets(&self) -> Vec<CloudBucket> {
         let kind = Kind::by_kind("Bucket").expect("built-in kind");
         let live = self
             .state

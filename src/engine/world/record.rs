@@ -95,11 +95,75 @@ impl ActionKind {
     }
 }
 
+/// What a recorded call did: the request's verb (and subresource), printed the way the step
+/// records have always printed it (`GET`, `UPDATE /status`, `CLOUD CreateBucket`, ...).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verb {
+    /// `GET` one object.
+    Get,
+    /// `LIST` a collection.
+    List,
+    /// `WATCH` a collection.
+    Watch,
+    /// `CREATE` (POST) an object.
+    Create,
+    /// `CREATE /binding`: the scheduler's POST of `pods/binding`.
+    CreateBinding,
+    /// `UPDATE` (PUT) an object.
+    Update,
+    /// `UPDATE /status`: PUT of the status subresource.
+    UpdateStatus,
+    /// `UPDATE /finalize`: PUT of `namespaces/<name>/finalize`.
+    UpdateFinalize,
+    /// `PATCH` (a merge patch).
+    Patch,
+    /// `PATCH (another client)`: the write a `conflict_next_write` fault makes before the
+    /// process's own, so that the process's write conflicts.
+    PatchByAnotherClient,
+    /// `DELETE` an object.
+    Delete,
+    /// A call to the external cloud, printed `CLOUD <operation>` ([`CloudCall::recorded_verb`]).
+    ///
+    /// [`CloudCall::recorded_verb`]: crate::engine::cloud::CloudCall::recorded_verb
+    Cloud(&'static str),
+}
+
+impl Verb {
+    /// The verb as the records print it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verb::Get => "GET",
+            Verb::List => "LIST",
+            Verb::Watch => "WATCH",
+            Verb::Create => "CREATE",
+            Verb::CreateBinding => "CREATE /binding",
+            Verb::Update => "UPDATE",
+            Verb::UpdateStatus => "UPDATE /status",
+            Verb::UpdateFinalize => "UPDATE /finalize",
+            Verb::Patch => "PATCH",
+            Verb::PatchByAnotherClient => "PATCH (another client)",
+            Verb::Delete => "DELETE",
+            Verb::Cloud(printed) => printed,
+        }
+    }
+
+    /// Whether the call only reads (`GET`, `LIST`, `WATCH`); every other verb may write.
+    pub fn is_read(self) -> bool {
+        matches!(self, Verb::Get | Verb::List | Verb::Watch)
+    }
+}
+
+impl fmt::Display for Verb {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// One API call made during a step, with its result.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ApiCall {
-    /// `GET`, `CREATE`, `UPDATE`, `UPDATE /status`, `PATCH`, `DELETE`, `LIST`, `WATCH`.
-    pub verb: String,
+    /// What the call did.
+    pub verb: Verb,
     /// `Kind ns/name` (the name is the one sent, or the generated one for a create).
     pub target: String,
     /// The resourceVersion the caller sent (0 for none).

@@ -38,14 +38,12 @@ use crate::engine::time::Time;
 /// and handler call takes wall time, so a timer (a reflector's back-off before it watches or
 /// lists again, a work queue's `AddAfter`, a kubelet's grace period, a lease tick) always comes,
 /// however busy the controllers are. Without this, immediate work that feeds itself would starve
-/// every timer for ever: bug 12 of docs/reliability.md, where a ReplicaSet controller whose
-/// broken watch still caches a deleted ReplicaSet re-creates the pods the garbage collector
-/// deletes as dangling, at one frozen instant, and the reflector's re-watch that ends it in a
-/// real cluster within a second never becomes due. So after `n` steps at the current instant,
-/// timers due within `n` × 1 ms are due now: they run ahead of the remaining immediate work and
-/// move the clock to their own time (which starts the count again). Small runs (every transcript
-/// and lesson) are unchanged; a 1,000-replica Deployment now converges in 12.5 s of virtual time
-/// rather than 2.5 s, its pods starting while others are still being created.
+/// every timer for ever: two controllers undoing each other's writes at one frozen instant would
+/// never reach the reflector re-watch that ends their loop within a second in a real cluster. So
+/// after `n` steps at the current instant, timers due within `n` × 1 ms are due now: they run
+/// ahead of the remaining immediate work and move the clock to their own time (which starts the
+/// count again). Small runs (every transcript and lesson) never get that far; a 1,000-replica
+/// Deployment's pods start while others are still being created.
 pub const WORK_STEP: Duration = Duration::from_millis(1);
 
 /// One thing that can happen next (internal form of [`Pending`]).
@@ -72,8 +70,7 @@ pub(super) enum Act {
 ///    before anything else happens, even before older overdue timers: its timer fired first in
 ///    real time. Otherwise another replica's overdue acquire tick (due before the leader's own
 ///    tick, but at a time when the Lease was still held) would take the Lease while the old
-///    leader still acts (two leaders: long run FAULT_SEED=5000, cases 738 and 1430, saved in
-///    tests/regressions/).
+///    leader still acts: two leaders.
 /// 2. `at`: when it runs. Immediate work runs now. A timer runs at its due time; one that came
 ///    due at an earlier instant (the clock moved on to a later timer's time first) is overdue
 ///    and runs before anything at this instant, oldest first. But work takes time
@@ -208,10 +205,10 @@ impl World {
                 for wi in 0..slot.held().len() {
                     out.push((now, Act::Reconcile(pi, si, wi)));
                 }
-                if !slot.queue.is_empty() && slot.held().len() < slot.workers && p.caches_synced(slot) {
+                if !slot.queue().is_empty() && slot.held().len() < slot.workers && p.caches_synced(slot) {
                     out.push((now, Act::Take(pi, si)));
                 }
-                if let Some(t) = slot.queue.next_ready_at() {
+                if let Some(t) = slot.queue().next_ready_at() {
                     out.push((t, Act::QueueTimer(pi, si)));
                 }
             }
@@ -238,7 +235,7 @@ impl World {
         let age = match act {
             Act::Take(pi, si) => {
                 let slot = &s.processes[pi].slots[si];
-                slot.queue.waiting_keys().next().and_then(|k| slot.since(k)).unwrap_or(0)
+                slot.queue().waiting_keys().next().and_then(|k| slot.since(k)).unwrap_or(0)
             }
             Act::Reconcile(pi, si, wi) => s.processes[pi].slots[si].held().get(wi).map_or(0, |h| h.0),
             _ => 0,
@@ -263,14 +260,14 @@ impl World {
         let only_checks = match act {
             Act::QueueTimer(_, si) => {
                 let slot = &p.slots[si];
-                slot.queue.next_due_keys().all(|k| slot.check_keys.contains(k))
+                slot.queue().next_due_keys().all(|k| slot.check_keys.contains(k))
             }
             _ => false,
         };
         let quiet = match act {
             Act::QueueTimer(_, si) => {
                 let slot = &p.slots[si];
-                slot.queue.next_due_keys().all(|k| slot.quiet_keys.get(k) == Some(&self.state.changes))
+                slot.queue().next_due_keys().all(|k| slot.quiet_keys.get(k) == Some(&self.state.changes))
             }
             _ => false,
         };
@@ -369,7 +366,7 @@ impl World {
                 (ctrl(si), ActionKind::RunHandler, d)
             }
             Act::Take(_, si) => {
-                let key = p.slots[si].queue.waiting_keys().next().cloned().unwrap_or_default();
+                let key = p.slots[si].queue().waiting_keys().next().cloned().unwrap_or_default();
                 (ctrl(si), ActionKind::TakeKey, format!("take {key} from the queue"))
             }
             Act::Reconcile(_, si, wi) => {
@@ -377,7 +374,7 @@ impl World {
                 (ctrl(si), ActionKind::Reconcile, format!("reconcile {key}"))
             }
             Act::QueueTimer(_, si) => {
-                let d = p.slots[si].queue.next_due_keys().next().map(|k| format!("requeue {k}")).unwrap_or_default();
+                let d = p.slots[si].queue().next_due_keys().next().map(|k| format!("requeue {k}")).unwrap_or_default();
                 (ctrl(si), ActionKind::QueueTimer, d)
             }
         }

@@ -29,8 +29,9 @@ pub struct Slot {
     ///
     /// [`Caches::informers`]: crate::engine::controllers::Caches::informers
     pub handlers: Vec<(usize, HandlerId)>,
-    /// The work queue, to read: the World adds, takes and finishes keys through the slot.
-    pub queue: WorkQueue<String>,
+    /// The work queue: the World adds, takes, finishes and forgets keys through the slot, and
+    /// everyone else reads it ([`Slot::queue`]).
+    queue: WorkQueue<String>,
     /// Keys whose delayed entry is only a deadline check ([`Outcome::CheckAfter`]).
     ///
     /// [`Outcome::CheckAfter`]: crate::engine::controllers::Outcome::CheckAfter
@@ -71,6 +72,11 @@ impl Slot {
             quiet_keys: BTreeMap::new(),
             workers,
         }
+    }
+
+    /// The controller's work queue, to read.
+    pub fn queue(&self) -> &WorkQueue<String> {
+        &self.queue
     }
 
     /// The keys the workers hold, each with the sequence number of its take, oldest first.
@@ -125,6 +131,11 @@ impl Slot {
         Some(key)
     }
 
+    /// `queue.Forget(key)`: the rate limiter drops the key's failure count (after a success).
+    pub(super) fn forget(&mut self, key: &String) {
+        self.queue.forget(key);
+    }
+
     /// The key the worker holding `held[wi]` works on.
     pub(super) fn held_key(&self, wi: usize) -> Option<&str> {
         self.held.get(wi).map(|h| h.1.as_str())
@@ -171,7 +182,7 @@ impl Slot {
         }
         let processing: Vec<&String> = self.queue.processing_keys().collect();
         let mut held: Vec<&String> = self.held.iter().map(|h| &h.1).collect();
-        held.sort_unstable();
+        crate::sort::sort(&mut held);
         held.dedup();
         if held.len() != self.held.len() {
             return Err("a key is held by two workers".to_string());

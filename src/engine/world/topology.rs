@@ -5,12 +5,12 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use super::cloud::Cloud;
 use super::process::Process;
 use super::slot::Slot;
 use super::{State, World};
 use crate::engine::apiserver::ApiServer;
 use crate::engine::client::{LeaderElectionConfig, LeaderElector};
+use crate::engine::cloud::Cloud;
 use crate::engine::controllers::bucket::BucketController;
 use crate::engine::controllers::deployment::DeploymentController;
 use crate::engine::controllers::edgetriggered::{PodCounter, Trigger};

@@ -5,7 +5,7 @@ use serde_json::Value;
 
 use super::input::{Input, UserCall, UserResult};
 use super::narrate::stored_rv;
-use super::record::{ActionKind, Actor, ApiCall, ObjectRef, StepRecord};
+use super::record::{ActionKind, Actor, ApiCall, ObjectRef, StepRecord, Verb};
 use super::World;
 use crate::engine::apiserver::{DeleteOptions, Deleted, Patch, Subresource};
 use crate::engine::kinds::Kind;
@@ -67,22 +67,22 @@ impl World {
             UserCall::Create(o) => {
                 let t = format!("{} {}", o.kind(), o.key());
                 let r = api.create(o).map(UserResult::Object);
-                ("CREATE", t, 0, r, 201)
+                (Verb::Create, t, 0, r, 201)
             }
             UserCall::Update(o) => {
                 let t = format!("{} {}", o.kind(), o.key());
                 let sent = o.resource_version();
-                ("UPDATE", t, sent, api.update(o).map(UserResult::Object), 200)
+                (Verb::Update, t, sent, api.update(o).map(UserResult::Object), 200)
             }
             UserCall::UpdateStatus(o) => {
                 let t = format!("{} {}", o.kind(), o.key());
                 let sent = o.resource_version();
-                ("UPDATE /status", t, sent, api.update_status(o).map(UserResult::Object), 200)
+                (Verb::UpdateStatus, t, sent, api.update_status(o).map(UserResult::Object), 200)
             }
             UserCall::FinalizeNamespace(o) => {
                 let t = format!("{} {}", o.kind(), o.key());
                 let sent = o.resource_version();
-                ("UPDATE /finalize", t, sent, api.finalize_namespace(o).map(UserResult::Object), 200)
+                (Verb::UpdateFinalize, t, sent, api.finalize_namespace(o).map(UserResult::Object), 200)
             }
             UserCall::Patch { kind, namespace, name, patch, subresource } => {
                 let t = match &namespace {
@@ -90,7 +90,7 @@ impl World {
                     None => format!("{} {name}", kind.kind),
                 };
                 let r = api.patch(kind, namespace.as_deref(), &name, &patch, subresource).map(UserResult::Object);
-                ("PATCH", t, 0, r, 200)
+                (Verb::Patch, t, 0, r, 200)
             }
             UserCall::Delete { kind, namespace, name, options } => {
                 let t = match &namespace {
@@ -98,7 +98,7 @@ impl World {
                     None => format!("{} {name}", kind.kind),
                 };
                 let r = api.delete(kind, namespace.as_deref(), &name, &options).map(UserResult::Deleted);
-                ("DELETE", t, 0, r, 200)
+                (Verb::Delete, t, 0, r, 200)
             }
         };
         let (code, rv, error) = match &r {
@@ -109,7 +109,7 @@ impl World {
         };
         let stored = if code == 409 { stored_rv(&self.state.api, &target) } else { 0 };
         let call = ApiCall {
-            verb: verb.into(),
+            verb,
             target: target.clone(),
             sent_resource_version: sent,
             code,

@@ -2,11 +2,11 @@
 
 use super::select;
 use crate::engine::apiserver::{DeleteOptions, Deleted, Propagation};
+use crate::engine::kinds::Kind;
 use crate::engine::object::ObjectExt;
 use crate::engine::status::Reason;
 use crate::kubectl::cluster::Cluster;
 use crate::kubectl::cmd::{with_source, CmdError, Ctx, Deferred, Output};
-use crate::kubectl::continuation::{Continuation, DeletionTarget};
 use crate::kubectl::flags::{flag, FlagKind, FlagSpec, Parsed, ALL_NAMESPACES, SELECTOR};
 
 /// `kubectl delete` flags.
@@ -44,10 +44,24 @@ pub const DELETE_FLAGS: &[FlagSpec] = &[
     flag("output", Some('o'), FlagKind::Str, "Output mode. Use \"-o name\" for shorter output (resource/name)."),
 ];
 
+/// One object a waiting delete waits for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DeletionTarget {
+    /// Its kind.
+    pub kind: &'static Kind,
+    /// Its namespace.
+    pub namespace: Option<String>,
+    /// Its name.
+    pub name: String,
+    /// Its uid: an object recreated under the same name is a different object.
+    pub uid: String,
+}
+
 /// `kubectl delete`: prints `<kind.group> "<name>" deleted from <ns> namespace` (v1.34; no
 /// namespace part for cluster-scoped objects) after each DELETE, then waits while finalizers
-/// or graceful deletion keep an object (kubernetes-semantics.md §8.4, TV-18, TV-30).
-pub fn delete(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) -> Option<Continuation> {
+/// or graceful deletion keep an object (kubectl `pkg/cmd/delete/delete.go`,
+/// `DeleteOptions.DeleteResult`).
+pub fn delete(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) -> Option<Vec<DeletionTarget>> {
     let propagation = match p.str("cascade").unwrap_or("background") {
         "background" => Propagation::Background,
         "foreground" => Propagation::Foreground,
@@ -128,5 +142,5 @@ pub fn delete(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output
         }
     }
     errs.report(out);
-    (!waiting.is_empty()).then_some(Continuation::WaitForDeletion(waiting))
+    (!waiting.is_empty()).then_some(waiting)
 }

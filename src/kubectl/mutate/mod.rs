@@ -1,5 +1,6 @@
 //! The writing verbs: `create`, `apply`, `delete`, `scale`, `patch`, `label`, `annotate` and
-//! `edit`, with kubectl's operation messages (kubernetes-semantics.md §8.4, TV-46).
+//! `edit`, with kubectl's operation messages (cli-runtime `pkg/printers/name.go`,
+//! `NamePrinter.PrintObj`).
 //!
 //! One module per verb ([`create`], [`apply`], [`delete`], [`scale`], [`patch`], [`label`]
 //! (with `annotate`), [`edit`], [`set_image`], [`run`]); this one holds what they share: reading
@@ -14,21 +15,6 @@ pub mod patch;
 pub mod run;
 pub mod scale;
 pub mod set_image;
-
-pub use apply::{
-    apply, set_last_applied_cmd, view_last_applied, APPLY_FLAGS, SET_LAST_APPLIED_FLAGS, VIEW_LAST_APPLIED_FLAGS,
-};
-pub use create::{
-    create, create_configmap, create_deployment, create_namespace, CREATE_CM_FLAGS, CREATE_DEPLOY_FLAGS, CREATE_FLAGS,
-    CREATE_NS_FLAGS,
-};
-pub use delete::{delete, DELETE_FLAGS};
-pub use edit::{edit, save_edit, EDIT_FLAGS};
-pub use label::{label_or_annotate, MetaField, META_FLAGS};
-pub use patch::{patch, PATCH_FLAGS};
-pub use run::{run_pod, RUN_FLAGS};
-pub use scale::{scale, SCALE_FLAGS};
-pub use set_image::{set_image, SET_IMAGE_FLAGS};
 
 use super::cluster::Cluster;
 use super::cmd::{with_source, CmdError, Ctx, Output};

@@ -254,7 +254,7 @@ fn hand_made_codes_round_trip_through_bytes() {
         Op::SettleCancel,
         Op::Back(1),
         Op::Goto(u64::MAX),
-        Op::Fault(Fault::Cloud(Some(crate::engine::world::cloud::CloudFault::Hanging))),
+        Op::Fault(Fault::Cloud(Some(crate::engine::cloud::CloudFault::Hanging))),
         Op::Fault(Fault::ClockJump(std::time::Duration::from_millis(1500))),
         Op::Fault(Fault::BreakWatch { process: "p".into(), kind: "Pod".into() }),
         Op::Fault(Fault::Freeze("kube-controller-manager-a".into())),

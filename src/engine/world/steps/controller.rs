@@ -9,20 +9,20 @@
 //! `Forget`, `AddAfter` or `AddRateLimited`). Each controller has as many workers as
 //! kube-controller-manager gives it ([`concurrent_syncs`](crate::engine::world::concurrent_syncs)); a key is never held by two. Between
 //! the two steps anything else may run: a handler that adds the held key only marks it dirty, and
-//! `Done` queues it again, once (kubernetes-semantics.md §1.1, TV-02). In `step` order a take is
-//! followed at once by its reconcile; [`World::run`] can interleave. Keys are taken oldest first
-//! across controllers, as if every worker ran at once: a burst of events for one key collapses
-//! while other controllers work through older keys.
+//! `Done` queues it again, once (client-go `util/workqueue/queue.go`, `Done`). In `step` order a
+//! take is followed at once by its reconcile; [`World::run`] can interleave. Keys are taken oldest
+//! first across controllers, as if every worker ran at once: a burst of events for one key
+//! collapses while other controllers work through older keys.
 
 use crate::engine::controllers::{Ctx, Enqueue, Outcome};
 use crate::engine::object::ObjectExt;
 use crate::engine::world::api::{Failure, WorldApi};
-use crate::engine::world::cloud::CloudApi;
+use crate::engine::world::cloud_api::CloudApi;
 use crate::engine::world::history::count_changes;
 use crate::engine::world::informer::to_notification;
 use crate::engine::world::narrate::fmt_duration;
 use crate::engine::world::process::Process;
-use crate::engine::world::record::{ActionKind, Actor, ObjectRef, QueueWork, StepRecord};
+use crate::engine::world::record::{ActionKind, Actor, ObjectRef, QueueWork, StepRecord, Verb};
 use crate::engine::world::topology::service_account;
 use crate::engine::world::{State, World};
 
@@ -45,7 +45,7 @@ impl World {
         let n = to_notification(&call);
         let keys = slot.controller.handle(kind, &n, caches, now);
         let mut added = Vec::new();
-        let mut work = QueueWork { queue: slot.queue.name().to_string(), ..QueueWork::default() };
+        let mut work = QueueWork { queue: slot.queue().name().to_string(), ..QueueWork::default() };
         for k in keys {
             match k {
                 Enqueue::Now(k) => {
@@ -91,7 +91,7 @@ impl World {
         };
         let busy = slot.held().len();
         let workers = slot.workers;
-        let work = QueueWork { queue: slot.queue.name().to_string(), key: Some(key.clone()), ..QueueWork::default() };
+        let work = QueueWork { queue: slot.queue().name().to_string(), key: Some(key.clone()), ..QueueWork::default() };
         let sentence = if workers == 1 {
             format!("The {cname} worker took {key} from its work queue (Get): the key is processing until its reconcile calls Done.")
         } else {
@@ -128,7 +128,7 @@ impl World {
             slot.controller.reconcile(&key, &mut ctx)
         };
         let mut work =
-            QueueWork { queue: slot.queue.name().to_string(), key: Some(key.clone()), ..QueueWork::default() };
+            QueueWork { queue: slot.queue().name().to_string(), key: Some(key.clone()), ..QueueWork::default() };
         let changes_after = *changes + count_changes(&calls, *last_change_rv).0;
         slot.quiet_keys.remove(&key);
         // `Done` first (client-go's worker defers it; nothing in between touches the queue): a key
@@ -154,18 +154,18 @@ impl World {
         }
         let after = match &outcome {
             Outcome::Done => {
-                slot.queue.forget(&key);
+                slot.forget(&key);
                 String::new()
             }
             Outcome::RequeueAfter(d) => {
-                slot.queue.forget(&key);
+                slot.forget(&key);
                 slot.add_after(key.clone(), *d, now, queue_seq);
                 slot.check_keys.remove(&key);
                 work.delayed.push((key.clone(), *d));
                 format!(" It looks again in {}.", fmt_duration(*d))
             }
             Outcome::PollAfter(d) => {
-                slot.queue.forget(&key);
+                slot.forget(&key);
                 slot.add_after(key.clone(), *d, now, queue_seq);
                 slot.check_keys.remove(&key);
                 work.delayed.push((key.clone(), *d));
@@ -173,8 +173,8 @@ impl World {
                 format!(" It looks again in {}.", fmt_duration(*d))
             }
             Outcome::CheckAfter(d) => {
-                slot.queue.forget(&key);
-                let before = slot.queue.ready_at(&key);
+                slot.forget(&key);
+                let before = slot.queue().ready_at(&key);
                 slot.add_after(key.clone(), *d, now, queue_seq);
                 work.delayed.push((key.clone(), *d));
                 if before.is_none_or(|t| t > now.after(*d)) {
@@ -184,8 +184,8 @@ impl World {
             }
             // `handleErr`: retry with back-off while the retry budget lasts, then drop the key.
             Outcome::Err(e) => match slot.controller.max_retries() {
-                Some(max) if slot.queue.num_requeues(&key) >= max => {
-                    slot.queue.forget(&key);
+                Some(max) if slot.queue().num_requeues(&key) >= max => {
+                    slot.forget(&key);
                     slot.check_keys.remove(&key);
                     format!(" It failed ({e}) after {max} retries, so it drops {key} out of the queue (Forget): nothing retries it until an event adds it again.")
                 }
@@ -197,14 +197,14 @@ impl World {
                 }
             },
             Outcome::ErrForget(e) => {
-                slot.queue.forget(&key);
+                slot.forget(&key);
                 slot.check_keys.remove(&key);
                 format!(" It failed ({e}) and does not retry: the namespace is being terminated, so it forgets {key}.")
             }
         };
         let writes: Vec<String> = calls
             .iter()
-            .filter(|c| c.verb != "GET" && !c.target.starts_with("Event "))
+            .filter(|c| c.verb != Verb::Get && !c.target.starts_with("Event "))
             .map(|c| c.to_string())
             .collect();
         let did = if writes.is_empty() { "found nothing to change".to_string() } else { writes.join("; ") };
@@ -245,7 +245,7 @@ impl World {
             slot.controller.name(),
             keys.join(", ")
         );
-        let work = QueueWork { queue: slot.queue.name().to_string(), added: keys, ..QueueWork::default() };
+        let work = QueueWork { queue: slot.queue().name().to_string(), added: keys, ..QueueWork::default() };
         let mut r = self.record(actor, ActionKind::QueueTimer, Vec::new(), Vec::new(), sentence);
         r.work = Some(work);
         r

@@ -17,7 +17,7 @@ use crate::engine::object::ObjectExt;
 use crate::engine::world::api::WorldApi;
 use crate::engine::world::informer::{self, to_notification, WorldLw};
 use crate::engine::world::process::Process;
-use crate::engine::world::record::{ActionKind, Actor, ObjectRef, StepRecord};
+use crate::engine::world::record::{ActionKind, Actor, ObjectRef, StepRecord, Verb};
 use crate::engine::world::topology::controller_manager_elector;
 use crate::engine::world::{State, World};
 
@@ -68,7 +68,7 @@ impl World {
                 format!("{} renewed its Lease (renewTime {}).", p.name, now.rfc3339_micro())
             }
             Some(ElectionOutcome::StoppedLeading) => {
-                let released = calls.iter().any(|c| c.verb == "UPDATE" && c.code == 200);
+                let released = calls.iter().any(|c| c.verb == Verb::Update && c.code == 200);
                 p.stop(api);
                 let new_identity = format!("{}_{}", p.host, rng.uuid_v4());
                 p.elector = Some(controller_manager_elector(new_identity, now.after(Duration::from_secs(2))));

@@ -1,7 +1,7 @@
 //! The external cloud: a storage service *outside* the cluster, where the Bucket controller keeps
 //! the real buckets that `Bucket` objects (group `example.com`) stand for.
 //!
-//! It is the reason finalizers exist (kubernetes-semantics.md §5): the API server can delete a
+//! It is the reason finalizers exist: the API server can delete a
 //! `Bucket` object in a microsecond, but the bucket it stands for lives here, and only a
 //! controller that runs before the object disappears can delete it. Remove the finalizer by hand
 //! and the object goes while its bucket stays: [`Cloud::leaked`] reports such buckets.
@@ -21,15 +21,6 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::time::Duration;
 
-use serde_json::Value;
-
-use super::api::WorldApi;
-use super::record::ApiCall;
-use crate::engine::controllers::{Api, DeleteOpts};
-use crate::engine::kinds::Kind;
-use crate::engine::labels::Selector;
-use crate::engine::object::ObjectExt;
-use crate::engine::status::Status;
 use crate::engine::time::Time;
 
 /// How long a create or a delete takes by default.
@@ -88,6 +79,16 @@ impl CloudCall {
             CloudCall::Create { .. } => "CreateBucket",
             CloudCall::PutVersioning { .. } => "PutBucketVersioning",
             CloudCall::Delete { .. } => "DeleteBucket",
+        }
+    }
+
+    /// The verb a step's record prints for the call: `CLOUD ` and [`CloudCall::verb`].
+    pub fn recorded_verb(&self) -> &'static str {
+        match self {
+            CloudCall::Get { .. } => "CLOUD GetBucket",
+            CloudCall::Create { .. } => "CLOUD CreateBucket",
+            CloudCall::PutVersioning { .. } => "CLOUD PutBucketVersioning",
+            CloudCall::Delete { .. } => "CLOUD DeleteBucket",
         }
     }
 
@@ -376,115 +377,6 @@ impl Cloud {
             }
         }
         Ok(())
-    }
-}
-
-/// A controller's whole view of the outside world during one reconcile: its connection to the
-/// API server ([`WorldApi`], which records and fails calls) plus the external cloud. Cloud calls
-/// are recorded in the same list as API calls (verb `CLOUD CreateBucket`, target
-/// `cloud/<bucket>`), in the order they happen. It also serves the two calls the namespace
-/// controller needs beyond the common ones: a live `LIST` and `PUT .../finalize`.
-pub struct CloudApi<'w, 'a> {
-    /// The process's API connection.
-    pub inner: &'w mut WorldApi<'a>,
-    /// The cloud.
-    pub cloud: &'w mut Cloud,
-    /// The virtual time of the step.
-    pub now: Time,
-}
-
-impl CloudApi<'_, '_> {
-    fn record(&mut self, verb: &str, target: String, result: Result<u64, (u16, String)>) {
-        let (code, resource_version, error) = match result {
-            Ok(rv) => (200, rv, None),
-            Err((code, e)) => (code, 0, Some(e)),
-        };
-        self.inner.calls.push(ApiCall {
-            verb: verb.into(),
-            target,
-            sent_resource_version: 0,
-            stored_resource_version: 0,
-            code,
-            resource_version,
-            error,
-        });
-    }
-}
-
-impl Api for CloudApi<'_, '_> {
-    fn get(&mut self, kind: &'static Kind, namespace: Option<&str>, name: &str) -> Result<Value, Status> {
-        self.inner.get(kind, namespace, name)
-    }
-    fn create(&mut self, obj: Value) -> Result<Value, Status> {
-        self.inner.create(obj)
-    }
-    fn update(&mut self, obj: Value) -> Result<Value, Status> {
-        self.inner.update(obj)
-    }
-    fn update_status(&mut self, obj: Value) -> Result<Value, Status> {
-        self.inner.update_status(obj)
-    }
-    fn bind(&mut self, namespace: &str, name: &str, node: &str) -> Result<Value, Status> {
-        self.inner.bind(namespace, name, node)
-    }
-    fn merge_patch(
-        &mut self,
-        kind: &'static Kind,
-        namespace: Option<&str>,
-        name: &str,
-        patch: Value,
-    ) -> Result<Value, Status> {
-        self.inner.merge_patch(kind, namespace, name, patch)
-    }
-    fn delete(
-        &mut self,
-        kind: &'static Kind,
-        namespace: Option<&str>,
-        name: &str,
-        opts: &DeleteOpts,
-    ) -> Result<Option<Value>, Status> {
-        self.inner.delete(kind, namespace, name, opts)
-    }
-
-    fn list(&mut self, kind: &'static Kind, namespace: Option<&str>) -> Result<Vec<Value>, Status> {
-        let target = match namespace {
-            Some(ns) => format!("{} {ns}/*", kind.kind),
-            None => format!("{} *", kind.kind),
-        };
-        let r = match self.inner.failure {
-            Some(f) => Err(f.status_for("Get", kind, namespace, "", "")),
-            None => self.inner.server.list(kind, namespace, &Selector::everything()),
-        };
-        self.record("LIST", target, r.as_ref().map(|l| l.resource_version).map_err(|e| (e.code(), e.message.clone())));
-        r.map(|l| l.items)
-    }
-
-    fn finalize_namespace(&mut self, obj: Value) -> Result<Value, Status> {
-        let kind = Kind::by_kind("Namespace").expect("built-in kind");
-        let r = match self.inner.failure {
-            Some(f) => Err(f.status_for("Put", kind, None, obj.name(), "finalize")),
-            None => self.inner.server.finalize_namespace(obj.clone()),
-        };
-        let target = format!("Namespace {}", obj.name());
-        self.record(
-            "UPDATE /finalize",
-            target,
-            r.as_ref().map(|o| o.resource_version()).map_err(|e| (e.code(), e.message.clone())),
-        );
-        r
-    }
-
-    fn cloud(&mut self, call: CloudCall) -> Result<CloudBucket, CloudError> {
-        let r = self.cloud.call(self.now, &call);
-        let code = match &r {
-            Ok(_) => Ok(0),
-            Err(CloudError::Unreachable) => Err((0, r.as_ref().err().map(ToString::to_string).unwrap_or_default())),
-            Err(CloudError::Unavailable) => Err((503, CloudError::Unavailable.to_string())),
-            Err(CloudError::NotFound(n)) => Err((404, CloudError::NotFound(n.clone()).to_string())),
-            Err(e) => Err((409, e.to_string())),
-        };
-        self.record(&format!("CLOUD {}", call.verb()), format!("cloud/{}", call.bucket()), code);
-        r
     }
 }
 

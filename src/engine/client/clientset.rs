@@ -1,0 +1,85 @@
+//! The API as a controller's client sees it (client-go's clientset, `kubernetes.Interface`): the
+//! calls a reconcile makes, by verb. The World implements it over the API server, adding what a
+//! process's connection adds (recording, faults: `engine::world::api`); the controllers' unit
+//! tests implement it with a fake.
+
+// `Status` is the API's error value, as the API server returns it (see apiserver/mod.rs).
+#![allow(clippy::result_large_err)]
+
+use serde_json::Value;
+
+use crate::engine::cloud::{CloudBucket, CloudCall, CloudError};
+use crate::engine::kinds::Kind;
+use crate::engine::status::{Reason, Status};
+
+/// `metav1.DeleteOptions`, as a controller sends them.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DeleteOpts {
+    /// `propagationPolicy`: `Background`, `Foreground` or `Orphan`.
+    pub propagation: Option<&'static str>,
+    /// `gracePeriodSeconds`.
+    pub grace_period_seconds: Option<i64>,
+    /// `preconditions.uid`.
+    pub precondition_uid: Option<String>,
+    /// `preconditions.resourceVersion`.
+    pub precondition_resource_version: Option<String>,
+}
+
+/// The API as a controller sees it: each call goes to the API server (through faults the world
+/// may inject) and is recorded with its result.
+pub trait Api {
+    /// `GET`.
+    fn get(&mut self, kind: &'static Kind, namespace: Option<&str>, name: &str) -> Result<Value, Status>;
+    /// `POST`.
+    fn create(&mut self, obj: Value) -> Result<Value, Status>;
+    /// `PUT` of the main resource.
+    fn update(&mut self, obj: Value) -> Result<Value, Status>;
+    /// `PUT` of the `/status` subresource.
+    fn update_status(&mut self, obj: Value) -> Result<Value, Status>;
+    /// `PATCH` (JSON merge patch) of the main resource.
+    fn merge_patch(
+        &mut self,
+        kind: &'static Kind,
+        namespace: Option<&str>,
+        name: &str,
+        patch: Value,
+    ) -> Result<Value, Status>;
+    /// `DELETE`. `Ok(Some(obj))` when the object is still there (finalizers or grace period),
+    /// `Ok(None)` when it is gone.
+    fn delete(
+        &mut self,
+        kind: &'static Kind,
+        namespace: Option<&str>,
+        name: &str,
+        opts: &DeleteOpts,
+    ) -> Result<Option<Value>, Status>;
+    /// A live `LIST` of a kind (in a namespace, or all), straight from the API server rather than
+    /// an informer cache: the namespace controller needs the truth before it finalizes
+    /// (k/k `pkg/controller/namespace/deletion/namespaced_resources_deleter.go`, `Delete`). Clients
+    /// that cannot list answer 405.
+    fn list(&mut self, kind: &'static Kind, namespace: Option<&str>) -> Result<Vec<Value>, Status> {
+        let _ = namespace;
+        Err(Status::new(Reason::MethodNotAllowed, format!("this client cannot list {}", kind.group_resource())))
+    }
+    /// `POST /api/v1/namespaces/<ns>/pods/<name>/binding`, the scheduler's write: sets
+    /// `spec.nodeName` and the `PodScheduled` condition in one write, and returns the bound pod.
+    /// Clients that cannot reach the subresource answer 405.
+    fn bind(&mut self, namespace: &str, name: &str, node: &str) -> Result<Value, Status> {
+        let _ = (namespace, name, node);
+        Err(Status::new(Reason::MethodNotAllowed, "this client cannot bind pods"))
+    }
+    /// `PUT /api/v1/namespaces/<name>/finalize` (k/k
+    /// `pkg/registry/core/namespace/storage/storage.go`, `FinalizeREST.Update`). Clients that
+    /// cannot reach the subresource answer 405.
+    fn finalize_namespace(&mut self, obj: Value) -> Result<Value, Status> {
+        let _ = obj;
+        Err(Status::new(Reason::MethodNotAllowed, "this client cannot finalize namespaces"))
+    }
+    /// One call to the external cloud's storage API ([`crate::engine::cloud`]), for
+    /// controllers of things outside the cluster (the Bucket controller). The world records it like
+    /// an API call. Clients with no cloud answer [`CloudError::Unreachable`].
+    fn cloud(&mut self, call: CloudCall) -> Result<CloudBucket, CloudError> {
+        let _ = call;
+        Err(CloudError::Unreachable)
+    }
+}
