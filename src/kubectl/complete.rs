@@ -2,8 +2,9 @@
 //! (as kubectl's own `__complete` offers them), from what the API server holds right now.
 
 use super::cluster::Cluster;
-use super::commands::{self, COMMANDS, GLOBAL_FLAGS};
+use super::commands::{self, COMMANDS};
 use super::console::Console;
+use super::flags::{FlagSpec, GLOBAL_FLAGS};
 use crate::engine::kinds::{Kind, KINDS};
 use crate::engine::labels::Selector;
 use crate::engine::object::ObjectExt;
@@ -111,7 +112,7 @@ impl Console {
         let Some(cmd) = commands::find(verb) else { return Vec::new() };
         let positional: Vec<&str> = before[1..].iter().copied().filter(|w| !w.starts_with('-')).collect();
         let mut resource_args = cmd.resource_args;
-        let mut flags: Vec<&super::flags::FlagSpec> = cmd.flags.iter().collect();
+        let mut flags: Vec<&FlagSpec> = cmd.flags.iter().collect();
         let mut args = positional.as_slice();
         if !cmd.subcommands.is_empty() {
             match positional.first().and_then(|p| cmd.subcommands.iter().find(|s| s.name == *p)) {

@@ -13,11 +13,11 @@
 
 use super::cluster::Cluster;
 use super::cmd::{CmdError, Ctx, EditSession, Output};
-use super::commands::{self, Effect, Run, GLOBAL_FLAGS};
+use super::commands::{self, Effect, Run};
 use super::continuation::Continuation;
-use super::exec::Job;
 use super::flags::{self, FlagSpec, Parsed};
 use super::help;
+use super::job::Job;
 use super::{mutate, rollout, wait, watch};
 use crate::engine::object::ObjectExt;
 use std::collections::BTreeMap;
@@ -153,7 +153,7 @@ impl Console {
             if verb == "-h" || verb == "--help" {
                 out.out(help::root());
             } else {
-                match flags::parse(args, GLOBAL_FLAGS) {
+                match flags::parse(args, flags::GLOBAL_FLAGS) {
                     Err(e) => out.fail(CmdError::Flag { cmd: String::new(), msg: e }.fix_root()),
                     Ok(p) => {
                         // `kubectl -n ns get pods`: global flags before the verb.
@@ -197,7 +197,7 @@ impl Console {
             return self.run(api, run, &Parsed::default(), stdin, out);
         }
         let mut specs: Vec<FlagSpec> = command.flags.to_vec();
-        specs.extend_from_slice(GLOBAL_FLAGS);
+        specs.extend_from_slice(flags::GLOBAL_FLAGS);
         let mut cmd_path = command.name.to_string();
         let mut args: Vec<String> = rest.to_vec();
         if !command.subcommands.is_empty() {
@@ -215,7 +215,7 @@ impl Console {
                         return self.run(api, s.run, &Parsed::default(), stdin, out);
                     }
                     specs = s.flags.to_vec();
-                    specs.extend_from_slice(GLOBAL_FLAGS);
+                    specs.extend_from_slice(flags::GLOBAL_FLAGS);
                     cmd_path = format!("{} {}", command.name, s.name);
                     args.remove(i);
                     let p = match flags::parse(&args, &specs) {

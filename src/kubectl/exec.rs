@@ -6,7 +6,7 @@
 //! **Commands that keep running.** In a terminal, `kubectl get pods --watch | grep web` keeps
 //! printing matches and the shell waits; `kubectl rollout status deploy/web && kubectl get pods`
 //! lists the pods only once the rollout is done. Here kubectl never advances time, so such a
-//! command leaves a [`Job`] in the console: its [`Continuation`], the filters it pipes into (fed
+//! command leaves a [`Job`](super::job::Job) in the console: its [`Continuation`], the filters it pipes into (fed
 //! as it prints; `head` closing its input ends it, as SIGPIPE would), and the rest of the command
 //! line, which runs when it finishes, with its exit status as `$?`. Ctrl-C (`^C`) stops jobs and
 //! drops what they would have run, as it does in bash. The console still takes new lines while a
@@ -21,6 +21,7 @@ use super::cmd::{CmdError, Output, Stream};
 use super::console::Console;
 use super::continuation::Continuation;
 use super::filters::{self, Filter};
+use super::job::{Job, Rest, Sink, TailStage};
 use super::shell::{self, AndOr, List, Part, Pipeline, RedirOp, Simple, Word};
 
 /// The longest text one expansion (a word, a variable, a substitution's output) may produce.
@@ -32,50 +33,6 @@ const MAX_VARS: usize = 1_000;
 /// How deeply the rest of a command line may run from inside another's (a resumed job whose
 /// rest runs `lab step`, which resumes jobs...).
 const MAX_RESUME_DEPTH: usize = 8;
-
-/// Where a command's standard output or error goes.
-#[derive(Clone, Debug, PartialEq, Eq)]
-enum Sink {
-    /// The terminal, on this stream.
-    Term(Stream),
-    /// The pipe into the next command.
-    Pipe,
-    /// An editor buffer (appended to).
-    File(String),
-    /// `/dev/null`.
-    Null,
-}
-
-/// A command line that keeps running: kubectl's [`Continuation`], what it pipes into, and what
-/// the line runs after it.
-#[derive(Clone, Debug)]
-pub struct Job {
-    /// What kubectl keeps doing.
-    pub what: Continuation,
-    /// Where the running command's standard output and error go.
-    sinks: [Sink; 2],
-    /// The filters it pipes into, in order.
-    tail: Vec<TailStage>,
-    /// `! pipeline`.
-    negate: bool,
-    /// The rest of the command line.
-    then: Rest,
-}
-
-#[derive(Clone, Debug)]
-struct TailStage {
-    filter: Filter,
-    sinks: [Sink; 2],
-}
-
-/// What a command line still has to run after a job: the rest of its and-or list, the rest of
-/// its `;` list, and the lines pasted after it.
-#[derive(Clone, Debug, Default)]
-struct Rest {
-    and_or: Vec<(bool, Pipeline)>,
-    list: Vec<AndOr>,
-    text: String,
-}
 
 enum Flow {
     Done(i32),

@@ -49,6 +49,33 @@ pub const fn flag(long: &'static str, short: Option<char>, kind: FlagKind, help:
     FlagSpec { long, short, kind, help }
 }
 
+/// The flags every kubectl command takes.
+pub const GLOBAL_FLAGS: &[FlagSpec] = &[
+    flag("namespace", Some('n'), FlagKind::Str, "If present, the namespace scope for this CLI request"),
+    flag("help", Some('h'), FlagKind::Bool, "help for this command"),
+];
+
+/// `kubectl options` (kubectl `pkg/cmd/options/options.go`, `NewCmdOptions`): the flags every
+/// command takes.
+pub fn global_options() -> String {
+    let mut s = String::from("The following options can be passed to any command:\n\n");
+    s.push_str(options(&[]).trim_start_matches("Options:\n"));
+    s
+}
+
+/// The `Options:` section of a command's help: its own flags, then the global ones.
+pub fn options(flags: &[FlagSpec]) -> String {
+    let mut s = String::from("Options:\n");
+    for f in flags.iter().chain(GLOBAL_FLAGS) {
+        let name = match f.short {
+            Some(c) => format!("-{c}, --{}", f.long),
+            None => format!("    --{}", f.long),
+        };
+        s.push_str(&format!("    {name}:\n\t{}\n\n", f.help));
+    }
+    s
+}
+
 /// The parsed command line of one command.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Parsed {

@@ -1,8 +1,8 @@
 //! `kubectl help`, `kubectl <verb> --help`, `lab help`, and the unknown-command error with
 //! cobra's "Did you mean this?" suggestions (Levenshtein distance ≤ 2, as cobra computes them).
 
-use super::commands::{Command, Group, Run, Sub, COMMANDS, GLOBAL_FLAGS};
-use super::flags::FlagSpec;
+use super::commands::{Command, Group, Run, Sub, COMMANDS};
+use super::flags::options;
 
 /// The end of `kubectl help` and of usage errors at the root.
 pub fn root_usage() -> String {
@@ -22,26 +22,6 @@ pub fn root() -> String {
         s.push('\n');
     }
     s.push_str(&root_usage());
-    s
-}
-
-/// `kubectl options` (kubectl `pkg/cmd/options/options.go`, `NewCmdOptions`): the flags every
-/// command takes.
-pub fn global_options() -> String {
-    let mut s = String::from("The following options can be passed to any command:\n\n");
-    s.push_str(options(&[]).trim_start_matches("Options:\n"));
-    s
-}
-
-fn options(flags: &[FlagSpec]) -> String {
-    let mut s = String::from("Options:\n");
-    for f in flags.iter().chain(GLOBAL_FLAGS) {
-        let name = match f.short {
-            Some(c) => format!("-{c}, --{}", f.long),
-            None => format!("    --{}", f.long),
-        };
-        s.push_str(&format!("    {name}:\n\t{}\n\n", f.help));
-    }
     s
 }
 

@@ -1,6 +1,8 @@
 //! kubectl and `lab`: the command language of the console, lessons, embeds and transcripts.
 //!
-//! - [`console`]: the session ([`Console::execute`]), which dispatches each command line.
+//! - [`console`]: the session ([`Console::execute`]), which dispatches each command line;
+//!   [`exec`] runs a parsed command line the way bash does (expansions, pipes into [`filters`],
+//!   `&&`, `||`), and [`job`] is what a line that keeps running leaves in the console.
 //! - [`cmd`]: what every command shares: its context, what it prints ([`Output`]), its errors.
 //! - [`continuation`]: what kubectl keeps doing after a command ([`Continuation`]: watches,
 //!   waiting deletes), which each verb returns as its own state and the world resumes as it
@@ -50,6 +52,7 @@ pub mod flags;
 pub mod get;
 pub mod gojson;
 pub mod help;
+pub mod job;
 pub mod jsonpath;
 pub mod lab;
 pub mod manifest;
@@ -67,4 +70,4 @@ pub mod watch;
 pub use cmd::{EditSession, Output, Stream};
 pub use console::Console;
 pub use continuation::Continuation;
-pub use exec::Job;
+pub use job::Job;
