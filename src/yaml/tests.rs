@@ -585,7 +585,7 @@ proptest! {
 
 #[test]
 fn pathological_inputs_finish_quickly() {
-    let started = std::time::Instant::now();
+    let started = CpuTimer::start();
     for text in [
         "[".repeat(100_000),
         "{a: ".repeat(50_000),
@@ -633,9 +633,9 @@ fn parse_value_reads_one_value() {
 #[test]
 fn big_maps_sort_quickly_and_correctly() {
     let map: serde_json::Map<String, Value> = (0..20_000).rev().map(|i| (format!("key{i}"), json!(i))).collect();
-    let started = std::time::Instant::now();
+    let started = CpuTimer::start();
     let text = to_yaml(&Value::Object(map));
-    assert!(started.elapsed().as_secs() < 5);
+    assert!(started.elapsed().as_secs() < 5, "took {:?}", started.elapsed());
     let keys: Vec<&str> = text.lines().map(|l| l.split(':').next().unwrap_or("")).collect();
     let expected: Vec<String> = (0..20_000).map(|i| format!("key{i}")).collect();
     assert_eq!(keys, expected);
@@ -714,4 +714,32 @@ fn partial_reads_stop_where_kubectl_stops() {
     assert_eq!(docs, vec![json!({"a": 1})]);
     assert!(e.is_some_and(|e| e.message == "json: offset 16: invalid character '}' looking for beginning of value"));
     assert_eq!(parse_documents_partial("a: 1\n"), (vec![json!({"a": 1})], None));
+}
+
+/// A stopwatch of the CPU time this thread has used, as `tests/fuzzing/mod.rs`'s `CpuTimer`: the
+/// time bounds below catch a runaway parse or sort (quadratic, exponential), and wall time would
+/// make them fail on a loaded machine, where the test thread may wait for a core far longer than
+/// it runs. Linux's `/proc/thread-self/schedstat` gives the thread's time on a CPU (its first
+/// field, in nanoseconds); elsewhere this falls back to wall time.
+struct CpuTimer {
+    cpu_start: Option<u64>,
+    wall_start: std::time::Instant,
+}
+
+impl CpuTimer {
+    fn thread_cpu_ns() -> Option<u64> {
+        let text = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+        text.split_whitespace().next()?.parse().ok()
+    }
+
+    fn start() -> CpuTimer {
+        CpuTimer { cpu_start: CpuTimer::thread_cpu_ns(), wall_start: std::time::Instant::now() }
+    }
+
+    fn elapsed(&self) -> std::time::Duration {
+        match (self.cpu_start, CpuTimer::thread_cpu_ns()) {
+            (Some(a), Some(b)) => std::time::Duration::from_nanos(b.saturating_sub(a)),
+            _ => self.wall_start.elapsed(),
+        }
+    }
 }
