@@ -919,13 +919,87 @@ fn is_int(v: &Value, bits32: bool) -> bool {
     }
 }
 
+/// Where the walk is, as a chain of segments up to the root: the two spellings of the path
+/// (`go_path` without list indexes, `path` with them) are built only for an error, not for every
+/// field of every object written (which allocated two strings per field).
+#[derive(Clone, Copy)]
+struct At<'a> {
+    parent: Option<&'a At<'a>>,
+    seg: Seg<'a>,
+}
+
+#[derive(Clone, Copy)]
+enum Seg<'a> {
+    Root,
+    Key(&'a str),
+    Index(usize),
+}
+
+impl<'a> At<'a> {
+    const ROOT: At<'static> = At { parent: None, seg: Seg::Root };
+
+    fn key(&'a self, k: &'a str) -> At<'a> {
+        At { parent: Some(self), seg: Seg::Key(k) }
+    }
+
+    fn index(&'a self, i: usize) -> At<'a> {
+        At { parent: Some(self), seg: Seg::Index(i) }
+    }
+
+    fn segs(&self) -> Vec<Seg<'a>> {
+        let mut out = vec![self.seg];
+        let mut at = self.parent;
+        while let Some(a) = at {
+            out.push(a.seg);
+            at = a.parent;
+        }
+        out.reverse();
+        out
+    }
+
+    /// The dotted path without list indexes (`spec.template.spec.containers.image`): each key
+    /// joined to what precedes it with a dot, unless that is empty.
+    fn go_path(&self) -> String {
+        let mut out = String::new();
+        for seg in self.segs() {
+            if let Seg::Key(k) = seg {
+                if !out.is_empty() {
+                    out.push('.');
+                }
+                out.push_str(k);
+            }
+        }
+        out
+    }
+
+    /// The path with list indexes (`spec.template.spec.containers[0].image`).
+    fn path(&self) -> String {
+        let mut out = String::new();
+        for seg in self.segs() {
+            match seg {
+                Seg::Root => {}
+                Seg::Key(k) => {
+                    if !out.is_empty() {
+                        out.push('.');
+                    }
+                    out.push_str(k);
+                }
+                Seg::Index(i) => out.push_str(&format!("[{i}]")),
+            }
+        }
+        out
+    }
+}
+
 struct Walk {
     unknown: Vec<String>,
     type_error: Option<DecodeError>,
 }
 
 impl Walk {
-    fn type_err(&mut self, v: &Value, st: &'static Struct, go_path: &str, path: &str, ty: &Ty) {
+    /// `go_at` is where the Go path stands (a list item's fields keep the list's Go path), `at`
+    /// where the indexed path stands.
+    fn type_err(&mut self, v: &Value, st: &'static Struct, go_at: &At<'_>, at: &At<'_>, ty: &Ty) {
         if self.type_error.is_none() {
             // encoding/json names the literal only when a number does not fit a numeric field.
             let found = match (v, ty) {
@@ -935,27 +1009,27 @@ impl Walk {
             self.type_error = Some(DecodeError::Type {
                 found,
                 go_struct: st.go_name,
-                go_path: go_path.to_string(),
+                go_path: go_at.go_path(),
                 go_type: go_type(ty),
-                path: path.to_string(),
+                path: at.path(),
                 openapi_type: openapi_type(ty),
                 openapi_found: openapi_json_type(v),
             });
         }
     }
 
-    fn check_struct(&mut self, obj: &Map<String, Value>, st: &'static Struct, go_path: &str, path: &str) {
+    fn check_struct(&mut self, obj: &Map<String, Value>, st: &'static Struct, go_at: &At<'_>, at: &At<'_>) {
         for (k, v) in obj {
-            let child_go = if go_path.is_empty() { k.clone() } else { format!("{go_path}.{k}") };
-            let child = if path.is_empty() { k.clone() } else { format!("{path}.{k}") };
+            let child_go = go_at.key(k);
+            let child = at.key(k);
             match st.fields.iter().find(|f| f.name == k) {
-                None => self.unknown.push(child),
+                None => self.unknown.push(child.path()),
                 Some(f) => self.check_value(v, &f.ty, st, &child_go, &child),
             }
         }
     }
 
-    fn check_value(&mut self, v: &Value, ty: &Ty, st: &'static Struct, go_path: &str, path: &str) {
+    fn check_value(&mut self, v: &Value, ty: &Ty, st: &'static Struct, go_at: &At<'_>, at: &At<'_>) {
         if v.is_null() {
             return;
         }
@@ -971,7 +1045,7 @@ impl Walk {
                 Some(m) => {
                     for val in m.values() {
                         if !val.is_string() && !val.is_null() {
-                            self.type_err(val, st, go_path, path, &Ty::Str);
+                            self.type_err(val, st, go_at, at, &Ty::Str);
                         }
                     }
                     true
@@ -982,7 +1056,7 @@ impl Walk {
                 Some(m) => {
                     for val in m.values() {
                         if !val.is_string() && !val.is_number() {
-                            self.type_err(val, st, go_path, path, &Ty::Quantity);
+                            self.type_err(val, st, go_at, at, &Ty::Quantity);
                         }
                     }
                     true
@@ -993,7 +1067,7 @@ impl Walk {
                 Some(a) => {
                     for val in a {
                         if !val.is_string() {
-                            self.type_err(val, st, go_path, path, &Ty::Str);
+                            self.type_err(val, st, go_at, at, &Ty::Str);
                         }
                     }
                     true
@@ -1002,7 +1076,7 @@ impl Walk {
             },
             Ty::Obj(inner) => match v.as_object() {
                 Some(m) => {
-                    self.check_struct(m, inner, go_path, path);
+                    self.check_struct(m, inner, go_at, at);
                     true
                 }
                 None => false,
@@ -1010,11 +1084,11 @@ impl Walk {
             Ty::List(inner) => match v.as_array() {
                 Some(a) => {
                     for (i, item) in a.iter().enumerate() {
-                        let item_path = format!("{path}[{i}]");
+                        let item_at = at.index(i);
                         match item.as_object() {
-                            Some(m) => self.check_struct(m, inner, go_path, &item_path),
+                            Some(m) => self.check_struct(m, inner, go_at, &item_at),
                             None if item.is_null() => {}
-                            None => self.type_err(item, st, go_path, &item_path, &Ty::Obj(inner)),
+                            None => self.type_err(item, st, go_at, &item_at, &Ty::Obj(inner)),
                         }
                     }
                     true
@@ -1023,7 +1097,7 @@ impl Walk {
             },
         };
         if !ok {
-            self.type_err(v, st, go_path, path, ty);
+            self.type_err(v, st, go_at, at, ty);
         }
     }
 }
@@ -1033,7 +1107,7 @@ pub fn strict_decode(kind: &Kind, obj: &Value) -> Result<(), DecodeError> {
     let st = root(kind);
     let mut w = Walk { unknown: Vec::new(), type_error: None };
     match obj.as_object() {
-        Some(m) => w.check_struct(m, st, "", ""),
+        Some(m) => w.check_struct(m, st, &At::ROOT, &At::ROOT),
         None => {
             return Err(DecodeError::Type {
                 found: json_type(obj),
@@ -1074,24 +1148,41 @@ pub fn prune_unknown(obj: &mut Value, st: &'static Struct) {
 
 // ---- defaults and order ----
 
-/// Applies the schema's defaults to absent fields, recursively.
+/// Applies the schema's defaults to absent (or `null`) fields, recursively. Only the fields
+/// that have a default or nested structs are looked up: every write of every object runs this.
 pub fn apply_defaults(obj: &mut Value, st: &'static Struct) {
     let Some(m) = obj.as_object_mut() else { return };
     for f in st.fields {
-        if !m.contains_key(f.name) || m.get(f.name).is_some_and(Value::is_null) {
-            let v = match f.def {
-                Def::No => continue,
-                Def::Int(i) => Value::from(i),
-                Def::Str(s) => Value::from(s),
-                Def::Bool(b) => Value::from(b),
-                Def::Empty => Value::Object(Map::new()),
-                Def::Null => Value::Null,
-            };
-            m.insert(f.name.to_string(), v);
+        let default = match f.def {
+            Def::No => None,
+            Def::Int(i) => Some(Value::from(i)),
+            Def::Str(s) => Some(Value::from(s)),
+            Def::Bool(b) => Some(Value::from(b)),
+            Def::Empty => Some(Value::Object(Map::new())),
+            Def::Null => Some(Value::Null),
+        };
+        let nested = matches!(f.ty, Ty::Obj(_) | Ty::List(_));
+        if default.is_none() && !nested {
+            continue;
         }
-        match (&f.ty, m.get_mut(f.name)) {
-            (Ty::Obj(inner), Some(v)) => apply_defaults(v, inner),
-            (Ty::List(inner), Some(Value::Array(items))) => {
+        let v = match (m.get_mut(f.name), default) {
+            (Some(v), _) if !v.is_null() => v,
+            (_, None) => continue,
+            (Some(v), Some(d)) => {
+                *v = d;
+                v
+            }
+            (None, Some(d)) => {
+                m.insert(f.name.to_string(), d);
+                match m.get_mut(f.name) {
+                    Some(v) => v,
+                    None => continue,
+                }
+            }
+        };
+        match (&f.ty, v) {
+            (Ty::Obj(inner), v) => apply_defaults(v, inner),
+            (Ty::List(inner), Value::Array(items)) => {
                 for item in items {
                     apply_defaults(item, inner);
                 }
@@ -1105,42 +1196,80 @@ pub fn apply_defaults(obj: &mut Value, st: &'static Struct) {
 /// and drops `null` fields, as a typed
 /// decode-then-encode round trip would; unknown keys (only under [`Ty::Any`]) keep their place
 /// after the known ones.
+///
+/// Every write normalizes the whole object, and almost every object written is already in
+/// order (it came from the store), so a map is rebuilt only when it is not; either way each
+/// known field is then normalized in place.
 pub fn normalize(obj: &mut Value, st: &'static Struct) {
     let Some(m) = obj.as_object_mut() else { return };
-    let mut old = std::mem::take(m);
-    for f in st.fields {
-        if let Some(mut v) = old.shift_remove(f.name) {
-            if v.is_null() {
-                if matches!(f.def, Def::Null) {
-                    m.insert(f.name.to_string(), v);
-                }
-                continue;
-            }
-            match &f.ty {
-                Ty::Obj(inner) => normalize(&mut v, inner),
-                // Go maps marshal with their keys sorted.
-                Ty::StrMap | Ty::QuantityMap => {
-                    if let Value::Object(map) = &mut v {
-                        map.sort_keys();
-                    }
-                }
-                Ty::List(inner) => {
-                    if let Value::Array(items) = &mut v {
-                        for item in items {
-                            normalize(item, inner);
-                        }
-                    }
-                }
+    if !in_order(m, st) {
+        let old = std::mem::take(m);
+        let mut entries: Vec<(usize, String, Value)> = Vec::with_capacity(old.len());
+        for (k, v) in old {
+            match st.fields.iter().position(|f| f.name == k) {
+                Some(i) if !v.is_null() || matches!(st.fields[i].def, Def::Null) => entries.push((i, k, v)),
+                None if !v.is_null() => entries.push((usize::MAX, k, v)),
                 _ => {}
             }
-            m.insert(f.name.to_string(), v);
         }
-    }
-    for (k, v) in old {
-        if !v.is_null() {
+        // Stable: unknown keys keep their order after the known ones.
+        crate::sort::sort_by_key(&mut entries, |e| e.0);
+        for (_, k, v) in entries {
             m.insert(k, v);
         }
     }
+    let mut from = 0;
+    for (k, v) in m.iter_mut() {
+        // Known keys are in schema order now: look for each after the previous one.
+        let Some(i) = st.fields[from..].iter().position(|f| f.name == k) else { continue };
+        let f = &st.fields[from + i];
+        from += i + 1;
+        match &f.ty {
+            Ty::Obj(inner) => normalize(v, inner),
+            // Go maps marshal with their keys sorted.
+            Ty::StrMap | Ty::QuantityMap => {
+                if let Value::Object(map) = v {
+                    if !map.keys().is_sorted() {
+                        map.sort_keys();
+                    }
+                }
+            }
+            Ty::List(inner) => {
+                if let Value::Array(items) = v {
+                    for item in items {
+                        normalize(item, inner);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Whether a map already has the order and content [`normalize`] gives it: known keys in
+/// schema order and none `null` (unless its default is `null`), then unknown keys, none `null`.
+fn in_order(m: &Map<String, Value>, st: &'static Struct) -> bool {
+    let mut from = 0;
+    let mut unknown_seen = false;
+    for (k, v) in m {
+        match st.fields[from..].iter().position(|f| f.name == k) {
+            Some(i) => {
+                let f = &st.fields[from + i];
+                if unknown_seen || (v.is_null() && !matches!(f.def, Def::Null)) {
+                    return false;
+                }
+                from += i + 1;
+            }
+            None => {
+                // An earlier known field out of order, or an unknown one.
+                if v.is_null() || st.fields[..from].iter().any(|f| f.name == k) {
+                    return false;
+                }
+                unknown_seen = true;
+            }
+        }
+    }
+    true
 }
 
 /// The kind-specific defaults that are not constants (`SetDefaults_Deployment`'s rolling update
@@ -1290,6 +1419,237 @@ mod tests {
         );
         assert_eq!(c["imagePullPolicy"], "Always");
         assert_eq!(d["spec"]["template"]["spec"]["terminationGracePeriodSeconds"], 30);
+    }
+
+    /// The previous, straightforward forms of the three walks every write makes (rebuild every
+    /// map; build both paths for every field), kept as the reference the faster ones must match.
+    mod reference {
+        use super::super::*;
+
+        pub fn apply_defaults(obj: &mut Value, st: &'static Struct) {
+            let Some(m) = obj.as_object_mut() else { return };
+            for f in st.fields {
+                if !m.contains_key(f.name) || m.get(f.name).is_some_and(Value::is_null) {
+                    let v = match f.def {
+                        Def::No => continue,
+                        Def::Int(i) => Value::from(i),
+                        Def::Str(s) => Value::from(s),
+                        Def::Bool(b) => Value::from(b),
+                        Def::Empty => Value::Object(Map::new()),
+                        Def::Null => Value::Null,
+                    };
+                    m.insert(f.name.to_string(), v);
+                }
+                match (&f.ty, m.get_mut(f.name)) {
+                    (Ty::Obj(inner), Some(v)) => apply_defaults(v, inner),
+                    (Ty::List(inner), Some(Value::Array(items))) => {
+                        for item in items {
+                            apply_defaults(item, inner);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+
+        pub fn normalize(obj: &mut Value, st: &'static Struct) {
+            let Some(m) = obj.as_object_mut() else { return };
+            let mut old = std::mem::take(m);
+            for f in st.fields {
+                if let Some(mut v) = old.shift_remove(f.name) {
+                    if v.is_null() {
+                        if matches!(f.def, Def::Null) {
+                            m.insert(f.name.to_string(), v);
+                        }
+                        continue;
+                    }
+                    match &f.ty {
+                        Ty::Obj(inner) => normalize(&mut v, inner),
+                        Ty::StrMap | Ty::QuantityMap => {
+                            if let Value::Object(map) = &mut v {
+                                map.sort_keys();
+                            }
+                        }
+                        Ty::List(inner) => {
+                            if let Value::Array(items) = &mut v {
+                                for item in items {
+                                    normalize(item, inner);
+                                }
+                            }
+                        }
+                        _ => {}
+                    }
+                    m.insert(f.name.to_string(), v);
+                }
+            }
+            for (k, v) in old {
+                if !v.is_null() {
+                    m.insert(k, v);
+                }
+            }
+        }
+
+        pub struct Walk {
+            pub unknown: Vec<String>,
+            pub type_error: Option<(String, String)>,
+        }
+
+        impl Walk {
+            pub fn check_struct(&mut self, obj: &Map<String, Value>, st: &'static Struct, go_path: &str, path: &str) {
+                for (k, v) in obj {
+                    let child_go = if go_path.is_empty() { k.clone() } else { format!("{go_path}.{k}") };
+                    let child = if path.is_empty() { k.clone() } else { format!("{path}.{k}") };
+                    match st.fields.iter().find(|f| f.name == k) {
+                        None => self.unknown.push(child),
+                        Some(f) => self.check_value(v, &f.ty, &child_go, &child),
+                    }
+                }
+            }
+
+            fn err(&mut self, go_path: &str, path: &str) {
+                self.type_error.get_or_insert((go_path.to_string(), path.to_string()));
+            }
+
+            fn check_value(&mut self, v: &Value, ty: &Ty, go_path: &str, path: &str) {
+                if v.is_null() {
+                    return;
+                }
+                let ok = match ty {
+                    Ty::Str => v.is_string(),
+                    Ty::Int32 => is_int(v, true),
+                    Ty::Int64 => is_int(v, false),
+                    Ty::Bool => v.is_boolean(),
+                    Ty::IntOrString => v.is_string() || is_int(v, true),
+                    Ty::Quantity => v.is_string() || v.is_number(),
+                    Ty::Any => true,
+                    Ty::StrMap => match v.as_object() {
+                        Some(m) => {
+                            if m.values().any(|x| !x.is_string() && !x.is_null()) {
+                                self.err(go_path, path);
+                            }
+                            true
+                        }
+                        None => false,
+                    },
+                    Ty::QuantityMap => match v.as_object() {
+                        Some(m) => {
+                            if m.values().any(|x| !x.is_string() && !x.is_number()) {
+                                self.err(go_path, path);
+                            }
+                            true
+                        }
+                        None => false,
+                    },
+                    Ty::StrList => match v.as_array() {
+                        Some(a) => {
+                            if a.iter().any(|x| !x.is_string()) {
+                                self.err(go_path, path);
+                            }
+                            true
+                        }
+                        None => false,
+                    },
+                    Ty::Obj(inner) => match v.as_object() {
+                        Some(m) => {
+                            self.check_struct(m, inner, go_path, path);
+                            true
+                        }
+                        None => false,
+                    },
+                    Ty::List(inner) => match v.as_array() {
+                        Some(a) => {
+                            for (i, item) in a.iter().enumerate() {
+                                let item_path = format!("{path}[{i}]");
+                                match item.as_object() {
+                                    Some(m) => self.check_struct(m, inner, go_path, &item_path),
+                                    None if item.is_null() => {}
+                                    None => self.err(go_path, &item_path),
+                                }
+                            }
+                            true
+                        }
+                        None => false,
+                    },
+                };
+                if !ok {
+                    self.err(go_path, path);
+                }
+            }
+        }
+    }
+
+    /// A random object shaped by a schema: some of its fields, in a random order, some `null`,
+    /// some unknown keys anywhere, maps with unsorted keys, now and then a value of a wrong type.
+    fn arbitrary(rng: &mut crate::engine::rand::Rng, st: &'static Struct, depth: u32) -> Value {
+        let mut fields: Vec<&Prop> = st.fields.iter().filter(|_| rng.below(3) > 0).collect();
+        for i in (1..fields.len()).rev() {
+            if rng.below(4) == 0 {
+                fields.swap(i, rng.below(i as u64 + 1) as usize);
+            }
+        }
+        let mut m = Map::new();
+        for f in fields {
+            if rng.below(8) == 0 {
+                m.insert(format!("x{}", rng.below(3)), json!(rng.below(2) == 0));
+            }
+            let v = match rng.below(12) {
+                0 => Value::Null,
+                1 => json!([1, "a"]),
+                _ => match &f.ty {
+                    Ty::Str => json!("s"),
+                    Ty::Int32 | Ty::Int64 | Ty::IntOrString => json!(3),
+                    Ty::Bool => json!(true),
+                    Ty::Quantity => json!("1Gi"),
+                    Ty::StrMap | Ty::QuantityMap => json!({"b": "1", "a": "2", "c": null}),
+                    Ty::StrList => json!(["a", "b"]),
+                    Ty::Any => json!({"z": 1, "a": null}),
+                    Ty::Obj(inner) if depth < 5 => arbitrary(rng, inner, depth + 1),
+                    Ty::List(inner) if depth < 5 => {
+                        Value::Array((0..rng.below(3)).map(|_| arbitrary(rng, inner, depth + 1)).collect())
+                    }
+                    _ => json!({}),
+                },
+            };
+            m.insert(f.name.to_string(), v);
+        }
+        Value::Object(m)
+    }
+
+    #[test]
+    fn the_walks_match_their_reference_on_arbitrary_objects() {
+        let mut rng = crate::engine::rand::Rng::new(7);
+        for kind_name in ["Pod", "Deployment", "ReplicaSet", "Event", "Namespace", "Node", "Lease", "ConfigMap"] {
+            let st = root(Kind::by_kind(kind_name).unwrap());
+            for _ in 0..200 {
+                let obj = arbitrary(&mut rng, st, 0);
+                let (mut a, mut b) = (obj.clone(), obj.clone());
+                normalize(&mut a, st);
+                reference::normalize(&mut b, st);
+                assert_eq!(a.to_string(), b.to_string(), "normalize of {obj}");
+                // Normalizing twice changes nothing.
+                normalize(&mut a, st);
+                assert_eq!(a.to_string(), b.to_string(), "normalize again of {obj}");
+                let (mut a, mut b) = (obj.clone(), obj.clone());
+                apply_defaults(&mut a, st);
+                reference::apply_defaults(&mut b, st);
+                assert_eq!(a.to_string(), b.to_string(), "defaults of {obj}");
+                let mut w = Walk { unknown: Vec::new(), type_error: None };
+                let mut r = reference::Walk { unknown: Vec::new(), type_error: None };
+                if let Some(m) = obj.as_object() {
+                    w.check_struct(m, st, &At::ROOT, &At::ROOT);
+                    r.check_struct(m, st, "", "");
+                }
+                assert_eq!(w.unknown, r.unknown, "unknown fields of {obj}");
+                let paths = w.type_error.map(|e| match e {
+                    DecodeError::Type { go_path, path, .. } => (go_path, path),
+                    DecodeError::Unknown(_) => Default::default(),
+                });
+                assert_eq!(paths.is_some(), r.type_error.is_some(), "type error of {obj}");
+                if let (Some(p), Some(q)) = (&paths, &r.type_error) {
+                    assert_eq!(p, q, "type error path of {obj}");
+                }
+            }
+        }
     }
 
     #[test]
