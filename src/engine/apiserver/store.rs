@@ -112,6 +112,11 @@ impl Entry {
         })
     }
 
+    /// The memoized shared tree, if it is alive.
+    fn live(&self) -> Option<Shared> {
+        self.shared.lock().ok().and_then(|memo| memo.upgrade())
+    }
+
     /// The shared tree: the memoized one while it lives, else decoded now (and memoized).
     fn shared(&self) -> Shared {
         let Ok(mut memo) = self.shared.lock() else { return Arc::new(decode_frozen(&self.text)) };
@@ -158,9 +163,14 @@ impl Store {
         self.get_value(key).map(Arc::new)
     }
 
-    /// One object, decoded, owned.
+    /// One object, decoded, owned: copied from its shared tree while someone holds that (an
+    /// informer cache usually does: copying a tree costs less than parsing the text), else
+    /// decoded from the text. Either way the same value.
     pub fn get_value(&self, key: &Key) -> Option<Value> {
-        self.objects.get(key).map(|e| decode(&e.text))
+        self.objects.get(key).map(|e| match e.live() {
+            Some(tree) => tree.to_value(),
+            None => decode(&e.text),
+        })
     }
 
     /// Whether an object exists (no decoding).
