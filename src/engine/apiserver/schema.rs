@@ -789,7 +789,13 @@ static BUCKET_SPEC: Struct =
 
 static BUCKET_STATUS: Struct = Struct {
     go_name: "BucketStatus",
-    fields: &[p("observedGeneration", Ty::Int64), p("url", Ty::Str), p("conditions", Ty::List(&CONDITION))],
+    fields: &[
+        p("observedGeneration", Ty::Int64),
+        // Only the buggy build of the operator writes it (controllers::bucket, `lab buggy-operator`).
+        p("observedResourceVersion", Ty::Str),
+        p("url", Ty::Str),
+        p("conditions", Ty::List(&CONDITION)),
+    ],
 };
 
 static BUCKET: Struct = Struct {

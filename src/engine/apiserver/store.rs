@@ -102,7 +102,7 @@ struct Entry {
 impl Entry {
     fn new(obj: &Value, shared: &Shared) -> Arc<Entry> {
         Arc::new(Entry {
-            text: encode(obj),
+            text: shared.to_json().into_boxed_str(),
             labels: obj
                 .pointer("/metadata/labels")
                 .filter(|l| l.as_object().is_some_and(|m| !m.is_empty()))
@@ -274,12 +274,8 @@ impl Store {
     }
 }
 
-/// The compact JSON encoding of an object (keys in the order they are in).
-pub fn encode(obj: &Value) -> Box<str> {
-    serde_json::to_string(obj).unwrap_or_default().into_boxed_str()
-}
-
-/// Decodes a stored encoding. The store only holds what [`encode`] wrote, so this cannot fail;
+/// Decodes a stored encoding. The store only holds what [`Frozen::to_json`] wrote (the compact
+/// JSON of an object, keys in the order they are in), so this cannot fail;
 /// were it ever to, the result is `null` rather than a panic.
 pub fn decode(text: &str) -> Value {
     serde_json::from_str(text).unwrap_or(Value::Null)

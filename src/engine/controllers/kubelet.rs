@@ -218,26 +218,36 @@ impl Kubelet {
         Value::Object(st)
     }
 
-    fn write_status(&mut self, pod: &Value, state: &str, ctx: &mut Ctx<'_>) -> Result<(), String> {
-        let mut p = pod.clone();
-        p["status"] = self.status(pod, state, ctx.now);
-        ctx.api.update_status(p).map_err(|e| e.message)?;
+    /// Writes the pod's status for `state` (the pod, a copy of the cached one, is consumed by
+    /// the write), then records the container events.
+    fn write_status(&mut self, mut pod: Value, state: &str, ctx: &mut Ctx<'_>) -> Result<(), String> {
+        let status = self.status(&pod, state, ctx.now);
+        let list = containers(&pod);
+        // What the events name (their involvedObject): the pod as the kubelet read it.
+        let involved = json!({"apiVersion": pod.api_version(), "kind": pod.kind(), "metadata": {
+            "name": pod.name(), "namespace": pod.namespace(), "uid": pod.uid(),
+            "resourceVersion": pod.resource_version().to_string()}});
+        let involved = &involved;
+        pod["status"] = status;
+        ctx.api.update_status(pod).map_err(|e| e.message)?;
         // The container events the kubelet records on the pod (k/k `pkg/kubelet/images/
         // image_manager.go`, `kuberuntime/kuberuntime_container.go`).
         let pull = self.scaled(self.config.start_delay);
-        for (name, image) in containers(pod) {
+        for (name, image) in list {
             match state {
-                "creating" => ctx.event("kubelet", pod, "Normal", "Pulling", &format!("Pulling image \"{image}\"")),
+                "creating" => {
+                    ctx.event("kubelet", involved, "Normal", "Pulling", &format!("Pulling image \"{image}\""))
+                }
                 "running" => {
                     let d = go_duration(pull);
                     let size = image_size(&image);
                     let pulled = format!("Successfully pulled image \"{image}\" in {d} ({d} including waiting). Image size: {size} bytes.");
-                    ctx.event("kubelet", pod, "Normal", "Pulled", &pulled);
-                    ctx.event("kubelet", pod, "Normal", "Created", &format!("Created container: {name}"));
-                    ctx.event("kubelet", pod, "Normal", "Started", &format!("Started container {name}"));
+                    ctx.event("kubelet", involved, "Normal", "Pulled", &pulled);
+                    ctx.event("kubelet", involved, "Normal", "Created", &format!("Created container: {name}"));
+                    ctx.event("kubelet", involved, "Normal", "Started", &format!("Started container {name}"));
                 }
-                "pull-error" => ctx.event("kubelet", pod, "Warning", "Failed", "Error: ErrImagePull"),
-                "backoff" => ctx.event("kubelet", pod, "Warning", "Failed", "Error: ImagePullBackOff"),
+                "pull-error" => ctx.event("kubelet", involved, "Warning", "Failed", "Error: ErrImagePull"),
+                "backoff" => ctx.event("kubelet", involved, "Warning", "Failed", "Error: ImagePullBackOff"),
                 _ => {}
             }
         }
@@ -337,14 +347,15 @@ impl Controller for Kubelet {
             };
         }
         let seen = *self.seen.entry(key.to_string()).or_insert(now);
-        let result = match waiting_reason(&pod) {
+        let waiting = waiting_reason(&pod).map(str::to_string);
+        let result = match waiting.as_deref() {
             _ if str_at(&pod, "/status/phase") == "Running" => return Outcome::Done,
             None if pod.pointer("/status/startTime").is_none() => {
                 let due = seen.after(self.scaled(self.config.create_delay));
                 if now < due {
                     return Outcome::RequeueAfter(due.since(now));
                 }
-                self.write_status(&pod, "creating", ctx).map(|()| Some(self.scaled(self.config.start_delay)))
+                self.write_status(pod, "creating", ctx).map(|()| Some(self.scaled(self.config.start_delay)))
             }
             Some("ContainerCreating") | None => {
                 let started = str_at(&pod, "/status/startTime");
@@ -361,9 +372,9 @@ impl Controller for Kubelet {
                         normalize_image(&image)
                     );
                     ctx.event("kubelet", &pod, "Warning", "Failed", &msg);
-                    self.write_status(&pod, "pull-error", ctx).map(|()| Some(self.scaled(Duration::from_secs(5))))
+                    self.write_status(pod, "pull-error", ctx).map(|()| Some(self.scaled(Duration::from_secs(5))))
                 } else {
-                    self.write_status(&pod, "running", ctx).map(|()| None)
+                    self.write_status(pod, "running", ctx).map(|()| None)
                 }
             }
             Some("ErrImagePull") => {
@@ -371,13 +382,13 @@ impl Controller for Kubelet {
                 match image {
                     Some((_, image)) => {
                         ctx.event("kubelet", &pod, "Normal", "BackOff", &format!("Back-off pulling image \"{image}\""));
-                        if let Err(e) = self.write_status(&pod, "backoff", ctx) {
+                        if let Err(e) = self.write_status(pod, "backoff", ctx) {
                             return Outcome::Err(e);
                         }
                         return Outcome::CheckAfter(self.scaled(IMAGE_PULL_RETRY));
                     }
                     // The image was fixed meanwhile: start.
-                    None => self.write_status(&pod, "running", ctx).map(|()| None),
+                    None => self.write_status(pod, "running", ctx).map(|()| None),
                 }
             }
             Some(_) => {
@@ -386,7 +397,7 @@ impl Controller for Kubelet {
                     // The image pull back-off: try again later (counted as periodic work).
                     return Outcome::CheckAfter(self.scaled(IMAGE_PULL_RETRY));
                 } else {
-                    self.write_status(&pod, "running", ctx).map(|()| None)
+                    self.write_status(pod, "running", ctx).map(|()| None)
                 }
             }
         };
