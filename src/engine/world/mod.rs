@@ -851,14 +851,17 @@ impl World {
         // a time when the Lease was still held) would otherwise take the Lease while the old
         // leader still acts (two leaders: long run FAULT_SEED=5000, cases 738 and 1430, saved in
         // tests/regressions/).
-        crate::sort::sort_by_key(&mut out, |(t, a)| {
-            let expired = expired(a);
-            (!expired, key(*t), if expired { 0 } else { a.class() + 1 }, age(a), *a)
-        });
-        for (t, _) in &mut out {
-            *t = (*t).max(now);
-        }
-        out
+        // Each action's sort key is computed once (a key reads the queues: computing it in
+        // every comparison was a fifth of a step).
+        let mut keyed: Vec<_> = out
+            .into_iter()
+            .map(|(t, a)| {
+                let expired = expired(&a);
+                ((!expired, key(t), if expired { 0 } else { a.class() + 1 }, age(&a), a), t)
+            })
+            .collect();
+        crate::sort::sort_by(&mut keyed, |x, y| x.0.cmp(&y.0));
+        keyed.into_iter().map(|(k, t)| (t.max(now), k.4)).collect()
     }
 
     fn is_periodic(&self, act: Act) -> bool {
@@ -1022,7 +1025,11 @@ impl World {
             if steps >= cap {
                 return Settled::HotLoop { steps, explanation: self.hot_loop_explanation(cap) };
             }
-            self.step();
+            // `step` on the list just made (listing the actions again cost as much).
+            let Some(&(at, act)) = acts.first() else { return Settled::Idle { steps } };
+            self.log(Input::Step);
+            let r = self.perform(at, act);
+            self.finish(r);
             steps += 1;
         }
     }
