@@ -556,7 +556,14 @@ impl Frozen {
     /// store encodes every object written, and going through serde's generic serializer cost
     /// about half of a store write.
     pub fn to_json(&self) -> String {
-        let mut out = String::new();
+        self.to_json_sized(0)
+    }
+
+    /// [`Frozen::to_json`] into a buffer of `capacity` bytes to start with (the length of the
+    /// previous version of the object, say: growing the buffer as it fills cost as much as the
+    /// writing).
+    pub fn to_json_sized(&self, capacity: usize) -> String {
+        let mut out = String::with_capacity(capacity);
         self.write_json(&mut out);
         out
     }

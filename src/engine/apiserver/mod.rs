@@ -344,6 +344,33 @@ impl ApiServer {
         new
     }
 
+    /// [`ApiServer::commit_update`] with the stored object as its shared tree.
+    fn commit_update_shared(&mut self, key: Key, old: &Shared, mut new: Value) -> Value {
+        set_resource_version(&mut new, old.resource_version());
+        // Both sides are normalized (same key order): equal values have equal encodings.
+        if **old == new {
+            return new;
+        }
+        let rv = self.store.next_revision();
+        set_resource_version(&mut new, rv);
+        let object = self.store.put(key.clone(), &new);
+        let prev = Some(Arc::clone(old));
+        self.watches.record(key.0, Change { rv, event_type: EventType::Modified, object, prev });
+        new
+    }
+
+    /// [`ApiServer::commit_delete`] with the stored object as its shared tree.
+    fn commit_delete_shared(&mut self, key: Key, old: &Shared) -> Value {
+        let rv = self.store.next_revision();
+        self.store.remove(&key);
+        let mut last = old.to_value();
+        set_resource_version(&mut last, rv);
+        let object = Arc::new(Frozen::from(&last));
+        let prev = Some(Arc::clone(old));
+        self.watches.record(key.0, Change { rv, event_type: EventType::Deleted, object, prev });
+        last
+    }
+
     /// Removes an object and records DELETED carrying its last state stamped with the
     /// deletion revision (§3.6). Returns that last state.
     fn commit_delete(&mut self, key: Key, old: Arc<Value>) -> Value {

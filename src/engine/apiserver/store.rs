@@ -100,9 +100,9 @@ struct Entry {
 }
 
 impl Entry {
-    fn new(obj: &Value, shared: &Shared) -> Arc<Entry> {
+    fn new(obj: &Value, shared: &Shared, size_hint: usize) -> Arc<Entry> {
         Arc::new(Entry {
-            text: shared.to_json().into_boxed_str(),
+            text: shared.to_json_sized(size_hint).into_boxed_str(),
             labels: obj
                 .pointer("/metadata/labels")
                 .filter(|l| l.as_object().is_some_and(|m| !m.is_empty()))
@@ -193,7 +193,9 @@ impl Store {
     pub fn put(&mut self, key: Key, obj: &Value) -> Shared {
         let k = key.0;
         let shared = Arc::new(Frozen::from(obj));
-        if self.objects.insert(key, Entry::new(obj, &shared)).is_none() {
+        // Room for the text: about what the previous version took (most writes change a little).
+        let size_hint = self.objects.get(&key).map_or(512, |e| e.text.len() + 64);
+        if self.objects.insert(key, Entry::new(obj, &shared, size_hint)).is_none() {
             self.counts[k] += 1;
         }
         shared
