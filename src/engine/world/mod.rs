@@ -470,6 +470,10 @@ impl Act {
     }
 }
 
+/// An action's place in the order [`World::acts`] lists them: an expired leader's tick first,
+/// then by [`World::acts`]' time key, class, age, and the action itself.
+type ActKey = (bool, (Time, i32, Time), u8, u64, Act);
+
 /// Everything that changes as the world runs (snapshotted for going back).
 #[derive(Clone)]
 struct State {
@@ -774,6 +778,23 @@ impl World {
     // ----- what happens next -----
 
     fn acts(&self) -> Vec<(Time, Act)> {
+        let mut keyed = self.keyed_acts();
+        crate::sort::sort_by(&mut keyed, |x, y| x.0.cmp(&y.0));
+        let now = self.state.now;
+        keyed.into_iter().map(|(k, t)| (t.max(now), k.4)).collect()
+    }
+
+    /// The action [`World::step`] takes: the first of [`World::acts`], found without sorting
+    /// the others (a step needs only it; sorting was most of the cost of choosing), and the
+    /// unsorted list (for the idleness test, which looks at every action).
+    fn next_act(&self) -> (Option<(Time, Act)>, Vec<(ActKey, Time)>) {
+        let keyed = self.keyed_acts();
+        let first = keyed.iter().min_by(|x, y| x.0.cmp(&y.0)).map(|(k, t)| ((*t).max(self.state.now), k.4));
+        (first, keyed)
+    }
+
+    /// Every pending action with its due time and its place in the order (the sort key).
+    fn keyed_acts(&self) -> Vec<(ActKey, Time)> {
         let s = &self.state;
         let now = s.now;
         let mut out = Vec::new();
@@ -853,15 +874,12 @@ impl World {
         // tests/regressions/).
         // Each action's sort key is computed once (a key reads the queues: computing it in
         // every comparison was a fifth of a step).
-        let mut keyed: Vec<_> = out
-            .into_iter()
+        out.into_iter()
             .map(|(t, a)| {
                 let expired = expired(&a);
                 ((!expired, key(t), if expired { 0 } else { a.class() + 1 }, age(&a), a), t)
             })
-            .collect();
-        crate::sort::sort_by(&mut keyed, |x, y| x.0.cmp(&y.0));
-        keyed.into_iter().map(|(k, t)| (t.max(now), k.4)).collect()
+            .collect()
     }
 
     fn is_periodic(&self, act: Act) -> bool {
@@ -995,8 +1013,7 @@ impl World {
 
     /// Performs the first pending action. `None` when nothing at all can happen.
     pub fn step(&mut self) -> Option<StepRecord> {
-        let acts = self.acts();
-        let (at, act) = *acts.first()?;
+        let (at, act) = self.next_act().0?;
         self.log(Input::Step);
         let r = self.perform(at, act);
         Some(self.finish(r))
@@ -1018,15 +1035,15 @@ impl World {
     pub fn run_until_idle(&mut self, cap: u64) -> Settled {
         let mut steps = 0;
         loop {
-            let acts = self.acts();
-            if acts.iter().all(|(_, a)| self.is_periodic(*a)) {
+            let (first, acts) = self.next_act();
+            if acts.iter().all(|(k, _)| self.is_periodic(k.4)) {
                 return Settled::Idle { steps };
             }
             if steps >= cap {
                 return Settled::HotLoop { steps, explanation: self.hot_loop_explanation(cap) };
             }
             // `step` on the list just made (listing the actions again cost as much).
-            let Some(&(at, act)) = acts.first() else { return Settled::Idle { steps } };
+            let Some((at, act)) = first else { return Settled::Idle { steps } };
             self.log(Input::Step);
             let r = self.perform(at, act);
             self.finish(r);
