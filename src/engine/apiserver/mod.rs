@@ -388,11 +388,23 @@ impl ApiServer {
 /// Sets `metadata.resourceVersion`, keeping `metadata`'s keys in the apiserver's order.
 pub(crate) fn set_resource_version(obj: &mut Value, rv: u64) {
     let meta = obj.meta_mut();
-    let fresh = !meta.contains_key("resourceVersion");
-    meta.insert("resourceVersion".into(), Value::from(rv.to_string()));
-    if fresh {
-        if let Some(m) = obj.get_mut("metadata") {
-            schema::normalize(m, &schema::OBJECT_META);
-        }
+    let rv = Value::from(rv.to_string());
+    if let Some(v) = meta.get_mut("resourceVersion") {
+        *v = rv;
+        return;
+    }
+    // A new key goes where ObjectMeta's order puts it when the metadata is in that order
+    // already (then normalizing leaves the order alone instead of rebuilding the map; the
+    // result is the same either way: every key is a known field).
+    let order = |k: &str| schema::OBJECT_META.fields.iter().position(|f| f.name == k);
+    let at = order("resourceVersion").unwrap_or(usize::MAX);
+    if meta.keys().all(|k| order(k).is_some()) && meta.keys().map(|k| order(k)).is_sorted() {
+        let index = meta.keys().filter(|k| order(k).is_some_and(|i| i < at)).count();
+        meta.shift_insert(index, "resourceVersion".into(), rv);
+    } else {
+        meta.insert("resourceVersion".into(), rv);
+    }
+    if let Some(m) = obj.get_mut("metadata") {
+        schema::normalize(m, &schema::OBJECT_META);
     }
 }
