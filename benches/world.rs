@@ -37,6 +37,7 @@ fn measure(w: &mut World, scenario: &str, what: impl Fn(&World) -> String) {
     let result = match settled {
         Settled::Idle { .. } => what(w),
         Settled::HotLoop { .. } => "HOT LOOP".to_string(),
+        Settled::Working { .. } => "NOT SETTLED".to_string(),
     };
     println!(
         "| {scenario:<28} | {steps:>9} | {:>9.2} s | {:>9.0} | {:>10} | {result} |",

@@ -392,14 +392,12 @@ fn read_shared(r: &mut Reader) -> Result<Shared, ShareError> {
     let mut steps: u64 = 0;
     for _ in 0..n {
         let op = read_op(r)?;
-        if let Op::Settle { slice, .. } = op {
-            // The page's slices are small and Run until idle's are SETTLE_CAP: a larger one could
-            // run a hot loop for ever.
-            if slice > crate::session::SETTLE_CAP {
-                return Err(ShareError::Corrupt("a run until idle larger than the page takes"));
-            }
-        }
-        steps = steps.saturating_add(op.repeats().1);
+        // A run until idle is logged with the steps it took: no more than a replay may take.
+        let op_steps = match &op {
+            Op::Settle { slice, count } => slice.saturating_mul(u64::from(*count)),
+            other => other.repeats().1,
+        };
+        steps = steps.saturating_add(op_steps);
         if steps > MAX_REPLAY_STEPS {
             return Err(ShareError::TooMuchWork);
         }
@@ -463,6 +461,8 @@ impl Session {
     /// them as files), the texts typed since they were last logged are logged first; intents
     /// that only move the world do not need them, so typing between steps costs one intent.
     pub(super) fn record(&mut self, op: Op) {
+        // The steps of a run until idle come first: they happened before this intent.
+        self.flush_settle();
         let world_only = matches!(
             op,
             Op::Step(_)

@@ -68,6 +68,9 @@ pub struct ObjectMetadata {
     pub finalizers: Vec<String>,
     /// `metadata.ownerReferences`, in order.
     pub owner_references: Vec<OwnerReference>,
+    /// `status.phase` (Pods, Namespaces), if set: not metadata, but what a run's progress line
+    /// counts (pods running) without decoding every pod.
+    pub phase: Option<Box<str>>,
 }
 
 impl ObjectMetadata {
@@ -79,6 +82,7 @@ impl ObjectMetadata {
             deleting: obj.is_deleting(),
             finalizers: obj.finalizers().into_iter().map(str::to_string).collect(),
             owner_references: obj.owner_references(),
+            phase: obj.get("status").and_then(|s| s.get("phase")).and_then(Value::as_str).map(Box::from),
         }
     }
 }

@@ -64,6 +64,7 @@ pub mod record;
 
 mod faults;
 mod history;
+mod hotloop;
 mod input;
 mod narrate;
 mod process;
@@ -91,6 +92,7 @@ pub use narrate::fmt_duration;
 pub(crate) use narrate::stored_rv;
 pub use process::Process;
 pub use record::{ActionKind, Actor, ApiCall, Delivered, ObjectRef, Pending, QueueWork, Settled, StepRecord};
+pub use run::{fmt_count, Remaining, SettleRun, SETTLE_BASE, SETTLE_PER_OBJECT};
 pub use schedule::WORK_STEP;
 pub use slot::{concurrent_syncs, Slot};
 pub use topology::{
@@ -119,6 +121,8 @@ struct State {
     /// Where kube-controller-manager's informer resync periods are drawn from (a stream of its
     /// own, so that drawing one shifts no other random choice; see [`informer`]).
     resync_rng: Rng,
+    /// The hot-loop detector ([`hotloop`]).
+    loops: hotloop::Loops,
 }
 
 /// The simulated cluster. See the module documentation.

@@ -167,6 +167,9 @@ impl Act {
     }
 }
 
+/// Every pending action with its [`Order`] and due time, unsorted.
+pub(super) type OrderedActs = Vec<(Order, Time)>;
+
 impl World {
     /// Every pending action with its due time, in [`Order`].
     pub(super) fn acts(&self) -> Vec<(Time, Act)> {
@@ -179,7 +182,7 @@ impl World {
     /// The action [`World::step`] takes (the first of [`World::acts`]), found with one pass
     /// instead of a sort (a step needs only it: sorting was most of the cost of choosing), and
     /// every pending action unsorted with its [`Order`] (for the idleness test).
-    pub(super) fn next_act(&self) -> (Option<(Time, Act)>, Vec<(Order, Time)>) {
+    pub(super) fn next_act(&self) -> (Option<(Time, Act)>, OrderedActs) {
         let keyed = self.ordered_acts();
         let first = keyed.iter().min_by(|x, y| x.0.cmp(&y.0)).map(|(o, due)| ((*due).max(self.state.now), o.act));
         (first, keyed)

@@ -161,6 +161,7 @@ impl World {
             last_change_rv: 0,
             busy: 0,
             resync_rng: Rng::new(seed ^ 0x5E5C_0000_0000_0000),
+            loops: Default::default(),
         };
         World {
             seed,
