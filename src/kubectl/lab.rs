@@ -46,7 +46,8 @@ Faults:\n\
   lab fail-image IMAGE            lab fix-image IMAGE\n\
   lab pause-kubelets              lab resume-kubelets     lab slow-kubelets FACTOR\n\
   lab clock-jump DURATION\n\
-  lab fail-cloud                  lab hang-cloud          lab fix-cloud\n\n\
+  lab fail-cloud                  lab hang-cloud          lab fix-cloud\n\
+  lab buggy-operator on|off       Redeploy the Bucket operator with a bug that makes a hot loop\n\n\
 World:\n\
   lab seed N                   Start over with another seed\n\
   lab reset                    Start over with the same seed\n\n\
@@ -348,6 +349,14 @@ impl Console {
             "fail-cloud" => fault(world.cloud_fault(Some(CloudFault::Failing)), out)?,
             "hang-cloud" => fault(world.cloud_fault(Some(CloudFault::Hanging)), out)?,
             "fix-cloud" => fault(world.cloud_fault(None), out)?,
+            "buggy-operator" => {
+                let on = match need(args, 1, "on or off")? {
+                    "on" => true,
+                    "off" => false,
+                    other => return Err(CmdError::Plain(format!("lab buggy-operator takes on or off, not {other:?}"))),
+                };
+                fault(world.fault(Fault::BuggyOperator(on)), out)?;
+            }
             "pause-kubelets" => fault(world.pause_kubelets(), out)?,
             "resume-kubelets" => fault(world.resume_kubelets(), out)?,
             "slow-kubelets" => {

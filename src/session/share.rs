@@ -780,6 +780,10 @@ fn write_fault(w: &mut Writer, f: &Fault) {
                 Some(CloudFault::Hanging) => 2,
             });
         }
+        Fault::BuggyOperator(on) => {
+            w.byte(15);
+            w.byte(u8::from(*on));
+        }
     }
 }
 
@@ -804,6 +808,11 @@ fn read_fault(r: &mut Reader) -> Result<Fault, ShareError> {
             1 => Some(CloudFault::Failing),
             2 => Some(CloudFault::Hanging),
             _ => return Err(ShareError::Corrupt("an unknown cloud fault")),
+        }),
+        15 => Fault::BuggyOperator(match r.byte()? {
+            0 => false,
+            1 => true,
+            _ => return Err(ShareError::Corrupt("an unknown operator build")),
         }),
         _ => return Err(ShareError::Corrupt("an unknown fault")),
     })

@@ -26,7 +26,8 @@
 //!   keeps meeting a 409): the controller retries with back-off for ever and nothing changes.
 //!
 //! The depths live in the world's state (snapshotted, replayed), so a run until idle stops at the
-//! same step whether it runs in one call or in slices, and after going back and forward again.
+//! same step whether it runs in one call or in slices, and after going back and forward again. A
+//! user's write or a fault starts every chain afresh ([`Loops::fresh_input`]).
 
 use std::collections::{BTreeMap, VecDeque};
 
@@ -85,6 +86,15 @@ pub(super) enum Alarm {
 }
 
 impl Loops {
+    /// A user's write or a fault: the learner changed the world, so every chain starts afresh
+    /// (what it queues next answers them; the writes of a loop that was just fixed, read again
+    /// by a restarted controller's list, are not part of a chain any more).
+    pub(super) fn fresh_input(&mut self) {
+        self.depths.clear();
+        self.samples.clear();
+        self.alarm = None;
+    }
+
     /// The depth of the write that stored `rv` (0 when not made by a reconcile, or long ago).
     pub(super) fn depth_of(&self, rv: u64) -> u32 {
         self.depths.get(&rv).copied().unwrap_or(0)
@@ -253,8 +263,11 @@ impl World {
             "Each reconcile is triggered by its own previous write and writes again: a controller that changes the object it watches on every reconcile never settles."
         };
         format!(
-            "Hot loop: {who}, and each time wrote {} again (resourceVersion {} → {}): {evidence}. {cause}",
-            last.target, rvs.0, rvs.1
+            "Hot loop: {who}, and each time wrote {} again (its last {} writes took it from resourceVersion {} to {}): {evidence}. {cause}",
+            last.target,
+            objects.len(),
+            rvs.0,
+            rvs.1
         )
     }
 

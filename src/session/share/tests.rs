@@ -256,6 +256,7 @@ fn hand_made_codes_round_trip_through_bytes() {
         Op::Goto(u64::MAX),
         Op::Fault(Fault::Cloud(Some(crate::engine::world::cloud::CloudFault::Hanging))),
         Op::Fault(Fault::ClockJump(std::time::Duration::from_millis(1500))),
+        Op::Fault(Fault::BuggyOperator(true)),
         Op::Fault(Fault::BreakWatch { process: "p".into(), kind: "Pod".into() }),
         Op::Console("kubectl get pods # ünïcode".into()),
         Op::Clear,
