@@ -466,9 +466,8 @@ impl Session {
             done => Some(done),
         };
         self.notice = Some(match &done {
-            Some(Settled::Idle { steps } | Settled::Working { steps }) => {
-                format!("Settled after {} steps.", crate::engine::world::fmt_count(*steps as usize))
-            }
+            // The console's words ("Settled after 38135 steps"): plain digits in both.
+            Some(Settled::Idle { steps } | Settled::Working { steps }) => format!("Settled after {steps} steps."),
             Some(Settled::HotLoop { explanation, .. }) => explanation.clone(),
             None => {
                 let left = self.world().remaining().to_string();
