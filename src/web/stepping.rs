@@ -94,7 +94,11 @@ pub fn Stepper(
     };
     let back = move || {
         playing.set(false);
-        settling.set(false);
+        if settling.get_untracked() {
+            // Going back ends the run until idle (the next one starts afresh).
+            settling.set(false);
+            lab.act(|s| s.settle_cancel());
+        }
         lab.act(|s| s.step_back());
     };
     let toggle = move || {

@@ -18,9 +18,10 @@
 //! progress deadline, image pull retries while the image fails), and polls
 //! ([`Outcome::PollAfter`](crate::engine::controllers::Outcome::PollAfter): the namespace controller waiting for content held by finalizers)
 //! while nothing has changed in the cluster since the poll was scheduled. Kubernetes polls a
-//! stuck namespace for ever too; the lab calls that idle, not a hot loop. When the step cap is
-//! reached, the hot-loop explanation names the actor and key that recur most (lease ticks left
-//! out).
+//! stuck namespace for ever too; the lab calls that idle, not a hot loop. Whether remaining work
+//! is a hot loop is the loop detector's call (`hotloop.rs`), never a step count's; only past
+//! [`World::settle_bound`] does a run until idle name the actor and key that recur most (lease
+//! ticks left out).
 
 use std::time::Duration;
 
