@@ -3,8 +3,9 @@
 //! Every parameter is optional. Anything unknown, repeated or malformed is ignored and named in
 //! a notice the embed shows, so an author sees the mistake instead of a blank frame.
 
+use crate::kubectl::lab::STEP_CAP;
 use crate::session::share::{self, ShareError};
-use crate::session::{lesson, Session, SETTLE_CAP};
+use crate::session::{lesson, Session};
 
 /// The panels an author can choose, `(parameter name, region title)`, in the order the embed
 /// shows them.
@@ -25,8 +26,8 @@ pub const PANELS: [(&str, &str); 11] = [
 /// The panels shown when `panels` is absent (or names none that exist).
 pub const DEFAULT_PANELS: [&str; 2] = ["Owner graph", "Console"];
 
-/// The most steps `step=` may ask for (as many as one `lab settle`).
-pub const MAX_STEP_PARAM: u64 = SETTLE_CAP;
+/// The most steps `step=` may ask for (as many as one `lab step N`).
+pub const MAX_STEP_PARAM: u64 = STEP_CAP;
 
 /// The colour theme.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
