@@ -8,7 +8,8 @@ use crate::session::{lesson, Session, SETTLE_CAP};
 
 /// The panels an author can choose, `(parameter name, region title)`, in the order the embed
 /// shows them.
-pub const PANELS: [(&str, &str); 11] = [
+pub const PANELS: [(&str, &str); 12] = [
+    ("map", "Control plane"),
     ("next", "What happens next"),
     ("timeline", "Timeline"),
     ("watch", "Watch events"),
