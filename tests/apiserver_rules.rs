@@ -502,7 +502,7 @@ fn namespace_deletion_phases() {
     let bad = DeleteOptions { preconditions_uid: Some("x".into()), ..Default::default() };
     assert_eq!(
         s.delete(k("ns"), None, "demo", &bad).unwrap_err().message,
-        format!("Operation cannot be fulfilled on namespaces \"demo\": StorageError: invalid object, Code: 4, Key: /registry/namespaces/demo, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: x, UID in object meta: {}", ns.uid())
+        format!("Operation cannot be fulfilled on namespaces \"demo\": Precondition failed: UID in precondition: x, UID in object meta: {}", ns.uid())
     );
     let orphan = DeleteOptions { propagation_policy: Some(Propagation::Orphan), ..Default::default() };
     let Deleted::Pending(t) = s.delete(k("ns"), None, "demo", &orphan).unwrap() else { panic!() };

@@ -13,7 +13,7 @@
 
 mod fuzzing;
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use proptest::prelude::*;
 use reconcile_lab::engine::kinds::KINDS;
@@ -26,7 +26,7 @@ fn config(file: &'static str) -> ProptestConfig {
     fuzzing::config(file, fuzzing::cases(), 200)
 }
 
-/// Time one console command may take in an unoptimized test build.
+/// CPU time one console command may take in an unoptimized test build ([`fuzzing::CpuTimer`]).
 const PER_COMMAND: Duration = Duration::from_secs(5);
 /// Output one command may print.
 const MAX_OUTPUT: usize = 4 << 20;
@@ -264,7 +264,7 @@ fn run_checked(w: &mut World, c: &mut Console, line: &str) -> i32 {
         eprintln!("TRACE {line:?}");
     }
     let before = cluster_state(w);
-    let started = Instant::now();
+    let started = fuzzing::CpuTimer::start();
     let out = c.execute(w, line);
     let took = started.elapsed();
     assert!(took < PER_COMMAND, "{line:?} took {took:?}");

@@ -10,7 +10,7 @@
 
 mod fuzzing;
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use proptest::prelude::*;
 use reconcile_lab::engine::world::Fault;
@@ -19,7 +19,7 @@ use reconcile_lab::session::share::{
 };
 use reconcile_lab::session::Session;
 
-/// The most one code may take to be refused or rebuilt (an unoptimized build, a loaded machine).
+/// The most CPU time one code may take to be refused or rebuilt in an unoptimized build ([`fuzzing::CpuTimer`]).
 const TIME_BOUND: Duration = Duration::from_secs(30);
 
 fn config() -> ProptestConfig {
@@ -109,7 +109,7 @@ fn real_codes() -> Vec<String> {
 /// Restores `code` within the time bound; on success, the restored session's own code restores
 /// to the same state again (what is accepted is a real state, not a half-read one).
 fn check(code: &str) -> Result<(), TestCaseError> {
-    let t = Instant::now();
+    let t = fuzzing::CpuTimer::start();
     let r = restore(code);
     prop_assert!(t.elapsed() < TIME_BOUND, "restore took {:?}", t.elapsed());
     match r {
@@ -345,7 +345,7 @@ proptest! {
             drive(&mut s, op);
         }
         let code = s.share_code();
-        let t = Instant::now();
+        let t = fuzzing::CpuTimer::start();
         let back = restore(&code).map_err(|e| TestCaseError::fail(format!("{e}\n{ops:?}")))?;
         prop_assert!(t.elapsed() < TIME_BOUND);
         prop_assert_eq!(back.share_code(), code);
@@ -367,7 +367,7 @@ fn huge_codes_are_refused_at_once() {
         "x".repeat(5 << 20),
         "é".repeat(MAX_CODE_LEN),
     ] {
-        let t = Instant::now();
+        let t = fuzzing::CpuTimer::start();
         let e = restore(&code).err().map(|e| e.to_string()).unwrap_or_default();
         assert!(t.elapsed() < Duration::from_secs(2), "{:?}", t.elapsed());
         assert!(e.contains("characters long; the most this page reads is"), "{e}");
@@ -389,7 +389,7 @@ fn huge_codes_are_refused_at_once() {
     };
     for shared in [steps, many] {
         let code = encode_shared(&shared);
-        let t = Instant::now();
+        let t = fuzzing::CpuTimer::start();
         let e = restore(&code).err().map(|e| e.to_string()).unwrap_or_default();
         assert!(t.elapsed() < Duration::from_secs(2), "{:?}", t.elapsed());
         assert!(e.contains("asks for more than"), "{e}");

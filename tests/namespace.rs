@@ -7,7 +7,9 @@ use common::*;
 use reconcile_lab::engine::apiserver::{DeleteOptions, Patch, WatchFrom};
 use reconcile_lab::engine::labels::Selector;
 use reconcile_lab::engine::object::ObjectExt;
-use reconcile_lab::engine::world::{Settled, World, BUCKET_OPERATOR, CONTROLLER_MANAGER_A, CONTROLLER_MANAGER_B};
+use reconcile_lab::engine::world::{
+    Fault, Settled, World, BUCKET_OPERATOR, CONTROLLER_MANAGER_A, CONTROLLER_MANAGER_B,
+};
 use serde_json::{json, Value};
 
 fn settle(w: &mut World) {
@@ -103,6 +105,49 @@ fn namespace_content_is_deleted_first() {
         .any(|r| r.sentence.contains("namespace-controller reconciled shop") && r.sentence.contains("in 16s"));
     assert!(waited, "the controller requeued after 16 s while pods terminated");
     assert_caches_match(&w);
+}
+
+/// A namespace stuck on pods that do not go (their kubelet is stopped): once the pods' grace
+/// period has passed since the namespace's deletion the controller stops estimating, reports
+/// `NamespaceDeletionContentFailure True ContentDeletionFailed` with "unexpected items still
+/// remain", and retries with the queue's back-off (namespaced_resources_deleter.go
+/// `estimateGracefulTermination`, `deleteAllContentForGroupVersionResource`).
+#[test]
+fn a_namespace_stuck_on_pods_reports_it() {
+    let mut w = World::new(6);
+    w.create(ns("slow")).unwrap();
+    let mut d = deployment("web", 2, "nginx");
+    d["metadata"]["namespace"] = json!("slow");
+    w.create(d).unwrap();
+    settle(&mut w);
+    w.fault(Fault::StopProcess("kubelet".into())).unwrap();
+    w.delete(kind("Namespace"), None, "slow", DeleteOptions::default()).unwrap();
+    w.advance(std::time::Duration::from_secs(20));
+    let n = w.api().get(kind("Namespace"), None, "slow").unwrap();
+    let c = conditions(&n);
+    assert_eq!((c[2].1.as_str(), c[3].1.as_str()), ("False", "True"), "within the grace period: remaining {c:?}");
+    w.advance(std::time::Duration::from_secs(40));
+    let n = w.api().get(kind("Namespace"), None, "slow").unwrap();
+    let c = conditions(&n);
+    assert_eq!(
+        c[2],
+        (
+            "NamespaceDeletionContentFailure".to_string(),
+            "True".to_string(),
+            "ContentDeletionFailed".to_string(),
+            "Failed to delete all resource types, 1 remaining: unexpected items still remain in namespace: slow for gvr: /v1, Resource=pods".to_string()
+        )
+    );
+    // Back-off retries, not the estimate's polls.
+    let failures = w
+        .history()
+        .iter()
+        .filter(|r| r.sentence.contains("namespace-controller") && r.sentence.contains("unexpected items"))
+        .count();
+    assert!(failures >= 2, "retried with back-off: {failures}");
+    w.fault(Fault::StartProcess("kubelet".into())).unwrap();
+    settle(&mut w);
+    assert!(w.api().get(kind("Namespace"), None, "slow").is_err(), "namespace gone once the pods are");
 }
 
 /// TV-31: a namespace stuck on a finalizer; its conditions say which; new content is refused;

@@ -578,7 +578,7 @@ fn workers_hold_different_keys_never_the_same_one() {
     }
     let cm = w.process(CONTROLLER_MANAGER_A).filter(|p| p.leading()).or(w.process(CONTROLLER_MANAGER_B)).unwrap();
     let slot = cm.slots.iter().find(|s| s.controller.name() == "deployment-controller").unwrap();
-    let held: Vec<&str> = slot.held.iter().map(|h| h.1.as_str()).collect();
+    let held: Vec<&str> = slot.held().iter().map(|h| h.1.as_str()).collect();
     assert_eq!(held, vec!["default/a", "default/b", "default/c"]);
     assert_eq!(slot.queue.processing_keys().count(), 3);
     assert!(slot.queue.check_invariants().is_ok());
@@ -707,7 +707,11 @@ fn step_back_over_a_take_returns_the_key_to_the_queue() {
     let key = taken.worked_key().unwrap().to_string();
     let at = w.position();
     let held = |w: &World| {
-        w.processes().iter().flat_map(|p| &p.slots).flat_map(|s| s.held.iter().map(|h| h.1.clone())).collect::<Vec<_>>()
+        w.processes()
+            .iter()
+            .flat_map(|p| &p.slots)
+            .flat_map(|s| s.held().iter().map(|h| h.1.clone()))
+            .collect::<Vec<_>>()
     };
     assert_eq!(held(&w), vec![key.clone()]);
     assert!(w.step_back());

@@ -224,6 +224,12 @@ fn failing_image_never_becomes_ready_then_recovers() {
     w.advance(Duration::from_secs(30));
     settle(&mut w);
     assert_converged(&w, "web", 2);
+    // A missed deadline is a report, not a verdict: syncRolloutStatus re-evaluates it, so the
+    // recovered rollout is Progressing True NewReplicaSetAvailable again (progress.go).
+    let d = w.api().get(kind("Deployment"), Some("default"), "web").unwrap();
+    let p = condition(&d, "Progressing").unwrap();
+    assert_eq!((s(&p["status"]), s(&p["reason"])), ("True".into(), "NewReplicaSetAvailable".into()));
+    assert_eq!(s(&p["message"]), format!("ReplicaSet \"{}\" has successfully progressed.", rs.name()));
 }
 
 /// Regression (found by the property test): with the ReplicaSet watch broken, the Deployment

@@ -2,8 +2,8 @@
 //! (as kubectl's own `__complete` offers them), from what the API server holds right now.
 
 use super::cluster::Cluster;
-use super::console::{Console, GLOBAL_FLAGS};
-use super::help::{self, COMMANDS};
+use super::commands::{self, COMMANDS, GLOBAL_FLAGS};
+use super::console::Console;
 use crate::engine::kinds::{Kind, KINDS};
 use crate::engine::labels::Selector;
 use crate::engine::object::ObjectExt;
@@ -49,25 +49,6 @@ const LAB_VERBS: &[&str] = &[
     "waiting",
 ];
 
-/// Verbs whose first argument is a resource type.
-const TAKES_RESOURCES: &[&str] = &[
-    "get",
-    "describe",
-    "delete",
-    "edit",
-    "label",
-    "annotate",
-    "scale",
-    "patch",
-    "wait",
-    "status",
-    "history",
-    "undo",
-    "restart",
-    "image",
-    "view-last-applied",
-];
-
 fn matching(candidates: impl IntoIterator<Item = String>, prefix: &str) -> Vec<String> {
     let mut v: Vec<String> = candidates.into_iter().filter(|c| c.starts_with(prefix)).collect();
     crate::sort::sort(&mut v);
@@ -96,15 +77,15 @@ impl Console {
         let Some(&verb) = before.first() else {
             return matching(COMMANDS.iter().map(|c| c.name.to_string()), last);
         };
-        let Some(cmd) = help::find(verb) else { return Vec::new() };
+        let Some(cmd) = commands::find(verb) else { return Vec::new() };
         let positional: Vec<&str> = before[1..].iter().copied().filter(|w| !w.starts_with('-')).collect();
-        let mut leaf = verb;
+        let mut resource_args = cmd.resource_args;
         let mut flags: Vec<&super::flags::FlagSpec> = cmd.flags.iter().collect();
         let mut args = positional.as_slice();
         if !cmd.subcommands.is_empty() {
             match positional.first().and_then(|p| cmd.subcommands.iter().find(|s| s.name == *p)) {
                 Some(sub) => {
-                    leaf = sub.name;
+                    resource_args = sub.resource_args;
                     flags = sub.flags.iter().collect();
                     args = &positional[1..];
                 }
@@ -122,7 +103,7 @@ impl Console {
         if matches!(before.last(), Some(&"-n") | Some(&"--namespace")) {
             return self.names(cluster, "namespaces", None, last);
         }
-        if !TAKES_RESOURCES.contains(&leaf) {
+        if !resource_args {
             return Vec::new();
         }
         let ns = before

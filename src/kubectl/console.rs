@@ -12,15 +12,14 @@
 //! shows at once.
 
 use super::cluster::Cluster;
-use super::flags::{self, FlagKind, FlagSpec, Parsed};
+use super::cmd::{CmdError, Ctx, EditSession, Output};
+use super::commands::{self, Effect, Run, GLOBAL_FLAGS};
+use super::continuation::Continuation;
+use super::flags::{self, FlagSpec, Parsed};
 use super::help;
 use super::shell;
-use super::table::TabWriter;
 use super::{get, mutate, rollout};
-use crate::engine::apiserver::WatchId;
-use crate::engine::kinds::Kind;
 use crate::engine::object::ObjectExt;
-use crate::engine::status::{Reason, Status};
 use std::collections::BTreeMap;
 
 /// The longest console input accepted, in bytes (a pasted manifest with its here-document fits
@@ -30,312 +29,6 @@ pub const MAX_LINE: usize = 64 * 1024;
 /// The refusal for an over-long console input.
 pub fn line_too_long(len: usize) -> String {
     format!("the command is too long ({len} characters); this console takes at most {MAX_LINE}")
-}
-
-/// Which stream a piece of output went to.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Stream {
-    /// Standard output.
-    Stdout,
-    /// Standard error.
-    Stderr,
-}
-
-/// What one command printed, in terminal order, and how it ended.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Output {
-    /// The printed pieces in the order a terminal shows them.
-    pub chunks: Vec<(Stream, String)>,
-    /// The process exit status (0 success, 1 kubectl error).
-    pub exit_code: i32,
-    /// `kubectl edit` opened an object in the page's editor.
-    pub edit: Option<EditSession>,
-}
-
-impl Output {
-    /// Appends to stdout.
-    pub fn out(&mut self, text: impl AsRef<str>) {
-        self.push(Stream::Stdout, text.as_ref());
-    }
-    /// Appends to stderr.
-    pub fn err(&mut self, text: impl AsRef<str>) {
-        self.push(Stream::Stderr, text.as_ref());
-    }
-    fn push(&mut self, stream: Stream, text: &str) {
-        if text.is_empty() {
-            return;
-        }
-        match self.chunks.last_mut() {
-            Some((s, t)) if *s == stream => t.push_str(text),
-            _ => self.chunks.push((stream, text.to_string())),
-        }
-    }
-    /// Everything written to stdout.
-    pub fn stdout(&self) -> String {
-        self.collect(Stream::Stdout)
-    }
-    /// Everything written to stderr.
-    pub fn stderr(&self) -> String {
-        self.collect(Stream::Stderr)
-    }
-    fn collect(&self, stream: Stream) -> String {
-        self.chunks.iter().filter(|(s, _)| *s == stream).map(|(_, t)| t.as_str()).collect()
-    }
-    /// Both streams interleaved as a terminal shows them.
-    pub fn terminal(&self) -> String {
-        self.chunks.iter().map(|(_, t)| t.as_str()).collect()
-    }
-    /// Prints a kubectl error (see [`CmdError`]) and sets exit status 1.
-    pub fn fail(&mut self, e: CmdError) {
-        self.err(e.render());
-        self.exit_code = 1;
-    }
-    /// Appends the output of the next command of a script: its exit status replaces this one.
-    pub fn extend_with_status(&mut self, other: Output) {
-        let code = other.exit_code;
-        self.extend(other);
-        self.exit_code = code;
-    }
-
-    /// Appends another output (a continuation's) after this one.
-    pub fn extend(&mut self, other: Output) {
-        for (s, t) in other.chunks {
-            self.push(s, &t);
-        }
-        if other.exit_code != 0 {
-            self.exit_code = other.exit_code;
-        }
-        if other.edit.is_some() {
-            self.edit = other.edit;
-        }
-    }
-}
-
-/// A kubectl failure, printed the way kubectl's `CheckErr` prints it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum CmdError {
-    /// A usage error: `error: <msg>` and `See 'kubectl <cmd> -h' for help and examples`.
-    Usage {
-        /// The command path after `kubectl` (`get`, `rollout status`).
-        cmd: String,
-        /// The message.
-        msg: String,
-    },
-    /// A flag error: `error: <msg>` and `See 'kubectl <cmd> --help' for usage.`
-    Flag {
-        /// The command path after `kubectl`.
-        cmd: String,
-        /// pflag's message.
-        msg: String,
-    },
-    /// A client-side error: `error: <msg>`.
-    Plain(String),
-    /// An API error: `Error from server (<Reason>): <message>`, or the Invalid form.
-    Server(Box<Status>),
-    /// Text printed as is.
-    Raw(String),
-}
-
-impl CmdError {
-    /// The text kubectl prints for this error, newline-terminated.
-    pub fn render(&self) -> String {
-        let mut s = match self {
-            CmdError::Usage { cmd, msg } => format!("error: {msg}\nSee 'kubectl {cmd} -h' for help and examples"),
-            CmdError::Flag { cmd, msg } => format!("error: {msg}\nSee 'kubectl {cmd} --help' for usage."),
-            CmdError::Plain(msg) => format!("error: {msg}"),
-            CmdError::Server(status) => server_error(status),
-            CmdError::Raw(t) => t.clone(),
-        };
-        if !s.ends_with('\n') {
-            s.push('\n');
-        }
-        s
-    }
-}
-
-impl CmdError {
-    /// `messageForError`: the error's line in a list of several (kubectl `MultipleErrors`):
-    /// API errors as `Error from server (<Reason>): <message>`, others bare, without `error: `.
-    pub fn standard_message(&self) -> String {
-        match self {
-            CmdError::Server(status) => format!("Error from server ({}): {}", status.reason.as_str(), status.message),
-            CmdError::Usage { msg, .. } | CmdError::Flag { msg, .. } | CmdError::Plain(msg) => msg.clone(),
-            CmdError::Raw(text) => text.trim_end_matches('\n').to_string(),
-        }
-    }
-}
-
-/// The errors of a verb that visits several objects, printed after all of them: kubectl's
-/// `ContinueOnError` visitors (apply, create -f, delete, patch, label, annotate, set image)
-/// keep going and return the errors as one aggregate, which `CheckErr` prints as the single
-/// error it holds or, for several, one `MultipleErrors` line each.
-#[derive(Debug, Default)]
-pub struct Deferred(Vec<CmdError>);
-
-impl Deferred {
-    /// Whether nothing failed.
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
-
-    /// Keeps an error for later.
-    pub fn push(&mut self, e: CmdError) {
-        self.0.push(e);
-    }
-
-    /// Prints what was kept (nothing, one error, or the list) and sets the exit status.
-    pub fn report(self, out: &mut Output) {
-        let mut errs = self.0;
-        if errs.len() == 1 {
-            return out.fail(errs.remove(0));
-        }
-        for e in &errs {
-            out.err(format!("{}\n", e.standard_message()));
-            out.exit_code = 1;
-        }
-    }
-}
-
-impl From<Status> for CmdError {
-    fn from(s: Status) -> CmdError {
-        CmdError::Server(Box::new(s))
-    }
-}
-
-/// kubectl's `CheckErr` for API errors (kubectl cmd/util/helpers.go): Invalid errors print
-/// `The <Kind> "<name>" is invalid: <field>: <detail>` (one cause) or a `* ` list; others print
-/// `Error from server (<Reason>): <message>` (kubernetes-semantics.md §8.4).
-pub fn server_error(status: &Status) -> String {
-    if status.reason == Reason::Invalid && (!status.kind.is_empty() || !status.name.is_empty()) {
-        let prefix = format!("The {} \"{}\" is invalid: ", status.kind, status.name);
-        return match status.causes.len() {
-            0 => prefix.trim_end_matches(": ").to_string(),
-            1 => format!("{prefix}{}: {}", status.causes[0].field, status.causes[0].message),
-            _ => {
-                let mut s = format!("{prefix}\n");
-                for c in &status.causes {
-                    s.push_str(&format!("* {}: {}\n", c.field, c.message));
-                }
-                s
-            }
-        };
-    }
-    format!("Error from server ({}): {}", status.reason.as_str(), status.message)
-}
-
-/// `cmdutil.AddSourceToErr`: API errors about an object read from a file get
-/// `error when <verb> "<file>": ` in front of their message.
-pub fn with_source(verb: &str, source: &str, mut status: Status) -> Status {
-    if !source.is_empty() {
-        status.message = format!("error when {verb} \"{source}\": {}", status.message);
-    }
-    status
-}
-
-/// An object opened by `kubectl edit`: the page shows `yaml` in its editor and later calls
-/// [`Console::save_edit`] with the edited text. The save is a PUT carrying `resource_version`,
-/// the version that was loaded, so a stale edit gets the real 409 Conflict.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct EditSession {
-    /// The object's kind.
-    pub kind: &'static Kind,
-    /// Its namespace (None for cluster-scoped kinds).
-    pub namespace: Option<String>,
-    /// Its name.
-    pub name: String,
-    /// The resourceVersion that was loaded.
-    pub resource_version: String,
-    /// The object as YAML, as `kubectl edit` shows it.
-    pub yaml: String,
-}
-
-/// What kubectl keeps doing after a command printed its output.
-#[derive(Clone, Debug)]
-pub enum Continuation {
-    /// `kubectl delete` waiting until each deleted object is really gone (`--wait=true`).
-    WaitForDeletion(Vec<DeletionTarget>),
-    /// `kubectl get --watch`, printing one row per event until interrupted.
-    Watch(Box<WatchState>),
-    /// `kubectl wait --for=...`.
-    Wait(Box<super::wait::WaitState>),
-    /// `kubectl rollout status` waiting for the rollout to finish.
-    RolloutStatus {
-        /// Namespace of the deployment.
-        namespace: String,
-        /// Its name.
-        name: String,
-        /// The last line printed (each new state prints once).
-        last: String,
-    },
-}
-
-/// One object a waiting delete waits for.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct DeletionTarget {
-    /// Its kind.
-    pub kind: &'static Kind,
-    /// Its namespace.
-    pub namespace: Option<String>,
-    /// Its name.
-    pub name: String,
-    /// Its uid: an object recreated under the same name is a different object.
-    pub uid: String,
-}
-
-/// How a watch prints each event.
-#[derive(Clone, Debug)]
-pub enum WatchPrinter {
-    /// Table rows (widths remembered from the first table).
-    Table(TabWriter, super::printers::TableOptions),
-    /// `-o name`.
-    Name,
-    /// `-o json` (with `--output-watch-events`: compact envelopes).
-    Json,
-    /// `-o yaml` (documents separated by `---`).
-    Yaml,
-    /// `-o jsonpath=...`.
-    JsonPath(super::jsonpath::JsonPath),
-    /// `kubectl events --watch`: kubectl's event printer, one row per event.
-    Events(super::events::EventRows),
-}
-
-/// A running `kubectl get --watch`.
-#[derive(Clone, Debug)]
-pub struct WatchState {
-    /// The API server watch.
-    pub id: WatchId,
-    /// The watched kind.
-    pub kind: &'static Kind,
-    /// Only this object (a named watch), if set.
-    pub name: Option<String>,
-    /// How events print.
-    pub printer: WatchPrinter,
-    /// `--output-watch-events`.
-    pub events: bool,
-    /// A named watch starts at RV "0": its synthetic first ADDED is not printed.
-    pub skip_initial_added: bool,
-    /// The server's resourceVersion when the watch started (ADDED events at or below it are
-    /// the synthetic initial state).
-    pub start_rv: u64,
-    /// Whether the table header has been printed.
-    pub header_done: bool,
-    /// What the console shows while it runs: `watching deployments.apps in default`.
-    pub description: String,
-}
-
-impl Continuation {
-    /// A short description for the page: what kubectl is waiting for.
-    pub fn describe(&self) -> String {
-        match self {
-            Continuation::WaitForDeletion(t) => {
-                let names: Vec<String> = t.iter().map(|t| format!("{}/{}", t.kind.name_prefix(), t.name)).collect();
-                format!("waiting for {} to be deleted", names.join(", "))
-            }
-            Continuation::Watch(w) => w.description.clone(),
-            Continuation::Wait(w) => super::wait::describe(w),
-            Continuation::RolloutStatus { name, .. } => format!("waiting for deployment \"{name}\" rollout to finish"),
-        }
-    }
 }
 
 /// One console session.
@@ -358,12 +51,6 @@ impl Default for Console {
         Console::new()
     }
 }
-
-/// The flags every kubectl command takes.
-pub const GLOBAL_FLAGS: &[FlagSpec] = &[
-    flags::flag("namespace", Some('n'), FlagKind::Str, "If present, the namespace scope for this CLI request"),
-    flags::flag("help", Some('h'), FlagKind::Bool, "help for this command"),
-];
 
 impl Console {
     /// A session in namespace `default` with no files.
@@ -573,14 +260,14 @@ impl Console {
             return;
         }
         if verb == "help" {
-            match rest.first().and_then(|v| help::find(v)) {
+            match rest.first().and_then(|v| commands::find(v)) {
                 Some(c) => out.out(help::command_help(c)),
                 None if rest.is_empty() => out.out(help::root()),
                 None => out.fail(CmdError::Raw(format!("Unknown help topic [`{}`]\n{}", rest[0], help::root_usage()))),
             }
             return;
         }
-        let Some(command) = help::find(verb) else {
+        let Some(command) = commands::find(verb) else {
             out.fail(CmdError::Raw(help::unknown_command(verb)));
             return;
         };
@@ -606,8 +293,7 @@ impl Console {
                     if p.bool("help") {
                         return out.out(help::subcommand_help(command, s));
                     }
-                    let ns = self.ns(&p);
-                    return self.run_sub(api, command.name, s.name, &p, &ns, stdin, out);
+                    return self.run(api, s.run, &p, stdin, out);
                 }
             }
         }
@@ -618,139 +304,31 @@ impl Console {
         if p.bool("help") {
             return out.out(help::command_help(command));
         }
-        let ns = self.ns(&p);
+        match command.run {
+            Some(run) => self.run(api, run, &p, stdin, out),
+            // `kubectl rollout`, `kubectl set`: a subcommand is needed.
+            None => out.fail(CmdError::Raw(help::command_help(command))),
+        }
+    }
+
+    /// Runs a command of the table in this session's context, and keeps what it leaves: a
+    /// continuation, an open edit, a new namespace.
+    fn run(&mut self, api: &mut dyn Cluster, run: Run, p: &Parsed, stdin: Option<&str>, out: &mut Output) {
+        let ns = self.ns(p);
         let ctx = Ctx { ns: &ns, explicit_ns: p.has("namespace"), stdin, files: &self.files };
-        match command.name {
-            "get" => {
-                if let Some(c) = get::run(api, &ctx, &p, out) {
-                    self.pending.push(c);
-                }
+        match run.call(api, &ctx, p, out) {
+            Effect::None => {}
+            Effect::Continue(c) => self.pending.push(c),
+            Effect::Edit(session) => {
+                out.edit = Some(session.clone());
+                self.open_edit = Some(session);
             }
-            "describe" => super::describe::run(api, &ctx, &p, out),
-            "events" => {
-                if let Some(c) = super::events::run(api, &ctx, &p, out) {
-                    self.pending.push(c);
-                }
-            }
-            "create" => mutate::create(api, &ctx, &p, out),
-            "apply" => mutate::apply(api, &ctx, &p, out),
-            "delete" => {
-                if let Some(c) = mutate::delete(api, &ctx, &p, out) {
-                    self.pending.push(c);
-                }
-            }
-            "scale" => mutate::scale(api, &ctx, &p, out),
-            "run" => mutate::run_pod(api, &ctx, &p, out),
-            "wait" => {
-                if let Some(c) = super::wait::run(api, &ctx, &p, out) {
-                    self.pending.push(c);
-                }
-            }
-            "version" => out.out("Client Version: v1.34.0\nKustomize Version: v5.7.1\nServer Version: v1.34.0\n"),
-            "patch" => mutate::patch(api, &ctx, &p, out),
-            "label" => mutate::label_or_annotate(api, &ctx, &p, out, mutate::MetaField::Labels),
-            "annotate" => mutate::label_or_annotate(api, &ctx, &p, out, mutate::MetaField::Annotations),
-            "edit" => {
-                if let Some(session) = mutate::edit(api, &ctx, &p, out) {
-                    out.edit = Some(session.clone());
-                    self.open_edit = Some(session);
-                }
-            }
-            "rollout" | "set" => out.fail(CmdError::Raw(help::command_help(command))),
-            "api-resources" => get::api_resources(&p, out),
-            "config" => self.config(&p, out),
-            _ => out.fail(CmdError::Raw(help::unknown_command(verb))),
-        }
-    }
-
-    #[allow(clippy::too_many_arguments)]
-    fn run_sub(
-        &mut self,
-        api: &mut dyn Cluster,
-        verb: &str,
-        sub: &str,
-        p: &Parsed,
-        ns: &str,
-        stdin: Option<&str>,
-        out: &mut Output,
-    ) {
-        let ctx = Ctx { ns, explicit_ns: p.has("namespace"), stdin, files: &self.files };
-        match (verb, sub) {
-            ("create", "namespace") => mutate::create_namespace(api, &ctx, p, out),
-            ("create", "deployment") => mutate::create_deployment(api, &ctx, p, out),
-            ("create", "configmap") => mutate::create_configmap(api, &ctx, p, out),
-            ("set", "image") => mutate::set_image(api, &ctx, p, out),
-            ("apply", "view-last-applied") => mutate::view_last_applied(api, &ctx, p, out),
-            ("apply", "set-last-applied") => mutate::set_last_applied_cmd(api, &ctx, p, out),
-            ("rollout", "status") => {
-                if let Some(c) = rollout::status(api, &ctx, p, out) {
-                    self.pending.push(c);
-                }
-            }
-            ("rollout", "history") => rollout::history(api, &ctx, p, out),
-            ("rollout", "undo") => rollout::undo(api, &ctx, p, out),
-            ("rollout", "restart") => rollout::restart(api, &ctx, p, out),
-            _ => out.fail(CmdError::Plain(format!("unknown command \"{sub}\" for \"kubectl {verb}\""))),
-        }
-    }
-
-    /// `kubectl config set-context --current --namespace=X` and `view --minify` are the two
-    /// config commands the console understands (they change the session's namespace).
-    fn config(&mut self, p: &Parsed, out: &mut Output) {
-        match p.args.first().map(String::as_str) {
-            Some("set-context") if p.args.get(1).map(String::as_str) == Some("--current") || p.has("current") => {
-                if let Some(ns) = p.str("namespace") {
-                    self.namespace = ns.to_string();
-                }
-                out.out("Context \"reconcile-lab\" modified.\n");
-            }
-            _ => out.fail(CmdError::Plain(
-                "this console supports only: kubectl config set-context --current --namespace=NAME".into(),
-            )),
+            Effect::SetNamespace(ns) => self.namespace = ns,
         }
     }
 
     fn ns(&self, p: &Parsed) -> String {
         p.str("namespace").map(String::from).unwrap_or_else(|| self.namespace.clone())
-    }
-}
-
-impl CmdError {
-    fn fix_root(self) -> CmdError {
-        match self {
-            CmdError::Flag { msg, .. } => CmdError::Raw(format!("error: {msg}\nSee 'kubectl --help' for usage.")),
-            other => other,
-        }
-    }
-}
-
-/// What a command needs from the session.
-pub struct Ctx<'a> {
-    /// The namespace in effect (`-n` or the session's).
-    pub ns: &'a str,
-    /// Whether `-n` was given (then a manifest's own namespace must match it).
-    pub explicit_ns: bool,
-    /// The here-document, for `-f -`.
-    pub stdin: Option<&'a str>,
-    /// The editor buffers, for `-f NAME`.
-    pub files: &'a BTreeMap<String, String>,
-}
-
-impl Ctx<'_> {
-    /// Reads `-f` sources: `-` is the here-document (source `STDIN`), anything else an editor
-    /// buffer. Returns (source name, text) pairs.
-    pub fn read_files(&self, names: &[String]) -> Result<Vec<(String, String)>, CmdError> {
-        let mut out = Vec::new();
-        for n in names {
-            if n == "-" {
-                out.push(("STDIN".to_string(), self.stdin.unwrap_or("").to_string()));
-            } else if let Some(t) = self.files.get(n) {
-                out.push((n.clone(), t.clone()));
-            } else {
-                return Err(CmdError::Plain(format!("the path \"{n}\" does not exist")));
-            }
-        }
-        Ok(out)
     }
 }
 
@@ -881,16 +459,5 @@ mod tests {
         let out = c.execute(&mut api, "kubectl get nope\nkubectl get ns a -o name");
         assert_eq!(out.terminal(), "error: the server doesn't have a resource type \"nope\"\nnamespace/a\n");
         assert_eq!(out.exit_code, 0);
-    }
-
-    #[test]
-    fn output_keeps_terminal_order() {
-        let mut o = Output::default();
-        o.out("a\n");
-        o.err("b\n");
-        o.out("c\n");
-        assert_eq!(o.terminal(), "a\nb\nc\n");
-        assert_eq!((o.stdout(), o.stderr()), ("a\nc\n".to_string(), "b\n".to_string()));
-        assert_eq!(o.chunks.len(), 3);
     }
 }

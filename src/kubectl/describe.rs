@@ -4,7 +4,7 @@
 //! consecutive lines that have the column.
 
 use super::cluster::Cluster;
-use super::console::{CmdError, Ctx, Output};
+use super::cmd::{CmdError, Ctx, Output};
 use super::flags::{flag, FlagKind, FlagSpec, Parsed, ALL_NAMESPACES, SELECTOR};
 use super::printers::{age, format_label_selector};
 use super::resources::{self, Target};

@@ -18,7 +18,8 @@
 use serde_json::Value;
 
 use super::cluster::Cluster;
-use super::console::{CmdError, Continuation, Ctx, Output, WatchPrinter, WatchState};
+use super::cmd::{CmdError, Ctx, Output};
+use super::continuation::{Continuation, WatchPrinter, WatchState};
 use super::flags::{flag, FlagKind, FlagSpec, Parsed};
 use super::printers::age;
 use super::resources;

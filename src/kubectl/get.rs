@@ -2,7 +2,8 @@
 //! (kubernetes-semantics.md §8; kubectl pkg/cmd/get/get.go).
 
 use super::cluster::Cluster;
-use super::console::{CmdError, Continuation, Ctx, Output, WatchPrinter, WatchState};
+use super::cmd::{CmdError, Ctx, Output};
+use super::continuation::{Continuation, WatchPrinter, WatchState};
 use super::flags::{flag, FlagKind, FlagSpec, Parsed, ALL_NAMESPACES};
 use super::jsonpath::JsonPath;
 use super::printers::{self, TableOptions};

@@ -6,7 +6,8 @@
 //! (watches, waiting deletes, `rollout status`) gets to print, so rows appear where they happen.
 
 use super::cluster::Cluster;
-use super::console::{CmdError, Console, Output};
+use super::cmd::{CmdError, Output};
+use super::console::Console;
 use crate::engine::kinds::Kind;
 use crate::engine::object::ObjectExt;
 use crate::engine::time::{parse_duration, Time};

@@ -1,9 +1,13 @@
 //! kubectl and `lab`: the command language of the console, lessons, embeds and transcripts.
 //!
-//! - [`console`]: the session ([`Console::execute`]) and what a command prints ([`Output`]),
-//!   with the [`Continuation`]s (watches, waiting deletes) the world resumes as it advances.
+//! - [`console`]: the session ([`Console::execute`]), which dispatches each command line.
+//! - [`cmd`]: what every command shares: its context, what it prints ([`Output`]), its errors.
+//! - [`continuation`]: what kubectl keeps doing after a command ([`Continuation`]: watches,
+//!   waiting deletes) and the world resumes as it advances.
 //! - [`shell`], [`flags`], [`resources`]: from a typed line to kinds, names and flag values.
-//! - [`get`], [`describe`], [`events`], [`mutate`], [`rollout`], [`help`]: the verbs.
+//! - [`commands`]: the one table of kubectl's verbs (name, help, flags, what each runs), which
+//!   the console dispatches from and [`help`] and [`complete`] read.
+//! - [`get`], [`describe`], [`events`], [`mutate`], [`rollout`], [`wait`]: the verbs.
 //! - [`printers`], [`table`], [`jsonpath`], [`gojson`], [`manifest`]: kubectl's output formats.
 //! - [`apply_patch`]: client-side apply's three-way merge.
 //! - [`transcript`]: the Markdown transcript runner used by `cargo test` and `reconcile-lab check`.
@@ -27,8 +31,11 @@
 
 pub mod apply_patch;
 pub mod cluster;
+pub mod cmd;
+pub mod commands;
 pub mod complete;
 pub mod console;
+pub mod continuation;
 pub mod describe;
 pub mod events;
 pub mod flags;
@@ -47,4 +54,6 @@ pub mod table;
 pub mod transcript;
 pub mod wait;
 
-pub use console::{Console, Continuation, EditSession, Output};
+pub use cmd::{EditSession, Output, Stream};
+pub use console::Console;
+pub use continuation::Continuation;

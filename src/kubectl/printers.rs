@@ -206,8 +206,14 @@ fn pod_cells(pod: &Value, now: Time) -> (String, String, String) {
             .is_some_and(|cs| cs.iter().any(|c| s(c, &["type"]) == "Ready" && s(c, &["status"]) == "True"));
         reason = if ready_cond { "Running".into() } else { "NotReady".into() };
     }
-    if pod.is_deleting() {
-        reason = if s(pod, &["status", "reason"]) == "NodeLost" { "Unknown".into() } else { "Terminating".into() };
+    // A deleted pod shows Terminating until the kubelet writes its terminal phase; then the
+    // containers' own reason (Completed, Error) shows (kubectl printers.go `printPod`:
+    // `!podutil.IsPodPhaseTerminal`).
+    let phase = s(pod, &["status", "phase"]);
+    if pod.is_deleting() && s(pod, &["status", "reason"]) == "NodeLost" {
+        reason = "Unknown".into();
+    } else if pod.is_deleting() && phase != "Succeeded" && phase != "Failed" {
+        reason = "Terminating".into();
     }
     let restarts_cell = match last_restart {
         Some(t) => format!("{restarts} ({} ago)", human_duration(now.millis_since(t))),

@@ -1,7 +1,7 @@
 //! Resolving kubectl's resource arguments (`deploy`, `deploy web db`, `deploy/web`,
 //! `deploy,rs`, `all`) into kinds and names, as cli-runtime's resource builder does.
 
-use super::console::CmdError;
+use super::cmd::CmdError;
 use crate::engine::kinds::Kind;
 
 /// One thing a command acts on.

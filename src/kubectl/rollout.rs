@@ -1,9 +1,10 @@
-//! `kubectl rollout status|history|undo|restart` for Deployments (kubectl pkg/cmd/rollout,
+//! `kubectl rollout status|history|undo|restart|pause|resume` for Deployments (kubectl pkg/cmd/rollout,
 //! pkg/polymorphichelpers: `DeploymentStatusViewer`, `DeploymentHistoryViewer`,
 //! `DeploymentRollbacker`, `defaultObjectRestarter`).
 
 use super::cluster::Cluster;
-use super::console::{CmdError, Continuation, Ctx, Output};
+use super::cmd::{CmdError, Ctx, Output};
+use super::continuation::Continuation;
 use super::flags::{flag, FlagKind, FlagSpec, Parsed};
 use super::resources::{self, Target};
 use crate::engine::apiserver::{Patch, Subresource};
@@ -225,6 +226,14 @@ pub fn undo(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) 
         };
         return out.fail(CmdError::Plain(msg));
     };
+    // `DeploymentRollbacker.Rollback`: a paused Deployment is refused after the revision is
+    // found and before the template is compared (polymorphichelpers/rollback.go).
+    if d.pointer("/spec/paused").and_then(Value::as_bool).unwrap_or(false) {
+        return out.fail(CmdError::Plain(
+            "you cannot rollback a paused deployment; resume it first with 'kubectl rollout resume' and try again"
+                .into(),
+        ));
+    }
     let mut tpl = rs.pointer("/spec/template").cloned().unwrap_or(json!({}));
     if let Some(labels) = tpl.pointer_mut("/metadata/labels").and_then(Value::as_object_mut) {
         labels.remove("pod-template-hash");
@@ -275,5 +284,66 @@ pub fn restart(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Outpu
     match api.patch(kind, Some(ctx.ns), &name, &Patch::Strategic(patch), Subresource::Main) {
         Ok(_) => out.out(format!("deployment.apps/{name} restarted\n")),
         Err(e) => out.fail(e.into()),
+    }
+}
+
+/// `rollout pause` and `rollout resume` flags.
+pub const PAUSE_FLAGS: &[FlagSpec] = &[];
+
+/// `kubectl rollout pause|resume deployment/NAME` (kubectl `pkg/cmd/rollout/rollout_pause.go`
+/// `RunPause`, `rollout_resume.go` `RunResume`, with `polymorphichelpers.defaultObjectPauser` /
+/// `defaultObjectResumer`): a strategic merge patch of `spec.paused`. Pausing a paused Deployment
+/// (or resuming one that is not paused) is the helper's error, `is already paused` / `is not
+/// paused`, printed as `error: deployments.apps "web" is already paused`; any other kind cannot
+/// be paused (`pausing is not supported`).
+pub fn pause(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) {
+    pause_or_resume(api, ctx, p, out, true);
+}
+
+/// `kubectl rollout resume`: see [`pause_or_resume`].
+pub fn resume(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) {
+    pause_or_resume(api, ctx, p, out, false);
+}
+
+fn pause_or_resume(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output, pause: bool) {
+    let targets = match resources::resolve(&p.args, false) {
+        Ok(t) => t,
+        Err(e) => return out.fail(e),
+    };
+    if targets.is_empty() {
+        return out.fail(CmdError::Plain("required resource not specified".into()));
+    }
+    let mut errors = Vec::new();
+    for target in targets {
+        let Target::Named(kind, name) = target else {
+            errors.push("this console handles named resources only: kubectl rollout pause deployment/NAME".into());
+            continue;
+        };
+        let obj = match api.get(kind, Some(ctx.ns), &name) {
+            Ok(o) => o,
+            Err(e) => return out.fail(e.into()),
+        };
+        let resource = kind.group_resource();
+        let (verb, done) = if pause { ("pausing", "paused") } else { ("resuming", "resumed") };
+        if kind.kind != "Deployment" {
+            errors.push(format!("{resource} {name:?} {verb} is not supported"));
+            continue;
+        }
+        let paused = obj.pointer("/spec/paused").and_then(Value::as_bool).unwrap_or(false);
+        if paused == pause {
+            let why = if pause { "is already paused" } else { "is not paused" };
+            errors.push(format!("{resource} {name:?} {why}"));
+            continue;
+        }
+        let patch = json!({"spec": {"paused": if pause { json!(true) } else { Value::Null }}});
+        match api.patch(kind, Some(ctx.ns), &name, &Patch::Strategic(patch), Subresource::Main) {
+            Ok(_) => out.out(format!("{}/{name} {done}\n", kind.name_prefix())),
+            Err(e) => errors.push(format!("failed to patch: {}", e.message)),
+        }
+    }
+    if !errors.is_empty() {
+        // utilerrors.NewAggregate: one error prints alone, several as a bracketed list.
+        let msg = if errors.len() == 1 { errors.remove(0) } else { format!("[{}]", errors.join(", ")) };
+        out.fail(CmdError::Plain(msg));
     }
 }

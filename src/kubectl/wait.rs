@@ -4,7 +4,8 @@
 //! timeout (default 30s) is measured on the virtual clock.
 
 use super::cluster::Cluster;
-use super::console::{CmdError, Continuation, Ctx, Output};
+use super::cmd::{CmdError, Ctx, Output};
+use super::continuation::Continuation;
 use super::flags::{flag, FlagKind, FlagSpec, Parsed};
 use super::jsonpath::JsonPath;
 use super::resources::{self, Target};

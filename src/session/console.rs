@@ -1,7 +1,7 @@
 //! The console's side of the session: the transcript the page shows, input history (Up/Down)
 //! and Tab completion. The commands themselves run in [`crate::kubectl::Console`].
 
-use crate::kubectl::console::{Output, Stream};
+use crate::kubectl::cmd::{Output, Stream};
 
 /// The most blocks the transcript keeps; older ones scroll away (a terminal's scrollback).
 pub const SCROLLBACK: usize = 400;

@@ -3,7 +3,7 @@
 //! save after the cluster moved on gets the real 409 Conflict, kubernetes-semantics.md on
 //! optimistic concurrency).
 
-use crate::kubectl::console::EditSession;
+use crate::kubectl::cmd::EditSession;
 use crate::yaml;
 
 /// Where a buffer came from, which decides what Apply does.

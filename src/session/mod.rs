@@ -18,7 +18,7 @@ pub mod share;
 pub mod timeline;
 
 use crate::engine::world::{ActionKind, Actor, Fault, Pending, Settled, StepRecord, World};
-use crate::kubectl::console::{Output, Stream};
+use crate::kubectl::cmd::{Output, Stream};
 use crate::kubectl::Console;
 use crate::lessons::LessonRun;
 

@@ -165,6 +165,23 @@ impl ApiServer {
             return Err(Status::forbidden(kind, name, "this namespace may not be deleted"));
         }
         if kind.kind == "Namespace" {
+            // The namespace REST storage checks the preconditions itself, first, on every call,
+            // and reports them as a plain Conflict (pkg/registry/core/namespace/storage/
+            // storage.go, `REST.Delete`).
+            let conflict =
+                |msg: String| Status::conflict_with(&kind.group_resource(), kind.group, kind.resource, name, &msg);
+            if let Some(uid) = opts.preconditions_uid.as_ref().filter(|u| *u != old.uid()) {
+                return Err(conflict(format!(
+                    "Precondition failed: UID in precondition: {uid}, UID in object meta: {}",
+                    old.uid()
+                )));
+            }
+            let stored = old.resource_version().to_string();
+            if let Some(rv) = opts.preconditions_resource_version.as_ref().filter(|rv| **rv != stored) {
+                return Err(conflict(format!(
+                    "Precondition failed: ResourceVersion in precondition: {rv}, ResourceVersion in object meta: {stored}"
+                )));
+            }
             if !old.is_deleting() {
                 return self.delete_namespace(kind, key, old, opts);
             }
@@ -286,8 +303,7 @@ impl ApiServer {
 
     /// Namespace DELETE, first call (k/k `pkg/registry/core/namespace/storage/storage.go`):
     /// deletionTimestamp and phase Terminating in one write (no deletionGracePeriodSeconds), the
-    /// GC finalizers set only as an explicit policy says (Background removes them). The
-    /// preconditions are the storage's, so a failure reads as a StorageError. Later calls wait
+    /// GC finalizers set only as an explicit policy says (Background removes them). Later calls wait
     /// for `spec.finalizers` to empty, then take the ordinary path.
     fn delete_namespace(
         &mut self,
@@ -296,29 +312,6 @@ impl ApiServer {
         old: Arc<Value>,
         opts: &DeleteOptions,
     ) -> Result<Deleted, Status> {
-        let name = key.2.clone();
-        let storage_conflict = |msg: String| {
-            let cause = format!(
-                "StorageError: invalid object, Code: 4, Key: /registry/namespaces/{name}, ResourceVersion: 0, AdditionalErrorMsg: {msg}"
-            );
-            Status::conflict_with(&kind.group_resource(), kind.group, kind.resource, &name, &cause)
-        };
-        if let Some(uid) = &opts.preconditions_uid {
-            if uid != old.uid() {
-                return Err(storage_conflict(format!(
-                    "Precondition failed: UID in precondition: {uid}, UID in object meta: {}",
-                    old.uid()
-                )));
-            }
-        }
-        if let Some(rv) = &opts.preconditions_resource_version {
-            if *rv != old.resource_version().to_string() {
-                return Err(storage_conflict(format!(
-                    "Precondition failed: ResourceVersion in precondition: {rv}, ResourceVersion in object meta: {}",
-                    old.resource_version()
-                )));
-            }
-        }
         let mut new = (*old).clone();
         new.meta_mut().insert("deletionTimestamp".into(), Value::from(self.now.rfc3339()));
         let have_orphan = old.has_finalizer(ORPHAN);

@@ -47,6 +47,11 @@ pub struct DeploymentController;
 
 type R<T> = Result<T, String>;
 
+/// `spec.paused`.
+fn is_paused(d: &Value) -> bool {
+    d.pointer("/spec/paused").and_then(Value::as_bool).unwrap_or(false)
+}
+
 fn is_rolling(d: &impl Json) -> bool {
     str_at(d, "/spec/strategy/type") != "Recreate"
 }
@@ -353,11 +358,14 @@ impl Sync<'_, '_> {
         let mut owned = Vec::new();
         for rs in candidates {
             let matches = selector_matches(selector.as_ref(), rs.pointer("/metadata/labels"));
+            // ClaimObject (controller_ref_manager.go): an owner being deleted keeps what it owns
+            // and matches, but neither releases nor adopts; a ReplicaSet being deleted is not
+            // adopted.
             match rs.controller_ref() {
                 Some(r) if r.uid == uid => {
                     if matches {
                         owned.push(rs);
-                    } else {
+                    } else if !self.d.is_deleting() {
                         let refs: Vec<Value> = rs
                             .owner_references()
                             .into_iter()
@@ -372,7 +380,7 @@ impl Sync<'_, '_> {
                             .map_err(|e| e.message)?;
                     }
                 }
-                None if matches && !self.d.is_deleting() => {
+                None if matches && !self.d.is_deleting() && !rs.is_deleting() => {
                     let mut refs: Vec<Value> =
                         rs.owner_references().into_iter().filter_map(|o| serde_json::to_value(o).ok()).collect();
                     refs.push(serde_json::to_value(OwnerReference::controller_ref(&self.d)).unwrap_or(Value::Null));
@@ -566,11 +574,21 @@ impl Sync<'_, '_> {
     fn sync_rollout_status(&mut self, all: &[Value], new_rs: Option<&Value>) -> R<()> {
         let now = self.ctx.now;
         let mut st = calculate_status(all, new_rs, &self.d, now);
+        // A missed deadline is a report, not a verdict: upstream re-evaluates on every sync until
+        // the rollout is complete (`isCompleteDeployment`: all replicas updated and the current
+        // condition already `NewReplicaSetAvailable`), so a timed-out rollout that recovers goes
+        // back to `ReplicaSetUpdated`, then `NewReplicaSetAvailable` (progress.go,
+        // `syncRolloutStatus`).
+        if progress_deadline(&self.d).is_none() {
+            remove_condition(&mut st, "Progressing");
+        }
+        let cur = get_condition(&self.d["status"], "Progressing").cloned();
+        let g = |f: &str| st.get(f).and_then(Value::as_i64).unwrap_or(0);
+        let is_complete_deployment = g("replicas") == g("updatedReplicas")
+            && cur.as_ref().is_some_and(|c| c["reason"] == "NewReplicaSetAvailable");
         if progress_deadline(&self.d).is_some() {
-            let cur = get_condition(&st, "Progressing").cloned();
-            let timed_out_already = cur.as_ref().is_some_and(|c| c["reason"] == "ProgressDeadlineExceeded");
             let rs_name = new_rs.map(|r| r.name().to_string());
-            if !timed_out_already {
+            if !is_complete_deployment {
                 if deployment_complete(&self.d, &st) {
                     let msg = match &rs_name {
                         Some(n) => format!("ReplicaSet \"{n}\" has successfully progressed."),
@@ -599,24 +617,31 @@ impl Sync<'_, '_> {
                 }
             }
         }
-        // getReplicaFailures: the new ReplicaSet's ReplicaFailure condition moves up.
-        let failure = new_rs.and_then(|rs| {
+        // getReplicaFailures: the new ReplicaSet's ReplicaFailure condition, else the first of
+        // any ReplicaSet's, moves up as it is (ReplicaSetToDeploymentCondition: both times are
+        // the ReplicaSet condition's lastTransitionTime) (progress.go).
+        let failure_of = |rs: &Value| {
             rs.pointer("/status/conditions")
                 .and_then(Value::as_array)
                 .and_then(|cs| cs.iter().find(|c| c["type"] == "ReplicaFailure"))
                 .cloned()
-        });
+        };
+        let failure = new_rs.and_then(failure_of).or_else(|| all.iter().find_map(failure_of));
         match failure {
-            Some(f) => set_condition(
-                &mut st,
-                condition(
+            Some(f) => {
+                let mut c = condition(
                     "ReplicaFailure",
                     f["status"].as_str().unwrap_or("True"),
                     f["reason"].as_str().unwrap_or(""),
                     f["message"].as_str().unwrap_or(""),
                     now,
-                ),
-            ),
+                );
+                if let Some(t) = f.get("lastTransitionTime").filter(|t| t.is_string()) {
+                    c["lastUpdateTime"] = t.clone();
+                    c["lastTransitionTime"] = t.clone();
+                }
+                set_condition(&mut st, c);
+            }
             None => remove_condition(&mut st, "ReplicaFailure"),
         }
         if self.d.get("status") == Some(&st) {
@@ -662,10 +687,39 @@ impl Sync<'_, '_> {
             .any(|rs| rs.annotation(DESIRED_REPLICAS).is_some_and(|a| a != replicas)))
     }
 
-    /// `sync`: a scaling event.
+    /// `checkPausedConditions`: `Progressing Unknown DeploymentPaused` when paused, then
+    /// `DeploymentResumed` when resumed, so that the time spent paused never counts against the
+    /// progress deadline; a reported `ProgressDeadlineExceeded` is left alone (sync.go). Upstream
+    /// discards the object the status write returns and goes on with its own copy (old
+    /// resourceVersion, new condition): so does this, and a later status write of the same sync
+    /// meets the 409 a real controller would.
+    fn check_paused_conditions(&mut self) -> R<()> {
+        if progress_deadline(&self.d).is_none() {
+            return Ok(());
+        }
+        let cond = get_condition(&self.d["status"], "Progressing");
+        if cond.is_some_and(|c| c["reason"] == "ProgressDeadlineExceeded") {
+            return Ok(());
+        }
+        let paused_cond_exists = cond.is_some_and(|c| c["reason"] == "DeploymentPaused");
+        let now = self.ctx.now;
+        let condition = match (is_paused(&self.d), paused_cond_exists) {
+            (true, false) => condition("Progressing", "Unknown", "DeploymentPaused", "Deployment is paused", now),
+            (false, true) => condition("Progressing", "Unknown", "DeploymentResumed", "Deployment is resumed", now),
+            _ => return Ok(()),
+        };
+        set_condition(&mut self.d["status"], condition);
+        self.ctx.api.update_status(self.d.clone()).map(|_| ()).map_err(|e| e.message)
+    }
+
+    /// `sync`: a scaling event, or any sync of a paused Deployment.
     fn scale_sync(&mut self, rs_list: &[Value]) -> R<()> {
         let (new, old) = self.all_and_sync_revision(rs_list, false)?;
         self.scale(new.as_ref(), &old)?;
+        // "Clean up the deployment when it's paused and no rollback is in flight."
+        if is_paused(&self.d) {
+            self.cleanup(&old)?;
+        }
         let mut all = old;
         all.extend(new.iter().cloned());
         self.sync_status(&all, new.as_ref())
@@ -1043,6 +1097,12 @@ impl Controller for DeploymentController {
                 all.extend(new.iter().cloned());
                 return s.sync_status(&all, new.as_ref());
             }
+            s.check_paused_conditions()?;
+            // A paused Deployment only scales: no new ReplicaSet, no rollout step
+            // (deployment_controller.go `syncDeployment`: `if d.Spec.Paused { return dc.sync(...) }`).
+            if is_paused(&s.d) {
+                return s.scale_sync(&rs_list);
+            }
             if s.is_scaling_event(&rs_list)? {
                 return s.scale_sync(&rs_list);
             }
@@ -1148,6 +1208,41 @@ mod tests {
             get_condition(&d["status"], "Progressing").unwrap()["message"],
             format!("Created new replica set \"web-{hash}\"")
         );
+    }
+
+    /// getReplicaFailures: with none on the new ReplicaSet, an old ReplicaSet's ReplicaFailure
+    /// becomes the Deployment's (progress.go).
+    #[test]
+    fn replica_failure_comes_from_any_replica_set() {
+        let d = deploy(2, "nginx:2");
+        let mut api = FakeApi::default();
+        api.put(d.clone());
+        let mut cache = Caches::default();
+        cache.insert(d.clone());
+        let mut seq = 0;
+        let mut ctx = Ctx { now: Time::START, cache: &cache, api: &mut api, event_seq: &mut seq };
+        DeploymentController::new().reconcile("default/web", &mut ctx);
+        let new_rs = api.objects.values().find(|o| o.kind() == "ReplicaSet").unwrap().clone();
+        let mut old_rs = new_rs.clone();
+        old_rs["metadata"]["name"] = json!("web-old");
+        old_rs["metadata"]["uid"] = json!("old-uid");
+        old_rs["metadata"]["annotations"][REVISION] = json!("0");
+        old_rs["spec"]["template"]["spec"]["containers"][0]["image"] = json!("nginx:1");
+        old_rs["spec"]["replicas"] = json!(1);
+        old_rs["status"] = json!({"replicas": 0, "conditions": [{"type": "ReplicaFailure", "status": "True",
+            "lastTransitionTime": Time::START.rfc3339(), "reason": "FailedCreate", "message": "quota"}]});
+        let d = api.objects.values().find(|o| o.kind() == "Deployment").unwrap().clone();
+        let mut cache = Caches::default();
+        for o in [d, new_rs, old_rs] {
+            cache.insert(o);
+        }
+        let later = Time::START.after(Duration::from_secs(5));
+        let mut ctx = Ctx { now: later, cache: &cache, api: &mut api, event_seq: &mut seq };
+        DeploymentController::new().reconcile("default/web", &mut ctx);
+        let d = api.objects.values().find(|o| o.kind() == "Deployment").unwrap();
+        let f = get_condition(&d["status"], "ReplicaFailure").expect("ReplicaFailure");
+        assert_eq!((f["reason"].as_str(), f["message"].as_str()), (Some("FailedCreate"), Some("quota")));
+        assert_eq!(f["lastUpdateTime"], Time::START.rfc3339());
     }
 
     #[test]

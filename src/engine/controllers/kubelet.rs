@@ -1,17 +1,29 @@
 //! The kubelets of the cluster's nodes, as one agent that acts for each pod's node (records name
 //! the node). A bound pod goes Pending (`ContainerCreating`) after [`KubeletConfig::create_delay`],
 //! then Running and Ready after [`KubeletConfig::start_delay`]; an image marked as failing never
-//! starts (`ErrImagePull`, then `ImagePullBackOff`). A pod with a `deletionTimestamp` is stopped
-//! and, once its grace period is over (or [`KubeletConfig::stop_after`], if shorter), deleted for
-//! good with grace period 0 and a uid precondition, as the kubelet's status manager does
-//! (kubernetes-semantics.md §3.5: graceful deletion).
+//! starts (`ErrImagePull`, then `ImagePullBackOff`).
+//!
+//! A pod with a `deletionTimestamp` stops the way the 1.34 kubelet stops it (k/k
+//! `pkg/kubelet/kubelet.go` `SyncTerminatingPod`, `kuberuntime/kuberuntime_container.go`
+//! `killContainer`, `status/status_manager.go` `TerminatePod` and `canBeDeleted`): at once, a
+//! `Killing` event ("Stopping container web") for each running container, which gets SIGTERM.
+//! The lab runs no processes, so how long a container takes to exit is a property of its image
+//! ([`KubeletConfig::sigterm_exit`]): most images exit on SIGTERM ([`KubeletConfig::stop_delay`],
+//! a second), while the images of [`KubeletConfig::ignore_sigterm`] (busybox, whose `sleep`
+//! runs as PID 1 with no signal handler) run on until the grace period ends and are killed
+//! (SIGKILL, exit code 137). Then the kubelet writes the terminal status: the containers
+//! `terminated` (`Completed`, exit 0, or `Error`, 137; a container that never started
+//! `ContainerStatusUnknown`), `Ready` and `ContainersReady` `False` (`PodCompleted` or
+//! `PodFailed`), phase `Succeeded` when every container exited 0, else `Failed`; and only then
+//! deletes the pod for good, with grace period 0 and a uid precondition.
 //!
 //! Status fields are written the way the kubelet writes them (k/k `pkg/kubelet/kubelet_pods.go`
 //! `generateAPIPodStatus`, `status/generate.go`): the five pod conditions with
 //! `ContainersNotReady` / `containers with unready status: [web]` while not ready, `hostIP`,
-//! `podIP`, `startTime`, `qosClass`, and one `containerStatuses` entry per container.
-//! Differences: no probes, no restarts, no container IDs from a real runtime (they are derived from
-//! the pod uid).
+//! `podIP`, `startTime`, `qosClass`, `observedGeneration` (feature gate
+//! `PodObservedGenerationTracking`, beta and on in 1.34), and one `containerStatuses` entry per
+//! container. Differences: no probes, no restarts, no container IDs from a real runtime (they are
+//! derived from the pod uid).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
@@ -40,8 +52,12 @@ pub struct KubeletConfig {
     pub create_delay: Duration,
     /// From `ContainerCreating` to Running and Ready.
     pub start_delay: Duration,
-    /// How long containers take to stop after a graceful delete; `None`: the whole grace period.
-    pub stop_after: Option<Duration>,
+    /// How long a container that exits on SIGTERM takes to stop (nginx: well under a second;
+    /// with the kubelet's own work the pod is gone about a second after its deletion).
+    pub stop_delay: Duration,
+    /// Images (by repository name, any registry and tag) whose containers ignore SIGTERM and are
+    /// killed when the grace period ends: `busybox` by default, whose `sleep` runs as PID 1.
+    pub ignore_sigterm: BTreeSet<String>,
     /// Images that cannot be pulled (the pod never becomes ready).
     pub failing_images: BTreeSet<String>,
     /// Every delay is multiplied by this (the "slow kubelets" fault); 1 is normal speed.
@@ -53,7 +69,8 @@ impl Default for KubeletConfig {
         KubeletConfig {
             create_delay: Duration::from_millis(500),
             start_delay: Duration::from_secs(2),
-            stop_after: None,
+            stop_delay: Duration::from_secs(1),
+            ignore_sigterm: BTreeSet::from(["busybox".to_string()]),
             failing_images: BTreeSet::new(),
             slowdown: 1,
         }
@@ -69,6 +86,9 @@ pub struct Kubelet {
     seen: BTreeMap<String, Time>,
     /// Pod IPs handed out per node.
     next_ip: BTreeMap<String, u32>,
+    /// When the kubelet began to stop each deleted pod (sent SIGTERM; lost on restart, when the
+    /// new kubelet stops the pod again).
+    killing: BTreeMap<String, Time>,
 }
 
 impl Kubelet {
@@ -83,6 +103,22 @@ impl Kubelet {
 
     fn node_index(node: &str) -> u32 {
         node.rsplit('-').next().and_then(|n| n.parse().ok()).unwrap_or(0)
+    }
+}
+
+impl KubeletConfig {
+    /// How long a container of this image takes to exit after SIGTERM; `None` when it ignores
+    /// SIGTERM and runs until the grace period ends (then SIGKILL).
+    pub fn sigterm_exit(&self, image: &str) -> Option<Duration> {
+        let full = normalize_image(image);
+        let path = full.split(['@']).next().unwrap_or(&full);
+        let repo = path.rsplit_once(':').filter(|(_, tag)| !tag.contains('/')).map_or(path, |(r, _)| r);
+        let name = repo.rsplit('/').next().unwrap_or(repo);
+        if self.ignore_sigterm.contains(name) {
+            None
+        } else {
+            Some(self.stop_delay)
+        }
     }
 }
 
@@ -127,6 +163,25 @@ fn cond(ctype: &str, status: &str, t: &str, reason: Option<&str>, message: Optio
     Value::Object(c)
 }
 
+/// A kubelet-owned condition with `observedGeneration` (the pod's `metadata.generation` the
+/// status was computed from), placed after `type` as Go marshals `PodCondition`
+/// (`PodObservedGenerationTracking`, beta and on by default in 1.34: pkg/features/kube_features.go).
+fn observed(c: Value, generation: i64) -> Value {
+    let Value::Object(m) = c else { return c };
+    if generation <= 0 {
+        return Value::Object(m);
+    }
+    let mut out = Map::new();
+    for (k, v) in m {
+        let is_type = k == "type";
+        out.insert(k, v);
+        if is_type {
+            out.insert("observedGeneration".into(), json!(generation));
+        }
+    }
+    Value::Object(out)
+}
+
 /// Keeps a condition's `lastTransitionTime` when its status did not change.
 fn keep_transition(old: &Value, mut c: Value) -> Value {
     if let Some(prev) = pod_condition(old, c["type"].as_str().unwrap_or("")) {
@@ -155,11 +210,12 @@ impl Kubelet {
         let sandbox = if state == "creating" { "False" } else { "True" };
         let sched_t =
             pod_condition(pod, "PodScheduled").and_then(|c| c["lastTransitionTime"].as_str()).unwrap_or(&t).to_string();
+        let g = pod.generation();
         let conditions = vec![
-            keep_transition(pod, cond("PodReadyToStartContainers", sandbox, &t, None, None)),
-            keep_transition(pod, cond("Initialized", "True", &t, None, None)),
-            keep_transition(pod, cond("Ready", ready_s, &t, r_reason, r_msg)),
-            keep_transition(pod, cond("ContainersReady", ready_s, &t, r_reason, r_msg)),
+            observed(keep_transition(pod, cond("PodReadyToStartContainers", sandbox, &t, None, None)), g),
+            observed(keep_transition(pod, cond("Initialized", "True", &t, None, None)), g),
+            observed(keep_transition(pod, cond("Ready", ready_s, &t, r_reason, r_msg)), g),
+            observed(keep_transition(pod, cond("ContainersReady", ready_s, &t, r_reason, r_msg)), g),
             cond("PodScheduled", "True", &sched_t, None, None),
         ];
         let statuses: Vec<Value> = cs
@@ -195,6 +251,9 @@ impl Kubelet {
             })
             .collect();
         let mut st = Map::new();
+        if g > 0 {
+            st.insert("observedGeneration".into(), json!(g));
+        }
         st.insert("phase".into(), json!(if running { "Running" } else { "Pending" }));
         st.insert("conditions".into(), Value::Array(conditions));
         let host_ip = format!("10.0.0.{}", 10 + idx);
@@ -216,6 +275,149 @@ impl Kubelet {
         st.insert("containerStatuses".into(), Value::Array(statuses));
         st.insert("qosClass".into(), json!("BestEffort"));
         Value::Object(st)
+    }
+
+    /// The terminal status the kubelet writes once every container has stopped
+    /// (`generateAPIPodStatus` with `podIsTerminal`, then the status manager's `TerminatePod`):
+    /// each container `terminated` with its exit code (`killed`: SIGKILL at the end of the grace
+    /// period), one that never ran `ContainerStatusUnknown`; `Ready` and `ContainersReady`
+    /// `False` with `PodCompleted` or `PodFailed` (status/generate.go
+    /// `generateContainersReadyConditionForTerminalPhase`); the sandbox gone; phase `Succeeded`
+    /// when every container exited 0, else `Failed`.
+    fn terminal_status(pod: &Value, killed: bool, now: Time) -> Value {
+        let t = now.rfc3339();
+        let mut st = pod.get("status").and_then(Value::as_object).cloned().unwrap_or_default();
+        let mut all_zero = true;
+        let statuses: Vec<Value> = st
+            .get("containerStatuses")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default()
+            .into_iter()
+            .map(|mut c| {
+                let terminated = match c.pointer("/state/running/startedAt").and_then(Value::as_str) {
+                    Some(started) => {
+                        let (code, reason) = if killed { (137, "Error") } else { (0, "Completed") };
+                        let mut term = Map::new();
+                        term.insert("exitCode".into(), json!(code));
+                        term.insert("reason".into(), json!(reason));
+                        term.insert("startedAt".into(), json!(started));
+                        term.insert("finishedAt".into(), json!(t));
+                        if let Some(id) = c.get("containerID") {
+                            term.insert("containerID".into(), id.clone());
+                        }
+                        Value::Object(term)
+                    }
+                    None => json!({"exitCode": 137, "reason": "ContainerStatusUnknown",
+                        "message": "The container could not be located when the pod was terminated"}),
+                };
+                if terminated["exitCode"] != 0 {
+                    all_zero = false;
+                }
+                c["state"] = json!({"terminated": terminated});
+                c["ready"] = json!(false);
+                c["started"] = json!(false);
+                c
+            })
+            .collect();
+        let phase = if all_zero && !statuses.is_empty() { "Succeeded" } else { "Failed" };
+        let reason = if phase == "Succeeded" { "PodCompleted" } else { "PodFailed" };
+        let g = pod.generation();
+        let conditions: Vec<Value> = st
+            .get("conditions")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default()
+            .into_iter()
+            .map(|c| match c["type"].as_str().unwrap_or("") {
+                "PodReadyToStartContainers" => {
+                    observed(keep_transition(pod, cond("PodReadyToStartContainers", "False", &t, None, None)), g)
+                }
+                ctype @ ("Ready" | "ContainersReady") => {
+                    observed(keep_transition(pod, cond(ctype, "False", &t, Some(reason), None)), g)
+                }
+                _ => c,
+            })
+            .collect();
+        if g > 0 {
+            st.insert("observedGeneration".into(), json!(g));
+        }
+        st.insert("phase".into(), json!(phase));
+        st.insert("conditions".into(), Value::Array(conditions));
+        st.insert("containerStatuses".into(), Value::Array(statuses));
+        Value::Object(st)
+    }
+
+    /// A deleted pod: SIGTERM (a `Killing` event per running container), wait for the containers
+    /// to exit (or the grace period to end), write the terminal status, then delete the pod for
+    /// good (the status manager's `syncPod`: `canBeDeleted`, then DELETE with grace period 0 and
+    /// a uid precondition).
+    fn stop(&mut self, key: &str, pod: &Value, grace_end: Time, ctx: &mut Ctx<'_>) -> Outcome {
+        let now = ctx.now;
+        let running: Vec<(String, String)> = pod
+            .pointer("/status/containerStatuses")
+            .and_then(Value::as_array)
+            .map(|cs| {
+                cs.iter()
+                    .filter(|c| c.pointer("/state/running").is_some())
+                    .map(|c| {
+                        let name = str_at(c, "/name").to_string();
+                        let image = containers(pod).into_iter().find(|(n, _)| *n == name).map(|(_, i)| i);
+                        (name, image.unwrap_or_default())
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        let started = match self.killing.get(key) {
+            Some(t) => *t,
+            None => {
+                self.killing.insert(key.to_string(), now);
+                // killContainer: "Stopping container <name>" (reason Killing), before SIGTERM.
+                for (name, _) in &running {
+                    ctx.event("kubelet", pod, "Normal", "Killing", &format!("Stopping container {name}"));
+                }
+                now
+            }
+        };
+        // Every container has exited once the slowest has; one that ignores SIGTERM is killed
+        // when the grace period ends.
+        let mut exit_at = started;
+        let mut killed = false;
+        for (_, image) in &running {
+            let at = match self.config.sigterm_exit(image) {
+                Some(d) => started.after(self.scaled(d)),
+                None => grace_end,
+            };
+            if at >= grace_end {
+                killed = true;
+            }
+            exit_at = exit_at.max(at.min(grace_end));
+        }
+        if now < exit_at {
+            return Outcome::RequeueAfter(exit_at.since(now));
+        }
+        let terminal = matches!(str_at(pod, "/status/phase"), "Succeeded" | "Failed");
+        if !terminal {
+            let mut p = pod.clone();
+            // A pod the kubelet never wrote a status for gets the one it would have generated.
+            if pod.pointer("/status/containerStatuses").is_none() {
+                p["status"] = self.status(pod, "creating", now);
+            }
+            p["status"] = Self::terminal_status(&p, killed, now);
+            if let Err(e) = ctx.api.update_status(p) {
+                return if e.code() == 404 { Outcome::Done } else { Outcome::Err(e.message) };
+            }
+        }
+        let opts = DeleteOpts {
+            grace_period_seconds: Some(0),
+            precondition_uid: Some(pod.uid().to_string()),
+            ..DeleteOpts::default()
+        };
+        match ctx.api.delete(kind("Pod"), pod.namespace(), pod.name(), &opts) {
+            Ok(_) => Outcome::Done,
+            Err(e) if e.code() == 404 || e.code() == 409 => Outcome::Done,
+            Err(e) => Outcome::Err(e.message),
+        }
     }
 
     fn write_status(&mut self, pod: &Value, state: &str, ctx: &mut Ctx<'_>) -> Result<(), String> {
@@ -302,6 +504,7 @@ impl Controller for Kubelet {
             }
             Notification::Delete { obj, .. } => {
                 self.seen.remove(&obj.key());
+                self.killing.remove(&obj.key());
                 Vec::new()
             }
         }
@@ -313,28 +516,9 @@ impl Controller for Kubelet {
             return Outcome::Done;
         }
         let now = ctx.now;
-        if let Some(ts) = pod.deletion_timestamp().and_then(Time::parse_rfc3339) {
-            // deletionTimestamp = time of the DELETE + grace period.
-            let grace =
-                pod.meta().and_then(|m| m.get("deletionGracePeriodSeconds")).and_then(Value::as_i64).unwrap_or(0);
-            let deleted_at = Time(ts.millis().saturating_sub(grace.max(0) as u64 * 1000));
-            let stop = match self.config.stop_after {
-                Some(s) => deleted_at.after(self.scaled(s)).min(ts),
-                None => ts,
-            };
-            if now < stop {
-                return Outcome::RequeueAfter(stop.since(now));
-            }
-            let opts = DeleteOpts {
-                grace_period_seconds: Some(0),
-                precondition_uid: Some(pod.uid().to_string()),
-                ..DeleteOpts::default()
-            };
-            return match ctx.api.delete(kind("Pod"), pod.namespace(), pod.name(), &opts) {
-                Ok(_) => Outcome::Done,
-                Err(e) if e.code() == 404 || e.code() == 409 => Outcome::Done,
-                Err(e) => Outcome::Err(e.message),
-            };
+        // deletionTimestamp = time of the DELETE + grace period: when SIGKILL comes.
+        if let Some(grace_end) = pod.deletion_timestamp().and_then(Time::parse_rfc3339) {
+            return self.stop(key, &pod, grace_end, ctx);
         }
         let seen = *self.seen.entry(key.to_string()).or_insert(now);
         let result = match waiting_reason(&pod) {
@@ -475,5 +659,73 @@ mod tests {
                 "Started Started container web".into(),
             ]
         );
+    }
+    fn running_pod(image: &str, deleted_at: Time, grace: u64) -> Value {
+        json!({"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": "p", "namespace": "default", "uid": "abc", "generation": 1,
+                "deletionTimestamp": deleted_at.after(Duration::from_secs(grace)).rfc3339(),
+                "deletionGracePeriodSeconds": grace},
+            "spec": {"nodeName": "node-1", "containers": [{"name": "web", "image": image}]},
+            "status": {"phase": "Running",
+                "conditions": [{"type": "Ready", "status": "True", "lastProbeTime": null, "lastTransitionTime": Time::START.rfc3339()}],
+                "containerStatuses": [{"name": "web", "state": {"running": {"startedAt": Time::START.rfc3339()}},
+                    "ready": true, "restartCount": 0, "started": true, "containerID": "containerd://1"}]}})
+    }
+
+    fn stop_run(image: &str, grace: u64) -> (Vec<(u64, Outcome)>, FakeApi) {
+        let t0 = Time::START.after(Duration::from_secs(60));
+        let pod = running_pod(image, t0, grace);
+        let mut k = Kubelet::new(KubeletConfig::default());
+        let mut api = FakeApi::default();
+        api.put(pod.clone());
+        let mut cache = Caches::default();
+        cache.insert(pod);
+        let mut seq = 0;
+        let mut now = t0;
+        let mut outcomes = Vec::new();
+        loop {
+            let mut ctx = Ctx { now, cache: &cache, api: &mut api, event_seq: &mut seq };
+            let out = k.reconcile("default/p", &mut ctx);
+            outcomes.push((now.since(t0).as_millis() as u64, out.clone()));
+            match out {
+                Outcome::RequeueAfter(d) => now = now.after(d),
+                _ => break,
+            }
+        }
+        (outcomes, api)
+    }
+
+    /// SyncTerminatingPod: a Killing event at once, nginx exits on SIGTERM (a second), then the
+    /// terminal status (Succeeded, Completed, not Ready) and only then the DELETE.
+    #[test]
+    fn a_deleted_pod_stops_then_goes() {
+        let (outcomes, api) = stop_run("nginx:1.27", 30);
+        assert_eq!(outcomes, vec![(0, Outcome::RequeueAfter(Duration::from_secs(1))), (1000, Outcome::Done)]);
+        assert_eq!(api.events(), vec!["Killing Stopping container web".to_string()]);
+        assert_eq!(api.calls, vec!["update_status Pod p", "delete Pod p"]);
+        let (outcomes, _) = stop_run("busybox:1.36", 30);
+        assert_eq!(outcomes, vec![(0, Outcome::RequeueAfter(Duration::from_secs(30))), (30_000, Outcome::Done)]);
+    }
+
+    #[test]
+    fn terminal_status_reports_how_containers_ended() {
+        let pod = running_pod("nginx", Time::START, 30);
+        let t = Time::START.after(Duration::from_secs(1));
+        let done = Kubelet::terminal_status(&pod, false, t);
+        assert_eq!(done["phase"], "Succeeded");
+        assert_eq!(done["observedGeneration"], 1);
+        assert_eq!(done["containerStatuses"][0]["state"]["terminated"]["reason"], "Completed");
+        assert_eq!(done["containerStatuses"][0]["ready"], false);
+        assert_eq!(done["conditions"][0]["reason"], "PodCompleted");
+        assert_eq!(done["conditions"][0]["status"], "False");
+        let killed = Kubelet::terminal_status(&pod, true, t);
+        assert_eq!(killed["phase"], "Failed");
+        assert_eq!(killed["containerStatuses"][0]["state"]["terminated"]["exitCode"], 137);
+        assert_eq!(killed["containerStatuses"][0]["state"]["terminated"]["reason"], "Error");
+        assert_eq!(killed["conditions"][0]["reason"], "PodFailed");
+        let config = KubeletConfig::default();
+        assert_eq!(config.sigterm_exit("docker.io/library/busybox:1.36"), None);
+        assert_eq!(config.sigterm_exit("busybox"), None);
+        assert_eq!(config.sigterm_exit("nginx"), Some(Duration::from_secs(1)));
     }
 }

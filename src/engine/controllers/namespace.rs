@@ -8,7 +8,11 @@
 //! `Background`), list what remains, write the five deletion conditions (only if they changed;
 //! `lastTransitionTime` only moves when a condition's status flips), and then either requeue
 //! (content remains: after `estimate/2 + 1` seconds, 8 s when only finalizers hold it) or call
-//! `/finalize` to remove the `kubernetes` finalizer, which lets the API server delete it.
+//! `/finalize` to remove the `kubernetes` finalizer, which lets the API server delete it. The
+//! estimate for pods is their longest grace period, but only until that long has passed since
+//! the namespace's `deletionTimestamp` (`estimateGracefulTermination`): pods still there after
+//! that, with no finalizer, are "unexpected items", reported as `NamespaceDeletionContentFailure
+//! True ContentDeletionFailed` and retried with the queue's back-off.
 //!
 //! Upstream deletes each resource type with one `DeleteCollection`; this lab lists and deletes
 //! each object not already being deleted (the calls the page shows are per object), which ends in
@@ -25,6 +29,7 @@ use super::{Caches, Controller, Ctx, DeleteOpts, Enqueue, Notification, Outcome}
 use crate::engine::client::RateLimiter;
 use crate::engine::kinds::{Kind, KINDS};
 use crate::engine::object::ObjectExt;
+use crate::engine::time::Time;
 
 /// The token this controller owns in `spec.finalizers`.
 pub const FINALIZER_KUBERNETES: &str = "kubernetes";
@@ -165,8 +170,9 @@ impl NamespaceController {
         Kind::by_kind("Namespace").expect("built-in kind")
     }
 
-    /// `deleteAllContent`: (estimate seconds, totals).
-    fn delete_all_content(ns: &str, ctx: &mut Ctx<'_>) -> (i64, ContentTotals) {
+    /// `deleteAllContent`: (estimate seconds, totals). `deleted_at` is the namespace's
+    /// `deletionTimestamp`.
+    fn delete_all_content(ns: &str, deleted_at: Option<Time>, ctx: &mut Ctx<'_>) -> (i64, ContentTotals) {
         let mut totals = ContentTotals::default();
         let mut estimate = 0;
         for kind in KINDS.iter().filter(|k| k.namespaced) {
@@ -188,6 +194,15 @@ impl NamespaceController {
                     let grace =
                         pod.pointer("/spec/terminationGracePeriodSeconds").and_then(Value::as_i64).unwrap_or(30);
                     gvr_estimate = gvr_estimate.max(grace);
+                }
+                // estimateGracefulTermination: once the pods' grace period has passed since the
+                // namespace was deleted there is nothing left to wait for, and pods that remain
+                // without finalizers are an error ("unexpected items still remain"), retried with
+                // the queue's back-off, not polled (namespaced_resources_deleter.go).
+                if let Some(at) = deleted_at {
+                    if ctx.now.millis_since(at) >= gvr_estimate.saturating_mul(1000) {
+                        gvr_estimate = 0;
+                    }
                 }
             }
             let mut failed = None;
@@ -324,7 +339,8 @@ impl Controller for NamespaceController {
         if finalized {
             return Outcome::Done;
         }
-        let (estimate, totals) = Self::delete_all_content(key, ctx);
+        let deleted_at = ns.deletion_timestamp().and_then(Time::parse_rfc3339);
+        let (estimate, totals) = Self::delete_all_content(key, deleted_at, ctx);
         let now = ctx.now.rfc3339();
         // "We always want to update the conditions": written when they changed; a failed write is
         // only logged upstream (HandleError), and the pass goes on with the namespace it had.

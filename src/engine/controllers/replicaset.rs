@@ -8,6 +8,7 @@
 //! `ActivePodsWithRanks`); then write status if it changed.
 
 use std::borrow::{Borrow, Cow};
+use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
@@ -171,7 +172,8 @@ impl ReplicaSetController {
             err
         } else if diff > 0 {
             let n = diff.min(BURST_REPLICAS) as usize;
-            let victims = pods_to_delete(active, n, ctx.now);
+            let related = indirectly_related_pods(rs, ctx.cache);
+            let victims = pods_to_delete(active, &related, n, ctx.now);
             let del = crate::sort::btree_set(victims.iter().map(ObjectExt::key));
             self.expectations.insert(key.to_string(), Expectation { add: 0, del, timestamp: ctx.now });
             let mut first_err = None;
@@ -271,18 +273,85 @@ fn create_pod(rs: &Value, ctx: &mut Ctx<'_>) -> Result<(), String> {
     }
 }
 
-/// `getPodsToDelete` with `ActivePodsWithRanks` (TV-37): unassigned < assigned; Pending <
-/// Unknown < Running; not ready < ready; (pod-deletion-cost); more pods of this ReplicaSet on the
-/// same node first; more recently ready first (in power-of-two age buckets, `LogarithmicScaleDown`);
-/// more restarts first; newer first; then by uid.
-pub fn pods_to_delete<P: Borrow<Frozen>>(active: &[P], n: usize, now: Time) -> Vec<Frozen> {
-    let active: Vec<&Frozen> = active.iter().map(Borrow::borrow).collect();
-    let mut per_node: BTreeMap<&str, i64> = BTreeMap::new();
-    for p in &active {
-        let node = str_at(*p, "/spec/nodeName");
-        if !node.is_empty() {
-            *per_node.entry(node).or_default() += 1;
+/// `controller.kubernetes.io/pod-deletion-cost` (feature gate `PodDeletionCost`, beta and on by
+/// default in 1.34).
+pub const POD_DELETION_COST: &str = "controller.kubernetes.io/pod-deletion-cost";
+
+/// `helper.GetDeletionCostFromPodAnnotations`: the annotation as an int32, 0 when absent or not
+/// a number (the API server validates it on write).
+fn deletion_cost(p: &Frozen) -> i32 {
+    p.annotation(POD_DELETION_COST).and_then(|v| v.parse().ok()).unwrap_or(0)
+}
+
+/// `getIndirectlyRelatedPods` (replica_set.go): every pod selected by a ReplicaSet with the same
+/// controller (the ReplicaSets of one Deployment), each pod once. A ReplicaSet without a
+/// controller has no related pods, so its own co-location counts nothing.
+pub fn indirectly_related_pods<'a>(rs: &Value, cache: &'a Caches) -> Vec<&'a Frozen> {
+    let Some(owner) = rs.controller_ref() else { return Vec::new() };
+    let prefix = format!("{}/", rs.namespace().unwrap_or("default"));
+    let Some(pods) = cache.store("Pod") else { return Vec::new() };
+    let in_ns: Vec<&'a Frozen> =
+        pods.range(prefix.clone()..).take_while(|(k, _)| k.starts_with(&prefix)).map(|(_, p)| &**p).collect();
+    let mut seen = BTreeSet::new();
+    let mut out = Vec::new();
+    let ns = rs.namespace().unwrap_or("default");
+    for related in cache.list(kind("ReplicaSet"), ns).filter(|r| r.controller_ref().is_some_and(|c| c.uid == owner.uid))
+    {
+        let selector = related.pointer("/spec/selector");
+        for pod in &in_ns {
+            if selector_matches(selector, pod.pointer("/metadata/labels")) && seen.insert(pod.uid()) {
+                out.push(*pod);
+            }
         }
+    }
+    out
+}
+
+/// `logarithmicRankDiff` (controller_utils.go): the difference of the whole base-2 logarithms
+/// of the two ages in nanoseconds (-1 for an age not above zero).
+fn logarithmic_rank_diff(t1: Time, t2: Time, now: Time) -> i64 {
+    let rank = |t: Time| {
+        let ms = now.millis_since(t);
+        if ms > 0 {
+            ((ms as f64) * 1e6).log2() as i64
+        } else {
+            -1
+        }
+    };
+    rank(t1) - rank(t2)
+}
+
+/// `afterOrZero`: a missing time counts as after any other.
+fn after_or_zero(t1: Option<Time>, t2: Option<Time>) -> bool {
+    match (t1, t2) {
+        (None, _) | (_, None) => t1.is_none(),
+        (Some(a), Some(b)) => a > b,
+    }
+}
+
+/// `getPodsToDelete` (replica_set.go) with `ActivePodsWithRanks.Less` (controller_utils.go),
+/// the first `n` pods of:
+///
+/// 1. unassigned < assigned;
+/// 2. Pending < Unknown < Running;
+/// 3. not ready < ready;
+/// 4. lower `pod-deletion-cost` < higher;
+/// 5. more active pods of the same Deployment's ReplicaSets on the pod's node (`related`, from
+///    [`indirectly_related_pods`]) first;
+/// 6. both ready: more recently ready first, in power-of-two buckets of the time since
+///    (`LogarithmicScaleDown`, GA), a tie within one bucket going to the lower UID;
+/// 7. more container restarts first;
+/// 8. newer first, bucketed and tied by UID the same way.
+///
+/// Deleting every pod needs no ranking: they go in the lister's order.
+pub fn pods_to_delete<P: Borrow<Frozen>>(active: &[P], related: &[&Frozen], n: usize, now: Time) -> Vec<Frozen> {
+    let mut ranked: Vec<&Frozen> = active.iter().map(Borrow::borrow).collect();
+    if n >= ranked.len() {
+        return ranked.into_iter().cloned().collect();
+    }
+    let mut per_node: BTreeMap<&str, i64> = BTreeMap::new();
+    for p in related.iter().filter(|p| is_pod_active(**p)) {
+        *per_node.entry(str_at(*p, "/spec/nodeName")).or_default() += 1;
     }
     let phase_rank = |p: &Frozen| match str_at(p, "/status/phase") {
         "Pending" | "" => 0,
@@ -290,21 +359,13 @@ pub fn pods_to_delete<P: Borrow<Frozen>>(active: &[P], n: usize, now: Time) -> V
         "Running" => 2,
         _ => 3,
     };
+    // podReadyTime: the Ready condition's lastTransitionTime while it is True.
     let ready_since = |p: &Frozen| {
         pod_condition(p, "Ready")
+            .filter(|c| c.get("status").and_then(Frozen::as_str) == Some("True"))
             .and_then(|c| c.get("lastTransitionTime"))
             .and_then(Frozen::as_str)
             .and_then(Time::parse_rfc3339)
-    };
-    // Power-of-two bucket of the time a pod has been ready (LogarithmicScaleDown).
-    let log_bucket = |t: Option<Time>| -> i64 {
-        match t {
-            None => i64::MAX,
-            Some(t) => {
-                let secs = now.millis_since(t).max(0) / 1000 + 1;
-                i64::from(64 - (secs as u64).leading_zeros())
-            }
-        }
     };
     let restarts = |p: &Frozen| -> i64 {
         p.pointer("/status/containerStatuses")
@@ -312,27 +373,54 @@ pub fn pods_to_delete<P: Borrow<Frozen>>(active: &[P], n: usize, now: Time) -> V
             .map(|cs| cs.iter().filter_map(|c| c.get("restartCount").and_then(Frozen::as_i64)).max().unwrap_or(0))
             .unwrap_or(0)
     };
-    let created = |p: &Frozen| str_at(p, "/metadata/creationTimestamp").to_string();
-    let mut ranked: Vec<&Frozen> = active.clone();
+    let created = |p: &Frozen| Time::parse_rfc3339(str_at(p, "/metadata/creationTimestamp"));
+    // Step 6 and 8: `Less(i, j)` for two different times.
+    let by_age = |a: &Frozen, b: &Frozen, ta: Option<Time>, tb: Option<Time>| -> Ordering {
+        let less = match (ta, tb) {
+            (Some(x), Some(y)) => {
+                let diff = logarithmic_rank_diff(x, y, now);
+                if diff == 0 {
+                    a.uid() < b.uid()
+                } else {
+                    diff < 0
+                }
+            }
+            _ => after_or_zero(ta, tb),
+        };
+        if less {
+            Ordering::Less
+        } else {
+            Ordering::Greater
+        }
+    };
+    let co = |p: &Frozen| per_node.get(str_at(p, "/spec/nodeName")).copied().unwrap_or(0);
     crate::sort::sort_by(&mut ranked, |a, b| {
         let assigned = |p: &Frozen| !str_at(p, "/spec/nodeName").is_empty();
         assigned(a)
             .cmp(&assigned(b))
             .then(phase_rank(a).cmp(&phase_rank(b)))
             .then(is_pod_ready(*a).cmp(&is_pod_ready(*b)))
+            .then_with(|| deletion_cost(a).cmp(&deletion_cost(b)))
+            .then_with(|| co(b).cmp(&co(a)))
             .then_with(|| {
-                let co = |p: &Frozen| per_node.get(str_at(p, "/spec/nodeName")).copied().unwrap_or(0);
-                co(b).cmp(&co(a))
-            })
-            .then_with(|| {
-                if is_pod_ready(*a) && is_pod_ready(*b) {
-                    log_bucket(ready_since(a)).cmp(&log_bucket(ready_since(b)))
+                let (ta, tb) = (ready_since(a), ready_since(b));
+                if is_pod_ready(*a) && is_pod_ready(*b) && ta != tb {
+                    by_age(a, b, ta, tb)
                 } else {
-                    std::cmp::Ordering::Equal
+                    Ordering::Equal
                 }
             })
             .then_with(|| restarts(b).cmp(&restarts(a)))
-            .then_with(|| created(b).cmp(&created(a)))
+            .then_with(|| {
+                let (ta, tb) = (created(a), created(b));
+                if ta != tb {
+                    by_age(a, b, ta, tb)
+                } else {
+                    Ordering::Equal
+                }
+            })
+            // Upstream's sort is not stable and stops here; the lab breaks the last ties by UID
+            // so that a seed always picks the same pods.
             .then_with(|| a.uid().cmp(b.uid()))
     });
     ranked.into_iter().take(n).cloned().collect()
@@ -442,7 +530,8 @@ impl Controller for ReplicaSetController {
                 Some(r) if r.uid == rs.uid() => {
                     if matches {
                         active.push(Cow::Borrowed(pod));
-                    } else {
+                    } else if !rs.is_deleting() {
+                        // ClaimObject: an owner being deleted releases nothing.
                         let refs: Vec<Value> = pod
                             .owner_references()
                             .into_iter()
@@ -629,7 +718,7 @@ mod tests {
         };
         let pods = [pod("p1", "Pending", None), pod("p2", "Running", Some(7200)), pod("p3", "Running", Some(10))]
             .map(Frozen::from);
-        let victims: Vec<String> = pods_to_delete(&pods, 2, now).iter().map(|p| p.name().to_string()).collect();
+        let victims: Vec<String> = pods_to_delete(&pods, &[], 2, now).iter().map(|p| p.name().to_string()).collect();
         assert_eq!(victims, vec!["p1", "p3"]);
         let mut objs = vec![rs(1)];
         objs.extend(pods.iter().map(Frozen::to_value));
@@ -641,6 +730,92 @@ mod tests {
         run(&mut c, &caches(&objs), &mut api, now);
         assert_eq!(api.calls[..2], ["delete Pod p1", "delete Pod p3"]);
         assert!(api.events().contains(&"SuccessfulDelete Deleted pod: p3".to_string()));
+    }
+
+    fn ready_pod(name: &str, rs: &str, node: &str, ready_secs_ago: u64, created_secs_ago: u64, now: Time) -> Value {
+        json!({"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": name, "namespace": "default", "uid": name, "labels": {"app": "web", "rs": rs},
+                "creationTimestamp": Time(now.millis() - created_secs_ago * 1000).rfc3339(),
+                "ownerReferences": [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": rs, "uid": rs, "controller": true}]},
+            "spec": {"nodeName": node},
+            "status": {"phase": "Running", "conditions": [{"type": "Ready", "status": "True",
+                "lastTransitionTime": Time(now.millis() - ready_secs_ago * 1000).rfc3339()}]}})
+    }
+
+    /// ActivePodsWithRanks.Less step 4: a lower pod-deletion-cost goes first, before co-location
+    /// and readiness age are looked at.
+    #[test]
+    fn pod_deletion_cost_ranks_before_age() {
+        let now = Time::START.after(Duration::from_secs(3 * 3600));
+        let mut cheap = ready_pod("old", "web-abc", "node-1", 7200, 7200, now);
+        cheap["metadata"]["annotations"] = json!({POD_DELETION_COST: "-5"});
+        let mut dear = ready_pod("young", "web-abc", "node-1", 10, 10, now);
+        dear["metadata"]["annotations"] = json!({POD_DELETION_COST: "100"});
+        let pods = [cheap, dear].map(Frozen::from);
+        let victims: Vec<String> = pods_to_delete(&pods, &[], 1, now).iter().map(|p| p.name().to_string()).collect();
+        assert_eq!(victims, vec!["old"]);
+    }
+
+    /// Step 6 with LogarithmicScaleDown: two pods ready 100 s and 120 s ago share a power-of-two
+    /// bucket, so the lower UID goes, whatever their creation times.
+    #[test]
+    fn a_tie_in_the_ready_bucket_goes_to_the_lower_uid() {
+        let now = Time::START.after(Duration::from_secs(3 * 3600));
+        let pods =
+            [ready_pod("a", "web-abc", "node-1", 120, 120, now), ready_pod("b", "web-abc", "node-1", 100, 100, now)]
+                .map(Frozen::from);
+        let victims: Vec<String> = pods_to_delete(&pods, &[], 1, now).iter().map(|p| p.name().to_string()).collect();
+        assert_eq!(victims, vec!["a"]);
+    }
+
+    /// getIndirectlyRelatedPods: the co-location rank counts the pods of every ReplicaSet of the
+    /// same Deployment, so the new ReplicaSet gives up its pod on the node the old one crowds.
+    #[test]
+    fn co_location_counts_the_deployments_other_replica_sets() {
+        let now = Time::START.after(Duration::from_secs(3 * 3600));
+        let owned = |name: &str, hash: &str, replicas: i64| {
+            json!({"apiVersion": "apps/v1", "kind": "ReplicaSet",
+                "metadata": {"name": name, "namespace": "default", "uid": name, "resourceVersion": "1", "generation": 1,
+                    "ownerReferences": [{"apiVersion": "apps/v1", "kind": "Deployment", "name": "web", "uid": "d-uid", "controller": true}]},
+                "spec": {"replicas": replicas, "selector": {"matchLabels": {"app": "web", "rs": hash}},
+                    "template": {"metadata": {"labels": {"app": "web", "rs": hash}}, "spec": {"containers": [{"name": "c", "image": "nginx"}]}}}})
+        };
+        let objs = vec![
+            owned("web-new", "web-new", 1),
+            owned("web-old", "web-old", 2),
+            // Same readiness and age, so only the rank can decide ("a-2" has the lower uid).
+            ready_pod("a-2", "web-new", "node-2", 100, 100, now),
+            ready_pod("b-1", "web-new", "node-1", 100, 100, now),
+            ready_pod("old-1", "web-old", "node-1", 900, 900, now),
+            ready_pod("old-2", "web-old", "node-1", 900, 900, now),
+        ];
+        let mut api = FakeApi::default();
+        for o in &objs {
+            api.put(o.clone());
+        }
+        let cache = caches(&objs);
+        let mut c = ReplicaSetController::new();
+        let mut seq = 0;
+        let mut ctx = Ctx { now, cache: &cache, api: &mut api, event_seq: &mut seq };
+        c.reconcile("default/web-new", &mut ctx);
+        assert_eq!(api.calls[0], "delete Pod b-1");
+    }
+
+    /// ClaimObject: a ReplicaSet being deleted keeps its matching pods and releases nothing.
+    #[test]
+    fn an_owner_being_deleted_releases_nothing() {
+        let mut owner = rs(1);
+        owner["metadata"]["deletionTimestamp"] = json!(Time::START.rfc3339());
+        owner["metadata"]["finalizers"] = json!(["foregroundDeletion"]);
+        let strayed = json!({"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": "s", "namespace": "default", "uid": "s", "labels": {"app": "other"},
+                "ownerReferences": [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "web-abc", "uid": "rs-uid", "controller": true}]},
+            "status": {"phase": "Running"}});
+        let mut api = FakeApi::default();
+        api.put(strayed.clone());
+        let mut c = ReplicaSetController::new();
+        run(&mut c, &caches(&[owner, strayed]), &mut api, Time::START);
+        assert!(!api.calls.iter().any(|c| c.starts_with("patch")), "{:?}", api.calls);
     }
 
     /// TV-36: a terminating pod is not active, so it is replaced at once and status drops to 2.

@@ -1,0 +1,382 @@
+//! What can happen next and in which order: the pending actions ([`Act`]) of every process,
+//! the order [`World::step`] takes them in, what counts as periodic work for
+//! [`World::run_until_idle`], and the description of each for [`World::pending`].
+//!
+//! [`World::step`] performs exactly one action and returns its [`StepRecord`](super::StepRecord). The possible
+//! actions are listed, in the order `step` would take them, by [`World::pending`]: first what can
+//! happen now (informer lists, then watch-event deliveries and ends of watch streams, then handler
+//! runs, then reconciles of keys that workers hold, then takes of waiting keys, then due timers),
+//! then timers in deadline order (back-off requeues, `AddAfter`s such as kubelet transitions and
+//! grace periods, relists and re-watches after a back-off, informer resyncs, lease ticks). The
+//! exact rule, with its exceptions (an expired leader, overdue and caught-up timers), is
+//! [`Order`]'s. Taking a future action moves the clock to its time. Only the oldest undelivered
+//! event of each watch is offered, so a stream is always delivered in order, whatever
+//! [`World::run`] picks.
+//!
+//! "Periodic" work, where [`World::run_until_idle`] stops: lease ticks once someone leads, the
+//! retries of a partitioned process, deadline checks ([`Outcome::CheckAfter`](crate::engine::controllers::Outcome::CheckAfter): the Deployment
+//! progress deadline, image pull retries while the image fails), and polls
+//! ([`Outcome::PollAfter`](crate::engine::controllers::Outcome::PollAfter): the namespace controller waiting for content held by finalizers)
+//! while nothing has changed in the cluster since the poll was scheduled. Kubernetes polls a
+//! stuck namespace for ever too; the lab calls that idle, not a hot loop. When the step cap is
+//! reached, the hot-loop explanation names the actor and key that recur most (lease ticks left
+//! out).
+
+use std::time::Duration;
+
+use super::process::Process;
+use super::record::{ActionKind, Actor, Pending};
+use super::World;
+use crate::engine::client::informer::ReflectorState;
+use crate::engine::client::LeaderElector;
+use crate::engine::object::ObjectExt;
+use crate::engine::time::Time;
+
+/// The virtual time one step of work stands for when the world decides whether a timer is due.
+///
+/// The clock does not move while controllers work: steps at one instant all carry its time, so
+/// records and timestamps stay round. But in a real cluster every API round trip, watch delivery
+/// and handler call takes wall time, so a timer (a reflector's back-off before it watches or
+/// lists again, a work queue's `AddAfter`, a kubelet's grace period, a lease tick) always comes,
+/// however busy the controllers are. Without this, immediate work that feeds itself would starve
+/// every timer for ever: bug 12 of docs/reliability.md, where a ReplicaSet controller whose
+/// broken watch still caches a deleted ReplicaSet re-creates the pods the garbage collector
+/// deletes as dangling, at one frozen instant, and the reflector's re-watch that ends it in a
+/// real cluster within a second never becomes due. So after `n` steps at the current instant,
+/// timers due within `n` × 1 ms are due now: they run ahead of the remaining immediate work and
+/// move the clock to their own time (which starts the count again). Small runs (every transcript
+/// and lesson) are unchanged; a 1,000-replica Deployment now converges in 12.5 s of virtual time
+/// rather than 2.5 s, its pods starting while others are still being created.
+pub const WORK_STEP: Duration = Duration::from_millis(1);
+
+/// One thing that can happen next (internal form of [`Pending`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(super) enum Act {
+    List(usize, usize),
+    Watch(usize, usize),
+    Deliver(usize, usize),
+    /// Run the next call queued for `slots[.1].handlers[.2]`.
+    Handler(usize, usize, usize),
+    Resync(usize, usize),
+    /// Run the reconcile of the key held by `held[.2]`.
+    Reconcile(usize, usize, usize),
+    Take(usize, usize),
+    QueueTimer(usize, usize),
+    Lease(usize),
+}
+
+/// Where a pending action stands in the order [`World::step`] takes them (and [`World::pending`]
+/// lists them). This is the one statement of that rule: fields compare in this order, each only
+/// between actions equal on the ones before.
+///
+/// 1. `urgency`: a leader whose renew deadline has passed (after a clock jump, say) stops leading
+///    before anything else happens, even before older overdue timers: its timer fired first in
+///    real time. Otherwise another replica's overdue acquire tick (due before the leader's own
+///    tick, but at a time when the Lease was still held) would take the Lease while the old
+///    leader still acts (two leaders: long run FAULT_SEED=5000, cases 738 and 1430, saved in
+///    tests/regressions/).
+/// 2. `at`: when it runs. Immediate work runs now. A timer runs at its due time; one that came
+///    due at an earlier instant (the clock moved on to a later timer's time first) is overdue
+///    and runs before anything at this instant, oldest first. But work takes time
+///    ([`WORK_STEP`]): a timer due after now that the work done at this instant has caught up
+///    with runs now, ahead of the work that would otherwise starve it.
+/// 3. `lane`: at one instant, such caught-up timers go before the work due then.
+/// 4. `due`: caught-up timers still fire in the order of their own times: a leader's renew tick
+///    due in 2 s must not wait behind a kubelet timer due in 20 s, which would move the clock past
+///    the renew deadline and make the busiest leader step down for no reason.
+/// 5. `class`: at one instant, informer lists and re-watches, then watch-event deliveries (and
+///    ends of streams), handler runs, reconciles of held keys, takes of waiting keys, work-queue
+///    timers and resyncs, lease ticks ([`Class`]).
+/// 6. `age`: held keys are reconciled in the order they were taken, and waiting keys are taken
+///    oldest first across controllers ([`Slot::since`](super::Slot::since)), as if every worker
+///    ran at once; 0 for other actions.
+/// 7. `act`: last, the action itself ([`Act`]'s derived order: its variant, then the process in
+///    the World's order, then the informer, slot, handler or worker index).
+///
+/// The listed time of an action is then at least now: taking a future action moves the clock.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(super) struct Order {
+    urgency: Urgency,
+    at: Time,
+    lane: Lane,
+    due: Time,
+    class: Class,
+    age: u64,
+    act: Act,
+}
+
+/// [`Order`]'s first rule.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Urgency {
+    /// A lease tick of a leader past its renew deadline.
+    ExpiredLeader,
+    Normal,
+}
+
+/// [`Order`]'s third rule.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Lane {
+    /// A timer due after now that the work done at this instant has caught up with.
+    CaughtUpTimer,
+    OnTime,
+}
+
+/// The kinds of action, in the order they run at one instant ([`Order`]'s fifth rule).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Class {
+    /// An informer's list (or relist) or re-watch.
+    ListWatch,
+    /// A watch event (or the end of a stream) to an informer.
+    Deliver,
+    /// A handler call.
+    Handler,
+    /// A held key's reconcile.
+    Reconcile,
+    /// A free worker's take of a waiting key.
+    Take,
+    /// A work queue's delayed keys coming due, an informer's resync.
+    Timer,
+    /// A leader elector's tick.
+    Lease,
+}
+
+impl Act {
+    fn class(self) -> Class {
+        match self {
+            Act::List(..) | Act::Watch(..) => Class::ListWatch,
+            Act::Deliver(..) => Class::Deliver,
+            Act::Handler(..) => Class::Handler,
+            Act::Reconcile(..) => Class::Reconcile,
+            Act::Take(..) => Class::Take,
+            Act::QueueTimer(..) | Act::Resync(..) => Class::Timer,
+            Act::Lease(..) => Class::Lease,
+        }
+    }
+    fn process(self) -> usize {
+        match self {
+            Act::List(p, _)
+            | Act::Watch(p, _)
+            | Act::Deliver(p, _)
+            | Act::Handler(p, _, _)
+            | Act::Resync(p, _)
+            | Act::Reconcile(p, _, _)
+            | Act::Take(p, _)
+            | Act::QueueTimer(p, _)
+            | Act::Lease(p) => p,
+        }
+    }
+}
+
+impl World {
+    pub(super) fn acts(&self) -> Vec<(Time, Act)> {
+        let s = &self.state;
+        let now = s.now;
+        let mut out = Vec::new();
+        for (pi, p) in s.processes.iter().enumerate() {
+            if let Some(t) = p.elector.as_ref().and_then(LeaderElector::next_tick_at) {
+                if p.running {
+                    out.push((t, Act::Lease(pi)));
+                }
+            }
+            if !p.active() {
+                continue;
+            }
+            for (ii, inf) in p.caches.informers().iter().enumerate() {
+                match inf.state() {
+                    ReflectorState::NotStarted => out.push((now, Act::List(pi, ii))),
+                    ReflectorState::BackingOff { until } => out.push((*until, Act::List(pi, ii))),
+                    ReflectorState::RewatchAt { until } => out.push((*until, Act::Watch(pi, ii))),
+                    ReflectorState::Watching(_) => {
+                        if inf.has_deliverable(&s.api) {
+                            out.push((now, Act::Deliver(pi, ii)));
+                        }
+                    }
+                    ReflectorState::Stopped => {}
+                }
+                if let Some(t) = inf.next_resync_at() {
+                    out.push((t, Act::Resync(pi, ii)));
+                }
+            }
+            for (si, slot) in p.slots.iter().enumerate() {
+                for (hi, (ii, h)) in slot.handlers.iter().enumerate() {
+                    if p.caches.informers().get(*ii).is_some_and(|i| i.pending_notifications(*h).next().is_some()) {
+                        out.push((now, Act::Handler(pi, si, hi)));
+                    }
+                }
+                for wi in 0..slot.held().len() {
+                    out.push((now, Act::Reconcile(pi, si, wi)));
+                }
+                if !slot.queue.is_empty() && slot.held().len() < slot.workers && p.caches_synced(slot) {
+                    out.push((now, Act::Take(pi, si)));
+                }
+                if let Some(t) = slot.queue.next_ready_at() {
+                    out.push((t, Act::QueueTimer(pi, si)));
+                }
+            }
+        }
+        let caught_up = now.after(WORK_STEP.saturating_mul(u32::try_from(s.busy).unwrap_or(u32::MAX)));
+        crate::sort::sort_by_key(&mut out, |(due, act)| self.order(*due, *act, caught_up));
+        for (t, _) in &mut out {
+            *t = (*t).max(now);
+        }
+        out
+    }
+
+    /// An action's place in the order ([`Order`]), for an action due at `due` when the work done
+    /// at this instant has caught up with timers due until `caught_up`.
+    fn order(&self, due: Time, act: Act, caught_up: Time) -> Order {
+        let s = &self.state;
+        let now = s.now;
+        let expired = match act {
+            Act::Lease(pi) => {
+                s.processes[pi].elector.as_ref().and_then(LeaderElector::renew_deadline_at).is_some_and(|t| t <= now)
+            }
+            _ => false,
+        };
+        let age = match act {
+            Act::Take(pi, si) => {
+                let slot = &s.processes[pi].slots[si];
+                slot.queue.waiting_keys().next().and_then(|k| slot.since(k)).unwrap_or(0)
+            }
+            Act::Reconcile(pi, si, wi) => s.processes[pi].slots[si].held().get(wi).map_or(0, |h| h.0),
+            _ => 0,
+        };
+        let (at, lane) = if due > now && due <= caught_up { (now, Lane::CaughtUpTimer) } else { (due, Lane::OnTime) };
+        Order {
+            urgency: if expired { Urgency::ExpiredLeader } else { Urgency::Normal },
+            at,
+            lane,
+            due,
+            class: act.class(),
+            age,
+            act,
+        }
+    }
+
+    pub(super) fn is_periodic(&self, act: Act) -> bool {
+        let p = &self.state.processes[act.process()];
+        // Lease ticks are periodic once someone leads; while nobody does, acquiring is real work.
+        let someone_leads = self.state.processes.iter().any(Process::leading);
+        let only_checks = match act {
+            Act::QueueTimer(_, si) => {
+                let slot = &p.slots[si];
+                slot.queue.next_due_keys().all(|k| slot.check_keys.contains(k))
+            }
+            _ => false,
+        };
+        let quiet = match act {
+            Act::QueueTimer(_, si) => {
+                let slot = &p.slots[si];
+                slot.queue.next_due_keys().all(|k| slot.quiet_keys.get(k) == Some(&self.state.changes))
+            }
+            _ => false,
+        };
+        (matches!(act, Act::Lease(_)) && someone_leads)
+            || matches!(act, Act::Resync(..))
+            || p.partitioned
+            || only_checks
+            || quiet
+    }
+
+    /// What can happen next, in the order [`World::step`] would take it.
+    pub fn pending(&self) -> Vec<Pending> {
+        self.acts()
+            .into_iter()
+            .enumerate()
+            .map(|(i, (at, act))| {
+                let (actor, action, description) = self.describe(act);
+                Pending { id: i as u64, at, actor, action, description, runnable: true }
+            })
+            .collect()
+    }
+
+    fn describe(&self, act: Act) -> (Actor, ActionKind, String) {
+        let s = &self.state;
+        let p = &s.processes[act.process()];
+        let ctrl = |si: usize| Actor::Controller {
+            process: p.name.clone(),
+            controller: p.slots[si].controller.name().to_string(),
+        };
+        let informers = p.caches.informers();
+        let inf = |ii: usize| Actor::Informer { process: p.name.clone(), kind: informers[ii].kind().kind.to_string() };
+        match act {
+            Act::Lease(_) => {
+                let leading = p.leading();
+                let what = if leading { "renew" } else { "try to acquire" };
+                (
+                    Actor::LeaderElector { process: p.name.clone() },
+                    ActionKind::LeaseTick,
+                    format!("{what} Lease kube-system/kube-controller-manager"),
+                )
+            }
+            Act::List(_, ii) => {
+                let i = &informers[ii];
+                let what = if i.has_synced() { "relist" } else { "list" };
+                (inf(ii), ActionKind::List, format!("{what} {}", i.kind().resource))
+            }
+            Act::Watch(_, ii) => (
+                inf(ii),
+                ActionKind::RelistTimer,
+                format!(
+                    "watch {} again from resourceVersion {}",
+                    informers[ii].kind().resource,
+                    informers[ii].last_sync_resource_version()
+                ),
+            ),
+            Act::Deliver(_, ii) => {
+                let i = &informers[ii];
+                let evs = i.watch_id().map(|id| s.api.pending_events(id)).unwrap_or_default();
+                let d = match evs.first() {
+                    Some(e) => {
+                        let more = if evs.len() > 1 { format!(" (+{} more)", evs.len() - 1) } else { String::new() };
+                        format!(
+                            "deliver {} {} {} (rv {}){more}",
+                            e.event_type.as_str(),
+                            i.kind().kind,
+                            e.object.key(),
+                            e.object.resource_version()
+                        )
+                    }
+                    None => {
+                        let d = format!(
+                            "the {} watch ended: watch again from resourceVersion {}",
+                            i.kind().resource,
+                            i.last_sync_resource_version()
+                        );
+                        return (inf(ii), ActionKind::RelistTimer, d);
+                    }
+                };
+                (inf(ii), ActionKind::DeliverEvent, d)
+            }
+            Act::Resync(_, ii) => (
+                inf(ii),
+                ActionKind::Resync,
+                format!("resync {} (every cached object to every handler)", informers[ii].kind().resource),
+            ),
+            Act::Handler(_, si, hi) => {
+                let d = p.slots[si]
+                    .handlers
+                    .get(hi)
+                    .and_then(|(ii, h)| {
+                        let i = informers.get(*ii)?;
+                        let n = i.pending_notifications(*h).next()?;
+                        Some(format!("{} {} {}", n.handler_name(), i.kind().kind, n.key()))
+                    })
+                    .unwrap_or_default();
+                (ctrl(si), ActionKind::RunHandler, d)
+            }
+            Act::Take(_, si) => {
+                let key = p.slots[si].queue.waiting_keys().next().cloned().unwrap_or_default();
+                (ctrl(si), ActionKind::TakeKey, format!("take {key} from the queue"))
+            }
+            Act::Reconcile(_, si, wi) => {
+                let key = p.slots[si].held_key(wi).map(str::to_string).unwrap_or_default();
+                (ctrl(si), ActionKind::Reconcile, format!("reconcile {key}"))
+            }
+            Act::QueueTimer(_, si) => {
+                let d = p.slots[si].queue.next_due_keys().next().map(|k| format!("requeue {k}")).unwrap_or_default();
+                (ctrl(si), ActionKind::QueueTimer, d)
+            }
+        }
+    }
+}

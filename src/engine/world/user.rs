@@ -1,0 +1,131 @@
+//! A user's API calls (kubectl, the editor): [`World::user`] and its shorthands, each logged so
+//! that going back replays it, and recorded as one step with the call's verb, target and answer.
+
+use serde_json::Value;
+
+use super::input::{Input, UserCall, UserResult};
+use super::narrate::stored_rv;
+use super::record::{ActionKind, Actor, ApiCall, ObjectRef, StepRecord};
+use super::World;
+use crate::engine::apiserver::{DeleteOptions, Deleted, Patch, Subresource};
+use crate::engine::kinds::Kind;
+use crate::engine::object::ObjectExt;
+use crate::engine::status::Status;
+
+impl World {
+    /// A user API call (kubectl, the editor), logged so that going back replays it.
+    pub fn user(&mut self, who: &str, call: UserCall) -> Result<UserResult, Status> {
+        self.log(Input::User(Box::new((who.to_string(), call.clone()))));
+        let (r, rec) = self.apply_user(who, call);
+        self.finish(rec);
+        r
+    }
+
+    /// `user("kubectl", Create(obj))`, returning the object.
+    pub fn create(&mut self, obj: Value) -> Result<Value, Status> {
+        self.user("kubectl", UserCall::Create(obj)).map(UserResult::into_object)
+    }
+
+    /// `user("kubectl", Update(obj))`.
+    pub fn update(&mut self, obj: Value) -> Result<Value, Status> {
+        self.user("kubectl", UserCall::Update(obj)).map(UserResult::into_object)
+    }
+
+    /// `user("kubectl", Patch{..})` of the main resource.
+    pub fn patch(
+        &mut self,
+        kind: &'static Kind,
+        namespace: Option<&str>,
+        name: &str,
+        patch: Patch,
+    ) -> Result<Value, Status> {
+        let call = UserCall::Patch {
+            kind,
+            namespace: namespace.map(str::to_string),
+            name: name.to_string(),
+            patch,
+            subresource: Subresource::Main,
+        };
+        self.user("kubectl", call).map(UserResult::into_object)
+    }
+
+    /// `user("kubectl", Delete{..})`.
+    pub fn delete(
+        &mut self,
+        kind: &'static Kind,
+        namespace: Option<&str>,
+        name: &str,
+        options: DeleteOptions,
+    ) -> Result<Deleted, Status> {
+        let call = UserCall::Delete { kind, namespace: namespace.map(str::to_string), name: name.to_string(), options };
+        self.user("kubectl", call).map(UserResult::into_deleted)
+    }
+
+    fn apply_user(&mut self, who: &str, call: UserCall) -> (Result<UserResult, Status>, StepRecord) {
+        let api = &mut self.state.api;
+        let (verb, target, sent, r, ok) = match call {
+            UserCall::Create(o) => {
+                let t = format!("{} {}", o.kind(), o.key());
+                let r = api.create(o).map(UserResult::Object);
+                ("CREATE", t, 0, r, 201)
+            }
+            UserCall::Update(o) => {
+                let t = format!("{} {}", o.kind(), o.key());
+                let sent = o.resource_version();
+                ("UPDATE", t, sent, api.update(o).map(UserResult::Object), 200)
+            }
+            UserCall::UpdateStatus(o) => {
+                let t = format!("{} {}", o.kind(), o.key());
+                let sent = o.resource_version();
+                ("UPDATE /status", t, sent, api.update_status(o).map(UserResult::Object), 200)
+            }
+            UserCall::FinalizeNamespace(o) => {
+                let t = format!("{} {}", o.kind(), o.key());
+                let sent = o.resource_version();
+                ("UPDATE /finalize", t, sent, api.finalize_namespace(o).map(UserResult::Object), 200)
+            }
+            UserCall::Patch { kind, namespace, name, patch, subresource } => {
+                let t = match &namespace {
+                    Some(ns) => format!("{} {ns}/{name}", kind.kind),
+                    None => format!("{} {name}", kind.kind),
+                };
+                let r = api.patch(kind, namespace.as_deref(), &name, &patch, subresource).map(UserResult::Object);
+                ("PATCH", t, 0, r, 200)
+            }
+            UserCall::Delete { kind, namespace, name, options } => {
+                let t = match &namespace {
+                    Some(ns) => format!("{} {ns}/{name}", kind.kind),
+                    None => format!("{} {name}", kind.kind),
+                };
+                let r = api.delete(kind, namespace.as_deref(), &name, &options).map(UserResult::Deleted);
+                ("DELETE", t, 0, r, 200)
+            }
+        };
+        let (code, rv, error) = match &r {
+            Ok(UserResult::Object(v)) | Ok(UserResult::Deleted(Deleted::Gone(v) | Deleted::Pending(v))) => {
+                (ok, v.resource_version(), None)
+            }
+            Err(e) => (e.code(), 0, Some(e.message.clone())),
+        };
+        let stored = if code == 409 { stored_rv(&self.state.api, &target) } else { 0 };
+        let call = ApiCall {
+            verb: verb.into(),
+            target: target.clone(),
+            sent_resource_version: sent,
+            code,
+            resource_version: rv,
+            error,
+            stored_resource_version: stored,
+        };
+        let sentence = match &r {
+            Ok(_) => format!("{who} sent {verb} {target}: {code}, now at resourceVersion {rv}."),
+            Err(e) => format!("{who} sent {verb} {target}: {code} {}.", e.message),
+        };
+        let objects = match target.split_once(' ') {
+            Some((k, key)) => vec![ObjectRef { kind: k.into(), key: key.into(), resource_version: rv }],
+            None => Vec::new(),
+        };
+        let rec = self.record(Actor::User(who.to_string()), ActionKind::UserCall, objects, vec![call], sentence);
+        (r, rec)
+    }
+}
