@@ -758,7 +758,7 @@ fn queue_facts(world: &World, p: &Process) -> Vec<QueueFacts> {
         .iter()
         .map(|slot| {
             let q = &slot.queue;
-            let held: Vec<String> = slot.held.iter().map(|(_, k)| k.clone()).collect();
+            let held: Vec<String> = slot.held().iter().map(|(_, k)| k.clone()).collect();
             let dirty: BTreeSet<String> = crate::sort::btree_set(q.dirty_while_processing().cloned());
             let front: Vec<String> = q.waiting_keys().take(KEYS_READ).cloned().collect();
             let all_delayed = q.delayed_keys();
