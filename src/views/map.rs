@@ -541,6 +541,16 @@ impl ConflictNote {
         };
         format!("409 Conflict on {}: {} sent rv {}; {won}.", self.target, self.loser, self.sent_rv)
     }
+
+    /// The sentence in two parts for the picture, where it takes two lines: the headline
+    /// (`409 Conflict on ReplicaSet default/web-5d4f`) and who wrote which resourceVersion.
+    pub fn headline_and_writers(&self) -> (String, String) {
+        let s = self.sentence();
+        match s.split_once(": ") {
+            Some((head, rest)) => (head.to_string(), rest.to_string()),
+            None => (s, String::new()),
+        }
+    }
 }
 
 /// One line of the picture's text equivalent.
@@ -991,6 +1001,8 @@ struct Placement {
     /// Whether each box's informers face down (it sits above the API server).
     above: Vec<bool>,
     cloud: Option<Rect>,
+    /// Lines of text below the API server's title (stacked: two, more for a 409).
+    api_lines: usize,
 }
 
 fn place_wide(facts: &[ProcessFacts], width: i32, has_cloud: bool) -> Placement {
@@ -1063,12 +1075,13 @@ fn place_wide(facts: &[ProcessFacts], width: i32, has_cloud: bool) -> Placement 
     let height = below_y + row_h[1] + MARGIN;
     let user = Rect { x: MARGIN, y: api_y, w: USER_W, h: API_H };
     let api = Rect { x: MARGIN + USER_W + GAP, y: api_y, w: canvas - 2 * MARGIN - USER_W - GAP, h: API_H };
-    Placement { width: canvas, height: height.max(api.bottom() + MARGIN), api, user, boxes, above, cloud }
+    Placement { width: canvas, height: height.max(api.bottom() + MARGIN), api, user, boxes, above, cloud, api_lines: 1 }
 }
 
-fn place_stacked(facts: &[ProcessFacts], width: i32, has_cloud: bool) -> Placement {
+fn place_stacked(facts: &[ProcessFacts], width: i32, has_cloud: bool, api_lines: usize) -> Placement {
     let canvas = width.max(NARROW_MIN);
-    let api_h = API_H + LINE;
+    let api_lines = api_lines.max(2);
+    let api_h = API_H + LINE * (api_lines as i32 - 1);
     let user = Rect { x: MARGIN, y: MARGIN, w: USER_W, h: api_h };
     let api = Rect { x: MARGIN + USER_W + GAP, y: MARGIN, w: canvas - 2 * MARGIN - USER_W - GAP, h: api_h };
     let x = MARGIN + TRUNK;
@@ -1086,7 +1099,16 @@ fn place_stacked(facts: &[ProcessFacts], width: i32, has_cloud: bool) -> Placeme
             y += h + GAP;
         }
     }
-    Placement { width: canvas, height: y - GAP + MARGIN, api, user, above: vec![false; facts.len()], boxes, cloud }
+    Placement {
+        width: canvas,
+        height: y - GAP + MARGIN,
+        api,
+        user,
+        above: vec![false; facts.len()],
+        boxes,
+        cloud,
+        api_lines,
+    }
 }
 
 // ----- the step's change -----
@@ -1164,7 +1186,16 @@ pub fn control_plane(world: &World, width: i32) -> ControlPlane {
     let history = recent(world.history());
     let last = history.last();
     let has_cloud = facts.iter().any(|f| f.p.name == crate::engine::world::BUCKET_OPERATOR);
-    let place = if stacked { place_stacked(&facts, width, has_cloud) } else { place_wide(&facts, width, has_cloud) };
+    let conflict = last.and_then(|r| last_conflict(history, r));
+    let place = if stacked {
+        // The etcd line, then the 409's sentence wrapped whole (the box is as narrow as the
+        // stacked API server's).
+        let inner = width.max(NARROW_MIN) - 2 * MARGIN - USER_W - GAP - 2 * PAD;
+        let lines = conflict.as_ref().map_or(1, |c| wrap(&c.sentence(), chars_in(inner, TEXT_PX)).len());
+        place_stacked(&facts, width, has_cloud, 1 + lines.min(8))
+    } else {
+        place_wide(&facts, width, has_cloud)
+    };
 
     // The keys shown on chips whose handler adds are counted.
     let mut wanted = BTreeSet::new();
@@ -1189,7 +1220,6 @@ pub fn control_plane(world: &World, width: i32) -> ControlPlane {
     } else {
         format!("watch history: last {limit} events per kind")
     };
-    let conflict = last.and_then(|r| last_conflict(history, r));
     out.conflict = conflict.clone();
     let api_rect = place.api;
     let inner = api_rect.w - 2 * PAD;
@@ -1212,12 +1242,13 @@ pub fn control_plane(world: &World, width: i32) -> ControlPlane {
         line2 = vec![(c.sentence(), LabelStyle::Alert)];
     }
     if stacked {
-        // Two lines of room below the title.
+        // Two lines of room below the title, more for a 409 (the box grew for it: its writers
+        // and resourceVersions are the point of the step, never cut off).
         let mut lines: Vec<(String, LabelStyle)> =
             vec![(format!("etcd: {} objects, rv {rv}", thousands(objects)), LabelStyle::Text)];
         lines.extend(line2.iter().flat_map(|(t, s)| wrap(t, chars_in(inner, TEXT_PX)).into_iter().map(|l| (l, *s))));
         api_labels[0].text = "API server".to_string();
-        for (i, (t, s)) in lines.into_iter().take(2).enumerate() {
+        for (i, (t, s)) in lines.into_iter().take(place.api_lines).enumerate() {
             api_labels.push(Label {
                 x: api_rect.x + PAD,
                 y: api_rect.y + PAD + 11 + TITLE_LINE + LINE * i as i32,
@@ -1225,6 +1256,23 @@ pub fn control_plane(world: &World, width: i32) -> ControlPlane {
                 style: s,
             });
         }
+    } else if let Some(c) = &conflict {
+        // The headline beside the title, the writers on the line below: the whole sentence
+        // fits where one line of it would be cut.
+        let (head, writers) = c.headline_and_writers();
+        let title_w = text_width(api_labels[0].text.chars().count(), TITLE_PX) + INLINE_GAP;
+        api_labels.push(Label {
+            x: api_rect.x + PAD + title_w,
+            y: api_rect.y + PAD + 11,
+            text: fit(&head, inner - title_w, TEXT_PX),
+            style: LabelStyle::Alert,
+        });
+        api_labels.push(Label {
+            x: api_rect.x + PAD,
+            y: api_rect.y + PAD + 11 + TITLE_LINE,
+            text: fit(&writers, inner, TEXT_PX),
+            style: LabelStyle::Alert,
+        });
     } else {
         for (t, s) in line2 {
             api_labels.push(Label {
@@ -1445,16 +1493,21 @@ fn process_node(
         let lines = tile_lines(inf);
         let (tile, labels) = if stacked {
             let tile = Rect { x, y: tiles_y + 4 + STRIP_H * k as i32, w: inner, h: STRIP_H - 2 };
-            let text = format!("{} · {} · {}", lines[0], lines[1], lines[2]);
-            let badge_room = text_width(11, SMALL_PX) + 8;
+            // Room for the in-flight badge at the strip's end only when there is one; then
+            // the compact form keeps the rv in view rather than cutting it.
+            let badge = match inf.state {
+                WatchState::Open => inf.in_flight > 0,
+                WatchState::Stopped => false,
+                _ => true,
+            };
+            let badge_room = if badge { text_width(11, SMALL_PX) + 8 } else { 0 };
+            let room = tile.w - 8 - badge_room;
+            let full = format!("{} · {} · {}", lines[0], lines[1], lines[2]);
+            let compact = format!("{} {} {}", lines[0], lines[1], lines[2]);
+            let text = if text_width(full.chars().count(), TEXT_PX) <= room { full } else { compact };
             (
                 tile,
-                vec![Label {
-                    x: tile.x + 4,
-                    y: tile.y + 12,
-                    text: fit(&text, tile.w - 8 - badge_room, TEXT_PX),
-                    style: LabelStyle::Text,
-                }],
+                vec![Label { x: tile.x + 4, y: tile.y + 12, text: fit(&text, room, TEXT_PX), style: LabelStyle::Text }],
             )
         } else {
             let w = tile_width(inf);

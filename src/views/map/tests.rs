@@ -109,7 +109,15 @@ fn check_layout(cp: &ControlPlane) {
         for c in &badges[i + 1..] {
             assert!(!b.rect.overlaps(&c.rect), "badges {:?} and {:?} overlap", b.text, c.text);
         }
-        if !cp.stacked {
+        if cp.stacked {
+            // On a strip, the badge sits at the end of the strip's own line: clear of its text.
+            let s = cp.streams.iter().find(|s| s.badge.as_ref() == Some(*b)).expect("its stream");
+            let strip = cp.node(&s.part).expect("its informer");
+            for l in &strip.labels {
+                let end = l.x + text_width(l.text.chars().count(), l.style.px());
+                assert!(end <= b.rect.x, "badge {:?} over the strip's text {:?}", b.text, l.text);
+            }
+        } else {
             for (n, r) in &boxes {
                 assert!(!b.rect.overlaps(r), "badge {:?} {:?} overlaps {n} {r:?}", b.text, b.rect);
             }
@@ -378,6 +386,19 @@ fn a_409_shows_both_writers_and_both_resource_versions() {
     assert!(api.look.contains("map__node--conflict"));
     assert!(api.labels.iter().any(|l| l.text.starts_with("409 Conflict on ")), "{:?}", api.labels);
     assert!(api.name.contains(&sentence));
+    // Nothing of it is cut off at any width: both writers and both resourceVersions are read
+    // on the picture itself.
+    for width in [320, 360, 480, WIDE_MIN, 800, 1000, 1300] {
+        let cp = control_plane(&w, width);
+        check_layout(&cp);
+        let api = cp.api.as_ref().unwrap();
+        let said: Vec<&str> = api.labels.iter().map(|l| l.text.as_str()).collect();
+        assert!(said.iter().all(|t| !t.ends_with('…')), "{width}: {said:?}");
+        let said = said.join(" ");
+        for part in [format!("sent rv {}", c.sent_rv), format!("stored rv {}", c.stored_rv), "409 Conflict on".into()] {
+            assert!(said.contains(&part), "{width}: {part} in {said}");
+        }
+    }
     let step = cp.step.as_ref().unwrap();
     assert!(step.tokens.iter().any(|t| t.look == "error" && t.text == "409 Conflict"));
     assert!(step.caption.contains(&sentence));
@@ -447,4 +468,18 @@ fn text_helpers() {
     assert_eq!(short_duration(Duration::from_secs(15)), "15s");
     assert_eq!(chip_key("default/web"), "web");
     assert_eq!(chip_key("attemptToDelete ReplicaSet default/web-5d4f 2b05-x"), "delete web-5d4f");
+}
+
+#[test]
+fn a_narrow_informer_strip_says_its_kind_count_and_rv_whole() {
+    let w = settled(1);
+    let cp = control_plane(&w, 328);
+    assert!(cp.stacked);
+    check_layout(&cp);
+    let strips: Vec<&Node> = cp.processes.iter().flat_map(|p| &p.informers).collect();
+    assert!(strips.len() > 5);
+    for t in strips {
+        let said = &t.labels[0].text;
+        assert!(!said.ends_with('…') && said.contains("cached") && said.contains("rv "), "{said}");
+    }
 }
