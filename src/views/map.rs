@@ -535,21 +535,21 @@ pub struct ConflictNote {
 impl ConflictNote {
     /// The sentence the picture shows.
     pub fn sentence(&self) -> String {
+        format!("{}: {}.", self.headline(), self.writers())
+    }
+
+    /// `409 Conflict on ReplicaSet default/web-5d4f`.
+    pub fn headline(&self) -> String {
+        format!("409 Conflict on {}", self.target)
+    }
+
+    /// Who sent which resourceVersion, and who wrote the stored one.
+    pub fn writers(&self) -> String {
         let won = match (&self.winner, self.winner_step) {
             (Some(w), Some(s)) => format!("stored rv {} was written by {w} at step {s}", self.stored_rv),
             _ => format!("stored rv is {}", self.stored_rv),
         };
-        format!("409 Conflict on {}: {} sent rv {}; {won}.", self.target, self.loser, self.sent_rv)
-    }
-
-    /// The sentence in two parts for the picture, where it takes two lines: the headline
-    /// (`409 Conflict on ReplicaSet default/web-5d4f`) and who wrote which resourceVersion.
-    pub fn headline_and_writers(&self) -> (String, String) {
-        let s = self.sentence();
-        match s.split_once(": ") {
-            Some((head, rest)) => (head.to_string(), rest.to_string()),
-            None => (s, String::new()),
-        }
+        format!("{} sent rv {}; {won}", self.loser, self.sent_rv)
     }
 }
 
@@ -1259,7 +1259,7 @@ pub fn control_plane(world: &World, width: i32) -> ControlPlane {
     } else if let Some(c) = &conflict {
         // The headline beside the title, the writers on the line below: the whole sentence
         // fits where one line of it would be cut.
-        let (head, writers) = c.headline_and_writers();
+        let (head, writers) = (c.headline(), format!("{}.", c.writers()));
         let title_w = text_width(api_labels[0].text.chars().count(), TITLE_PX) + INLINE_GAP;
         api_labels.push(Label {
             x: api_rect.x + PAD + title_w,
@@ -1940,7 +1940,14 @@ fn step_moves(cp: &ControlPlane, r: &StepRecord, world: &World) -> StepChange {
                 tokens.push(straight(from, to, call_text(c), "call", delay));
                 let code = if c.code == 409 { "409 Conflict".to_string() } else { c.code.to_string() };
                 tokens.push(straight(to, from, code, if c.code >= 400 { "error" } else { "reply" }, delay + TRAVEL_MS));
-                said.push(c.to_string());
+                // A 409 says who wrote what instead of the API server's message (the Watch
+                // events and Conflicts panels keep the message): the caption stays two lines.
+                match &cp.conflict {
+                    Some(n) if c.code == 409 && c.target == n.target => {
+                        said.push(format!("{} {} → 409 Conflict ({})", c.verb, c.target, n.writers()))
+                    }
+                    _ => said.push(c.to_string()),
+                }
             }
             let n = r.calls.iter().filter(|c| !c.target.starts_with("Event ")).count();
             if n > 4 {
@@ -1948,10 +1955,6 @@ fn step_moves(cp: &ControlPlane, r: &StepRecord, world: &World) -> StepChange {
             }
             let did = if said.is_empty() { "made no write".to_string() } else { said.join("; ") };
             let mut cap = format!("The {controller} worker reconciled {key}: {did}.");
-            if let Some(c) = &cp.conflict {
-                cap.push(' ');
-                cap.push_str(&c.sentence());
-            }
             if r.work.as_ref().is_some_and(|w| w.requeued_dirty) {
                 cap.push_str(&format!(" {key} was dirty, so Done put it back in the queue once."));
             } else {

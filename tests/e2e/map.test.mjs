@@ -129,7 +129,10 @@ describe("the Control plane region", () => {
     assert.ok(Number(stored) > Number(sent), `stored ${stored} is newer than sent ${sent}`);
     // Drawn, in words, on the API server.
     assert.ok(await map(page).getByText(/^409 Conflict on \w+ default\/web/).first().isVisible());
-    await caption(page, /409 Conflict/).waitFor();
+    // Whole, not cut off: both resourceVersions and the winner are read on the picture.
+    const writers = new RegExp(`sent rv ${sent}; stored rv ${stored} was written by another client at step \\d+\\.$`);
+    assert.ok(await map(page).locator("svg text").filter({ hasText: writers }).first().isVisible());
+    await caption(page, new RegExp(`→ 409 Conflict \\(.+ sent rv ${sent}; stored rv ${stored} `)).waitFor();
     assert.deepEqual(problems, []);
     await context.close();
   });

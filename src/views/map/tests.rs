@@ -401,7 +401,7 @@ fn a_409_shows_both_writers_and_both_resource_versions() {
     }
     let step = cp.step.as_ref().unwrap();
     assert!(step.tokens.iter().any(|t| t.look == "error" && t.text == "409 Conflict"));
-    assert!(step.caption.contains(&sentence));
+    assert!(step.caption.contains(&format!("→ 409 Conflict ({})", c.writers())), "{}", step.caption);
 }
 
 #[test]
