@@ -1763,10 +1763,30 @@ pub const TRAVEL_MS: u32 = 600;
 fn step_change(cp: &ControlPlane, r: &StepRecord, world: &World) -> StepChange {
     let mut change = step_moves(cp, r, world);
     change.tokens.truncate(MAX_TOKENS);
-    // Labels near the right edge go on the left of their dot.
+    // A label goes on the right of its dot unless, along its way, it would cross the drawing's
+    // right edge or a box that is neither where it starts nor where it ends (a call leaving a
+    // process at its right edge would otherwise cover its neighbour's text).
+    let mut boxes: Vec<Rect> = cp.processes.iter().map(|p| p.frame.rect).collect();
+    boxes.extend(cp.api.iter().map(|n| n.rect));
+    boxes.extend(cp.cloud.iter().map(|n| n.rect));
+    boxes.push(cp.user.rect);
+    let holds =
+        |r: &Rect, (x, y): (i32, i32)| x >= r.x - 2 && x <= r.right() + 2 && y >= r.y - 2 && y <= r.bottom() + 2;
     for t in &mut change.tokens {
-        let right = t.from.0.max(t.to.0).max(t.via.0);
-        t.label_left = right + 6 + t.label_width() > cp.width - MARGIN;
+        let xs = [t.from.0, t.via.0, t.to.0];
+        let ys = [t.from.1, t.via.1, t.to.1];
+        let (left, right) = (*xs.iter().min().unwrap_or(&0), *xs.iter().max().unwrap_or(&0));
+        let (top, bottom) = (*ys.iter().min().unwrap_or(&0) - 8, *ys.iter().max().unwrap_or(&0) + 8);
+        let w = t.label_width();
+        let crossed = |x: i32, x_end: i32| {
+            let sweep = Rect { x, y: top, w: x_end - x, h: bottom - top };
+            boxes.iter().filter(|b| sweep.overlaps(b) && !holds(b, t.from) && !holds(b, t.to)).count()
+        };
+        let off_right = right + 6 + w > cp.width - MARGIN;
+        let off_left = left - 6 - w < MARGIN;
+        let on_right = crossed(left + 6, right + 6 + w);
+        let on_left = crossed(left - 6 - w, right - 6);
+        t.label_left = !off_left && (off_right || on_left < on_right);
     }
     change
 }
@@ -1940,12 +1960,14 @@ fn step_moves(cp: &ControlPlane, r: &StepRecord, world: &World) -> StepChange {
                 tokens.push(straight(from, to, call_text(c), "call", delay));
                 let code = if c.code == 409 { "409 Conflict".to_string() } else { c.code.to_string() };
                 tokens.push(straight(to, from, code, if c.code >= 400 { "error" } else { "reply" }, delay + TRAVEL_MS));
-                // A 409 says who wrote what instead of the API server's message (the Watch
-                // events and Conflicts panels keep the message): the caption stays two lines.
+                // A 409 says both resourceVersions instead of the API server's message (the
+                // picture's API server names both writers; the Watch events and Conflicts
+                // panels keep the message): the caption stays within two lines.
                 match &cp.conflict {
-                    Some(n) if c.code == 409 && c.target == n.target => {
-                        said.push(format!("{} {} → 409 Conflict ({})", c.verb, c.target, n.writers()))
-                    }
+                    Some(n) if c.code == 409 && c.target == n.target => said.push(format!(
+                        "{} {} → 409 Conflict (sent rv {}, stored rv {})",
+                        c.verb, c.target, n.sent_rv, n.stored_rv
+                    )),
                     _ => said.push(c.to_string()),
                 }
             }

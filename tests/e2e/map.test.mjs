@@ -132,7 +132,7 @@ describe("the Control plane region", () => {
     // Whole, not cut off: both resourceVersions and the winner are read on the picture.
     const writers = new RegExp(`sent rv ${sent}; stored rv ${stored} was written by another client at step \\d+\\.$`);
     assert.ok(await map(page).locator("svg text").filter({ hasText: writers }).first().isVisible());
-    await caption(page, new RegExp(`→ 409 Conflict \\(.+ sent rv ${sent}; stored rv ${stored} `)).waitFor();
+    await caption(page, new RegExp(`→ 409 Conflict \\(sent rv ${sent}, stored rv ${stored}\\)`)).waitFor();
     assert.deepEqual(problems, []);
     await context.close();
   });

@@ -401,7 +401,22 @@ fn a_409_shows_both_writers_and_both_resource_versions() {
     }
     let step = cp.step.as_ref().unwrap();
     assert!(step.tokens.iter().any(|t| t.look == "error" && t.text == "409 Conflict"));
-    assert!(step.caption.contains(&format!("→ 409 Conflict ({})", c.writers())), "{}", step.caption);
+    assert!(
+        step.caption.contains(&format!("→ 409 Conflict (sent rv {}, stored rv {})", c.sent_rv, c.stored_rv)),
+        "{}",
+        step.caption
+    );
+    // The calls leave the leader at its right edge: their labels stay off the standby's box.
+    let standby = cp.processes.iter().find(|p| !p.frame.name.contains(&leader) && p.frame.name.contains("standby"));
+    let standby = standby.expect("a standby replica").frame.rect;
+    for t in &step.tokens {
+        let w = t.label_width();
+        for (x, y) in [t.from, t.via, t.to] {
+            let bx = if t.label_left { x - 6 - w } else { x + 6 };
+            let label = Rect { x: bx, y: y - 8, w, h: 16 };
+            assert!(!label.overlaps(&standby), "token {:?} at {:?} over the standby {standby:?}", t.text, (x, y));
+        }
+    }
 }
 
 #[test]
