@@ -1187,11 +1187,32 @@ pub fn control_plane(world: &World, width: i32) -> ControlPlane {
     let last = history.last();
     let has_cloud = facts.iter().any(|f| f.p.name == crate::engine::world::BUCKET_OPERATOR);
     let conflict = last.and_then(|r| last_conflict(history, r));
+    // The API server's second line: what its store holds kind by kind (the kinds that have
+    // objects) and its watch history, or the last step's 409.
+    let rv = world.api().resource_version();
+    let (limit, floors) = world.api().watch_history();
+    let oldest = floors.iter().map(|(_, f)| *f).max().unwrap_or(0);
+    let history_words = if oldest > 0 {
+        format!("watch history: last {limit} events per kind; a watch from before rv {oldest} may get 410")
+    } else {
+        format!("watch history: last {limit} events per kind")
+    };
+    let stored: Vec<String> = KINDS
+        .iter()
+        .map(|k| (k.kind, world.api().count(k)))
+        .filter(|(_, n)| *n > 0)
+        .map(|(k, n)| format!("{k} {}", thousands(n)))
+        .collect();
+    let stored = stored.join(", ");
+    let line2 = match &conflict {
+        Some(c) => (c.sentence(), LabelStyle::Alert),
+        None => (format!("{stored} · {history_words}"), LabelStyle::Muted),
+    };
     let place = if stacked {
-        // The etcd line, then the 409's sentence wrapped whole (the box is as narrow as the
-        // stacked API server's).
+        // The etcd line, then the second line wrapped whole (the box is as narrow as the
+        // stacked API server's): a 409's writers are the point of the step, never cut off.
         let inner = width.max(NARROW_MIN) - 2 * MARGIN - USER_W - GAP - 2 * PAD;
-        let lines = conflict.as_ref().map_or(1, |c| wrap(&c.sentence(), chars_in(inner, TEXT_PX)).len());
+        let lines = wrap(&line2.0, chars_in(inner, TEXT_PX)).len();
         place_stacked(&facts, width, has_cloud, 1 + lines.min(8))
     } else {
         place_wide(&facts, width, has_cloud)
@@ -1212,14 +1233,6 @@ pub fn control_plane(world: &World, width: i32) -> ControlPlane {
 
     // The API server.
     let objects: usize = KINDS.iter().map(|k| world.api().count(k)).sum();
-    let rv = world.api().resource_version();
-    let (limit, floors) = world.api().watch_history();
-    let oldest = floors.iter().map(|(_, f)| *f).max().unwrap_or(0);
-    let history_words = if oldest > 0 {
-        format!("watch history: last {limit} events per kind; a watch from before rv {oldest} may get 410")
-    } else {
-        format!("watch history: last {limit} events per kind")
-    };
     out.conflict = conflict.clone();
     let api_rect = place.api;
     let inner = api_rect.w - 2 * PAD;
@@ -1229,21 +1242,9 @@ pub fn control_plane(world: &World, width: i32) -> ControlPlane {
         text: fit(&format!("API server · {} objects · resourceVersion {rv}", thousands(objects)), inner, TITLE_PX),
         style: LabelStyle::Title,
     }];
-    // What the store holds, kind by kind (the kinds that have objects).
-    let stored: Vec<String> = KINDS
-        .iter()
-        .map(|k| (k.kind, world.api().count(k)))
-        .filter(|(_, n)| *n > 0)
-        .map(|(k, n)| format!("{k} {}", thousands(n)))
-        .collect();
-    let stored = stored.join(", ");
-    let mut line2 = vec![(format!("{stored} · {history_words}"), LabelStyle::Muted)];
-    if let Some(c) = &conflict {
-        line2 = vec![(c.sentence(), LabelStyle::Alert)];
-    }
+    let line2 = vec![line2];
     if stacked {
-        // Two lines of room below the title, more for a 409 (the box grew for it: its writers
-        // and resourceVersions are the point of the step, never cut off).
+        // The box grew to the lines below the title.
         let mut lines: Vec<(String, LabelStyle)> =
             vec![(format!("etcd: {} objects, rv {rv}", thousands(objects)), LabelStyle::Text)];
         lines.extend(line2.iter().flat_map(|(t, s)| wrap(t, chars_in(inner, TEXT_PX)).into_iter().map(|l| (l, *s))));

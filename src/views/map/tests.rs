@@ -486,11 +486,15 @@ fn text_helpers() {
 }
 
 #[test]
-fn a_narrow_informer_strip_says_its_kind_count_and_rv_whole() {
+fn on_a_narrow_screen_the_api_server_and_the_informer_strips_say_it_all() {
     let w = settled(1);
     let cp = control_plane(&w, 328);
     assert!(cp.stacked);
     check_layout(&cp);
+    // The API server's box grows to say what its store holds and its watch history, whole.
+    let api: Vec<&str> = cp.api.as_ref().unwrap().labels.iter().map(|l| l.text.as_str()).collect();
+    assert!(api.iter().all(|t| !t.ends_with('…')), "{api:?}");
+    assert!(api.join(" ").contains("events per kind"), "{api:?}");
     let strips: Vec<&Node> = cp.processes.iter().flat_map(|p| &p.informers).collect();
     assert!(strips.len() > 5);
     for t in strips {
