@@ -33,7 +33,7 @@ async function stepUntil(page, done, max = 400) {
 const caption = (page) => page.locator(".map__caption").textContent();
 
 /**
- * Freezes every animation of the step's motion halfway through one hop (all at the same clock, so
+ * Freezes every animation of the step's motion three quarters through one hop (near where it lands) (all at the same clock, so
  * the picture is the same from run to run): the 409's reply when the step got one, else the first
  * hop. Each animation's own duration is read, since Play and stepping fast shorten them.
  */
@@ -42,18 +42,19 @@ async function freeze(page) {
     const all = document.getAnimations();
     const timing = (a) => a.effect.getComputedTiming();
     const error = all.find((a) => a.effect?.target?.classList?.contains("map__token--error"));
-    const at = error ? timing(error).delay + timing(error).duration / 2 : null;
+    const at = error ? timing(error).delay + timing(error).duration * 0.75 : null;
     for (const a of all) {
       a.pause();
-      a.currentTime = at ?? timing(a).duration / 2;
+      a.currentTime = at ?? timing(a).duration * 0.75;
     }
   });
 }
 
-/** Makes a PNG smaller (a palette of 128 colours) when ImageMagick is installed; else keeps it. */
+/** Makes a PNG smaller (a palette of 128 colours) when pngquant is installed; else keeps it. */
 function shrink(path) {
-  const r = spawnSync("convert", [path, "-colors", "128", `PNG8:${path}`], { stdio: "ignore" });
-  if (r.error || r.status !== 0) log(`${path}: kept as taken (no ImageMagick convert)`);
+  const r = spawnSync("pngquant", ["128", "--force", "--skip-if-larger", "--output", path, path], { stdio: "ignore" });
+  // 98: the palette version would be larger; keep the one taken.
+  if (r.error || (r.status !== 0 && r.status !== 98)) log(`${path}: kept as taken (no pngquant)`);
 }
 
 /** The states to show: each function brings a fresh sandbox there. */
