@@ -6,9 +6,17 @@
 # and summary from it), then "Start the playground" with the size of what starting downloads
 # (the wasm and its JS glue, gzipped as a server would send them), measured here on the files
 # just built. The wasm mounts the embed when its page is embed.html (src/web/embed.rs).
-# Then the files documentation authors use: embed.js and the demo page.
+# Before that, index.html's boot.js tag gets data-wasm-size, the wasm's size in bytes: the
+# total of the download's progress bar when a server compresses the wasm (public/boot.js).
+# Then the files documentation authors use: embed.js and the demo page; last, the service
+# worker with the list of every file (scripts/sw-build.sh).
 set -eu
 staging="${TRUNK_STAGING_DIR:?this script runs as a Trunk hook}"
+
+wasm_bytes=$(cat "$staging"/*_bg.wasm | wc -c)
+sed "s|data-wasm=\"\([^\"]*\)\"|data-wasm=\"\1\" data-wasm-size=\"$wasm_bytes\"|" "$staging/index.html" >"$staging/index.html.tmp"
+mv "$staging/index.html.tmp" "$staging/index.html"
+grep -q "data-wasm-size=\"$wasm_bytes\"" "$staging/index.html"
 
 bytes=0
 for f in "$staging"/*_bg.wasm "$staging"/reconcile-lab-*.js; do
@@ -19,6 +27,12 @@ kb=$(((bytes + 500) / 1000))
 
 awk -v kb="$kb" '
   /<title>Reconcile Lab<\/title>/ { sub(/<title>Reconcile Lab<\/title>/, "<title>Reconcile Lab (embedded)</title>") }
+  /<meta property="og:title"/ { print "    <meta property=\"og:title\" content=\"Reconcile Lab playground\" />"; next }
+  /<meta (name="description"|property="og:description")/ {
+    match($0, /<meta [a-z]+="[a-z:]+"/)
+    print "    " substr($0, RSTART, RLENGTH) " content=\"A live, miniature Kubernetes cluster and its controllers in your browser: type kubectl commands and step through what the controllers do, one event at a time.\" />"
+    next
+  }
   /<!-- nav:start/ { skipping = 1 }
   skipping { if ($0 ~ /<!-- nav:end -->/) skipping = 0; next }
   /<!-- home:start/ {
@@ -48,4 +62,6 @@ if grep -q 'class="site-nav"' "$staging/embed.html"; then
   echo "scripts/embed-build.sh: the site navigation is still in embed.html" >&2
   exit 1
 fi
+grep -q '<meta property="og:title" content="Reconcile Lab playground" />' "$staging/embed.html"
 cp public/embed.js public/docs-demo.html public/docs-demo.css public/favicon.svg "$staging/"
+sh scripts/sw-build.sh

@@ -9,7 +9,7 @@
 # (or the list names a file that does not exist), so no stylesheet is silently left out.
 set -eu
 ORDER="theme site-header tabs layout panel fatal-error stepping next timeline console editor views map owner-graph
-objects lessons share embed start"
+objects lessons share copy shortcuts embed start"
 
 for f in style/*.css; do
   name=$(basename "$f" .css)

@@ -10,8 +10,8 @@
 //!
 //! `tests/home_page.rs` checks that `index.html` holds exactly [`home_section`] between
 //! [`HOME_START`] and [`HOME_END`]; `UPDATE_HOME=1 cargo test --test home_page` rewrites it.
-//! Every text is escaped ([`escape`]); the only markup made from lesson text is `<code>` and
-//! `<strong>`, from the lesson format's inline Markdown.
+//! Every text is escaped ([`escape`]); the only markup made from lesson text is `<code>`,
+//! `<strong>` and `<a>`, from the lesson format's inline Markdown.
 
 use crate::lessons::Progress;
 use crate::session::lesson::{inline, summaries, Inline};
@@ -38,7 +38,9 @@ pub fn escape(text: &str) -> String {
     out
 }
 
-/// A lesson line's inline Markdown (`code`, **strong**) as escaped HTML.
+/// A lesson line's inline Markdown (`code`, **strong**, links) as escaped HTML. A link's target
+/// is one the lesson format allows (`http(s)` or relative, checked by `markdown::link_target`);
+/// an external one opens in a new tab without access to this page.
 fn inline_html(text: &str) -> String {
     inline(text)
         .into_iter()
@@ -46,6 +48,14 @@ fn inline_html(text: &str) -> String {
             Inline::Text(t) => escape(&t),
             Inline::Code(t) => format!("<code>{}</code>", escape(&t)),
             Inline::Strong(t) => format!("<strong>{}</strong>", escape(&t)),
+            Inline::Link { text, href, external: true } => format!(
+                r#"<a href="{}" target="_blank" rel="noopener noreferrer">{}</a>"#,
+                escape(&href),
+                escape(&text)
+            ),
+            Inline::Link { text, href, external: false } => {
+                format!(r#"<a href="{}">{}</a>"#, escape(&href), escape(&text))
+            }
         })
         .collect()
 }

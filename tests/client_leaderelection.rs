@@ -19,8 +19,12 @@ fn lease(api: &ApiServer) -> Value {
         .expect("the lease exists")
 }
 
+/// A candidate that releases its lease on a clean stop (`ReleaseOnCancel: true`, as
+/// kube-scheduler runs it).
 fn elector(id: &str, now: Time) -> LeaderElector {
-    LeaderElector::new(LeaderElectionConfig::new("kube-system", "my-ctrl", id), now)
+    let mut config = LeaderElectionConfig::new("kube-system", "my-ctrl", id);
+    config.release_on_cancel = true;
+    LeaderElector::new(config, now)
 }
 
 fn secs(n: u64) -> Duration {
@@ -227,6 +231,36 @@ fn tv41_voluntary_release() {
     let l = lease(&w.api);
     assert_eq!(l["spec"]["holderIdentity"], "B");
     assert_eq!(l["spec"]["leaseTransitions"], transitions.as_i64().map(|t| t + 1).expect("a number"));
+}
+
+/// Without `ReleaseOnCancel` (client-go's zero value, and kube-controller-manager's
+/// configuration), a clean stop writes nothing: the other candidate waits for the lease to
+/// expire, a full lease duration after it last saw the record change.
+#[test]
+fn no_release_without_release_on_cancel() {
+    assert!(!LeaderElectionConfig::new("kube-system", "my-ctrl", "A").release_on_cancel);
+    let mut w = World::new(&["A", "B"]);
+    for e in &mut w.electors {
+        *e = LeaderElector::new(LeaderElectionConfig::new("kube-system", "my-ctrl", e.identity()), Time::START);
+    }
+    w.run_until(Time::START.after(secs(20)));
+    assert!(w.electors[0].is_leading());
+    let held = lease(&w.api);
+
+    let now = w.now;
+    let step = w.electors[0].shut_down(&mut w.api, now);
+    assert_eq!(step.outcome, ElectionOutcome::ShutDown { released: false });
+    assert!(step.calls.is_empty(), "a clean stop without ReleaseOnCancel makes no call");
+    w.alive[0] = false;
+    assert_eq!(lease(&w.api)["spec"], held["spec"]);
+
+    let (_, seen_at) = w.electors[1].observed();
+    let log = w.run_until(now.after(secs(25)));
+    let (took_over, _, _) = log
+        .iter()
+        .find(|(_, i, s)| *i == 1 && s.outcome == ElectionOutcome::BecameLeader)
+        .expect("B takes over once the lease expires");
+    assert!(*took_over >= seen_at.after(secs(15)), "B took over at {took_over}, before the lease expired");
 }
 
 /// A client that lets another candidate write just before it forwards an update: the

@@ -2,6 +2,7 @@
 //! right line; nothing panics.
 
 use proptest::prelude::*;
+use reconcile_lab::lessons::markdown::{self, Block, Inline};
 use reconcile_lab::lessons::{self, format, Action, Check};
 
 const GOOD: &str = r#"# A tiny lesson
@@ -164,6 +165,69 @@ fn errors_name_their_line() {
 }
 
 #[test]
+fn lists_links_and_figures_in_lesson_text() {
+    let text = GOOD.replacen(
+        "Explanation.\n",
+        "Explanation:\n\n- one, see [the docs](https://kubernetes.io/docs/);\n- two.\n\n![The loop](figures/controller-loop.svg \"The loop\")\n",
+        1,
+    );
+    let l = format::parse(&text).expect("parses");
+    let b = markdown::blocks(&l.steps[0].explanation);
+    assert!(matches!(&b[1], Block::List { start: None, items } if items.len() == 2), "{b:?}");
+    let Block::List { items, .. } = &b[1] else { unreachable!() };
+    assert!(items[0].contains(&Inline::Link {
+        text: "the docs".into(),
+        href: "https://kubernetes.io/docs/".into(),
+        external: true
+    }));
+    assert!(
+        matches!(&b[2], Block::Figure { src, alt, .. } if src == "figures/controller-loop.svg" && alt == "The loop")
+    );
+    assert!(matches!(&b[3], Block::Code(t) if t == "shown: as text"), "{b:?}");
+}
+
+#[test]
+fn refused_links_and_malformed_figures_are_errors_on_their_line() {
+    broken(
+        "Intro text.",
+        "Intro [x](javascript:alert(1)) text.",
+        7,
+        "link target \"javascript:alert(1)\" is not allowed",
+    );
+    broken("Intro text.", "Intro text.\n\n![](figures/a.svg)", 9, "needs alt text");
+    broken("Explanation.", "Explanation.\n\n- a\n- [b](data:text/html,x)", 35, "link target \"data:text/html,x\"");
+    broken("Explanation.", "\n![a](https://example.com/a.svg)", 33, "lessons/figures/");
+    broken("Explanation.", "Explanation.\n- a\n  - b", 34, "lists do not nest");
+    broken("Instruction: Apply cm.yaml.", "Instruction: Apply\n[it](vbscript:x).", 39, "link target");
+    broken(
+        "Goal made: The ConfigMap d exists.",
+        "Goal made: The [ConfigMap](//evil.example) exists.",
+        40,
+        "link target",
+    );
+    broken("Hint: Think.", "Hint: See ![a](figures/a.svg) here.", 57, "a figure stands on a line of its own");
+}
+
+#[test]
+fn every_figure_a_lesson_shows_is_an_svg_in_lessons_figures() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("lessons");
+    let mut shown = 0;
+    for l in lessons::catalog().into_iter().map(|r| r.expect("parses")) {
+        let texts = std::iter::once(&l.intro).chain(l.steps.iter().flat_map(|s| [&s.explanation, &s.instruction]));
+        for b in texts.flat_map(|t| markdown::blocks(t)) {
+            if let Block::Figure { src, alt, .. } = b {
+                let svg = std::fs::read_to_string(dir.join(&src)).unwrap_or_else(|e| panic!("{}: {src}: {e}", l.slug));
+                assert!(svg.trim_start().starts_with("<svg") && svg.contains("viewBox"), "{src}");
+                assert!(!svg.contains("<script") && !svg.contains("href="), "{src}: figures are drawings only");
+                assert!(alt.len() >= 20, "{}: the alt text of {src} says what it shows", l.slug);
+                shown += 1;
+            }
+        }
+    }
+    assert!(shown >= 1, "at least one lesson shows a figure");
+}
+
+#[test]
 fn unclosed_blocks_and_empty_files_are_errors() {
     let unclosed = GOOD.trim_end().strip_suffix("```").expect("ends with a fence");
     let e = format::parse(unclosed).expect_err("unclosed");
@@ -193,6 +257,17 @@ proptest! {
     #[test]
     fn arbitrary_text_never_panics(s in "\\PC{0,400}") {
         let _ = format::parse(&s);
+        let _ = markdown::parse(&s);
+    }
+
+    /// Text made of Markdown's own characters never panics lesson Markdown, and every problem
+    /// points inside the text.
+    #[test]
+    fn markdown_soup_never_panics(s in "[\\[\\]()!*`\\- 0-9.\n\t a-z:/\"#\\\\é]{0,300}") {
+        let (_, problems) = markdown::parse(&s);
+        for p in problems {
+            prop_assert!(p.line < s.lines().count().max(1), "{:?}", p);
+        }
     }
 
     /// Lines of a real lesson, cut, shuffled and duplicated, never panic the parser, and every

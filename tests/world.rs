@@ -8,6 +8,7 @@ use std::time::Duration;
 use common::*;
 use reconcile_lab::engine::apiserver::Patch;
 use reconcile_lab::engine::object::ObjectExt;
+use reconcile_lab::engine::time::Time;
 use reconcile_lab::engine::world::{ActionKind, Settled, World, CONTROLLER_MANAGER_A, CONTROLLER_MANAGER_B};
 use serde_json::{json, Value};
 
@@ -316,21 +317,36 @@ fn tv40_partitioned_leader_steps_down() {
     assert!(w.process(CONTROLLER_MANAGER_B).unwrap().leading());
 }
 
-/// TV-41: a clean stop releases the Lease; the other replica acquires it on its next retry.
+/// A clean stop of kube-controller-manager keeps its Lease: its leader election has no
+/// `ReleaseOnCancel` (cmd/kube-controller-manager/app/controllermanager.go, `leaderElectAndRun`),
+/// so the standby takes over only once the Lease has gone unrenewed for `leaseDurationSeconds`
+/// on its own clock. (client-go's release itself, as kube-scheduler uses it, is tested in
+/// tests/client_leaderelection.rs.)
 #[test]
-fn tv41_voluntary_release() {
+fn controller_manager_keeps_its_lease_on_a_clean_stop() {
     let mut w = World::new(8);
     w.advance(Duration::from_secs(6));
-    w.stop_process(CONTROLLER_MANAGER_A).unwrap();
-    let released = w.api().get(kind("Lease"), Some("kube-system"), "kube-controller-manager").unwrap();
-    assert_eq!(released["spec"]["holderIdentity"], "");
-    assert_eq!(released["spec"]["leaseDurationSeconds"], 1);
-    assert_eq!(released["spec"]["leaseTransitions"], 0);
-    let t0 = w.now();
+    let before = w.api().get(kind("Lease"), Some("kube-system"), "kube-controller-manager").unwrap();
+    let stop = w.stop_process(CONTROLLER_MANAGER_A).unwrap();
+    assert_eq!(
+        stop.sentence,
+        "kube-controller-manager-a stopped cleanly; its caches and queues are gone. It leaves its Lease held \
+         (kube-controller-manager does not release it on the way out), so another replica can take over only once \
+         the Lease expires."
+    );
+    assert!(stop.calls.is_empty(), "no write on the way out: {:?}", stop.calls);
+    let kept = w.api().get(kind("Lease"), Some("kube-system"), "kube-controller-manager").unwrap();
+    assert_eq!(kept["spec"], before["spec"], "the Lease is left as the last renewal wrote it");
+    assert!(kept["spec"]["holderIdentity"].as_str().unwrap().starts_with("control-plane-a_"));
+    assert_eq!(kept["spec"]["leaseDurationSeconds"], 15);
+    let renewed = Time::parse_rfc3339(kept["spec"]["renewTime"].as_str().unwrap()).unwrap();
     while !w.process(CONTROLLER_MANAGER_B).unwrap().leading() {
         w.step().unwrap();
     }
-    assert!(w.now().since(t0) <= Duration::from_millis(4400));
+    // B sees the last renewal at one of its tries (every 2 s to 4.4 s), counts 15 s from there on
+    // its own clock, and takes over at its first try after that.
+    let waited = w.now().since(renewed);
+    assert!(waited >= Duration::from_secs(15) && waited <= Duration::from_millis(23_800), "{waited:?}");
     let lease = w.api().get(kind("Lease"), Some("kube-system"), "kube-controller-manager").unwrap();
     assert_eq!(lease["spec"]["leaseTransitions"], 1);
 }

@@ -65,7 +65,7 @@ fn broken_watch_is_resumed_at_once_and_replayed() {
                 )
         })
         .expect("the reflector watched again");
-    assert_eq!(rewatch.action, ActionKind::RelistTimer);
+    assert_eq!(rewatch.action, ActionKind::Rewatch);
     assert_eq!(rewatch.time, broke.time, "at once, without a back-off");
     assert!(!h.iter().any(|r| r.number > broke.number && r.action == ActionKind::List), "no relist");
     assert_converged(&w, "web", 3);
@@ -284,4 +284,49 @@ fn immediate_work_does_not_starve_the_reflectors_rewatch() {
     assert_eq!(rewatch.time, broke_at, "at once");
     assert!(list(&w, "Pod").is_empty(), "{:?}", list(&w, "Pod").iter().map(|p| p.key()).collect::<Vec<_>>());
     assert_caches_match(&w);
+}
+
+/// client-go's leader election does not guarantee a single acting leader: there is no fencing
+/// (tools/leaderelection/leaderelection.go, package doc). A leader frozen past its Lease's expiry,
+/// its monotonic clock standing still, comes back believing it still leads; its controllers act
+/// beside the new leader's, and the API server accepts their writes, until its next renewal fails
+/// for the renew deadline. Then it exits and comes back as a new candidate.
+#[test]
+fn a_thawed_leader_acts_beside_the_new_one_until_its_renewal_fails() {
+    let mut w = World::new(9);
+    w.create(deployment("web", 2, "nginx")).unwrap();
+    settle(&mut w);
+    let a = |w: &World| w.process(CONTROLLER_MANAGER_A).unwrap().leading();
+    let b = |w: &World| w.process(CONTROLLER_MANAGER_B).unwrap().leading();
+    assert!(a(&w));
+    w.freeze(CONTROLLER_MANAGER_A).unwrap();
+    w.advance(Duration::from_secs(20));
+    assert!(b(&w), "the standby took over once the Lease went unrenewed for 15 s");
+    let thawed = w.thaw(CONTROLLER_MANAGER_A).unwrap();
+    assert!(thawed.sentence.contains("it still believes it leads"), "{}", thawed.sentence);
+    assert!(a(&w) && b(&w), "two replicas lead at once");
+
+    let patch = Patch::Merge(json!({"spec": {"replicas": 4}}));
+    w.patch(kind("Deployment"), Some("default"), "web", patch).unwrap();
+    let from = w.position();
+    let mut old_leader_wrote = None;
+    for _ in 0..200 {
+        let r = w.step().unwrap();
+        let by_a = matches!(&r.actor, reconcile_lab::engine::world::Actor::Controller { process, .. } if process == CONTROLLER_MANAGER_A);
+        if by_a && r.action == ActionKind::Reconcile && r.calls.iter().any(|c| c.verb != "GET" && c.code < 300) {
+            old_leader_wrote = Some(r);
+            break;
+        }
+    }
+    let wrote = old_leader_wrote.expect("the old leader's controllers wrote, and the writes landed");
+    assert!(wrote.sentence.contains(" of kube-controller-manager-a reconciled "), "{}", wrote.sentence);
+    assert!(b(&w));
+
+    w.advance(Duration::from_secs(15));
+    let lost = "kube-controller-manager-a did not renew its Lease within the 10s renew deadline and stopped leading; \
+                the process exits and restarts as a candidate with empty caches.";
+    assert!(w.history().iter().any(|r| r.number as usize > from && r.sentence == lost), "no record says: {lost}");
+    assert!(!a(&w) && b(&w));
+    settle(&mut w);
+    assert_converged(&w, "web", 4);
 }

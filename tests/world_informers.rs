@@ -109,7 +109,7 @@ fn a_refused_rewatch_backs_off_and_resumes_without_relisting() {
         .iter()
         .find(|r| r.number > cut.number && r.sentence.contains("connection refused"))
         .expect("a refused re-watch");
-    assert_eq!(refused.action, ActionKind::RelistTimer);
+    assert_eq!(refused.action, ActionKind::Rewatch);
     assert!(refused.sentence.contains("without relisting"), "{}", refused.sentence);
     w.patch(
         kind("Deployment"),

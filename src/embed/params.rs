@@ -67,7 +67,10 @@ pub struct EmbedConfig {
     pub theme: Theme,
     /// `readonly=1`: no console input, no editing (stepping still allowed).
     pub readonly: bool,
-    /// `autoplay=1`: Play starts once the embed is ready.
+    /// `load=1`: the app loads at once instead of showing the start view (`public/boot.js`
+    /// acts on it before the app exists; read here so that it is not reported as unknown).
+    pub load: bool,
+    /// `autoplay=1`: the app loads at once and Play starts once the embed is ready.
     pub autoplay: bool,
     /// What was ignored, and why.
     pub notices: Vec<String>,
@@ -174,6 +177,7 @@ pub fn parse_query(search: &str) -> EmbedConfig {
                 _ => c.notices.push(format!("Ignored theme={:?}: use light, dark or auto.", shown(&value))),
             },
             "readonly" => c.readonly = flag("readonly", &value, &mut c.notices),
+            "load" => c.load = flag("load", &value, &mut c.notices),
             "autoplay" => c.autoplay = flag("autoplay", &value, &mut c.notices),
             _ => c.notices.push(format!("Ignored the unknown parameter {:?}.", shown(&name))),
         }
@@ -230,7 +234,7 @@ mod tests {
         let c = parse_query("");
         assert_eq!(c.panels, DEFAULT_PANELS.to_vec());
         assert_eq!(c.theme, Theme::Auto);
-        assert!(!c.readonly && !c.autoplay);
+        assert!(!c.readonly && !c.load && !c.autoplay);
         assert!(c.notices.is_empty());
         assert_eq!(parse_query("?"), c);
     }
@@ -238,8 +242,9 @@ mod tests {
     #[test]
     fn every_parameter_is_read() {
         let c = parse_query(
-            "?lesson=conflicts&step=5&panels=console,graph%2Cqueues,watch,caches,objects,timeline,leases,cloud,editor&theme=dark&readonly=1&autoplay=true",
+            "?lesson=conflicts&step=5&panels=console,graph%2Cqueues,watch,caches,objects,timeline,leases,cloud,editor&theme=dark&readonly=1&load=1&autoplay=true",
         );
+        assert!(c.load);
         assert_eq!(c.lesson.as_deref(), Some("conflicts"));
         assert_eq!(c.step, Some(5));
         assert_eq!(c.theme, Theme::Dark);
@@ -253,7 +258,7 @@ mod tests {
     #[test]
     fn malformed_parameters_are_ignored_with_a_notice_each() {
         let c = parse_query(
-            "lesson=nope&step=-1&panels=console,<b>x</b>&theme=pink&readonly=yes&autoplay=2&colour=red&bad=%zz&theme=dark",
+            "lesson=nope&step=-1&panels=console,<b>x</b>&theme=pink&readonly=yes&autoplay=2&colour=red&bad=%zz&theme=dark&load=soon",
         );
         assert_eq!(c.lesson, None);
         assert_eq!(c.step, None);
@@ -271,10 +276,11 @@ mod tests {
             "Ignored the unknown parameter \"colour\".",
             "Ignored the parameter \"bad=%zz\": it is not valid URL encoding.",
             "Ignored a second \"theme\" parameter.",
+            "Ignored load=\"soon\": use load=1 or load=0.",
         ] {
             assert!(n.contains(expected), "missing {expected:?} in\n{n}");
         }
-        assert_eq!(c.notices.len(), 9, "{n}");
+        assert_eq!(c.notices.len(), 10, "{n}");
     }
 
     #[test]

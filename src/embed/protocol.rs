@@ -6,7 +6,11 @@
 //!   the start view acts on (public/boot.js loads the app; here it is ignored).
 //! - Embed to host: `{type: "ready"}`, `{type: "result", id, ok, output}`, `{type: "resize",
 //!   height}`, `{type: "goal", lesson, goal}`; before the app runs, the start view's
-//!   `{type: "standby"}` and `resize`. Each also carries `version`.
+//!   `{type: "standby"}`, `resize`, `{type: "loading", loaded, total}` while the app downloads,
+//!   and `{type: "error", message, retry}` when it could not start (or, `retry: false`, when it
+//!   stopped on an internal error). Each also carries `version`. The last two were added to
+//!   version 1 compatibly (a host ignores the types it does not know); `public/boot.js` posts
+//!   them, as it posts `standby`, since no wasm runs then.
 //!
 //! Everything a host sends is untrusted: [`parse`] is total over any JSON value and decides,
 //! before anything runs, whether the message is ignored (not ours), refused (an error result,
@@ -134,9 +138,9 @@ pub fn parse(msg: &Value) -> Incoming {
         Some(_) => return refuse(id, format!("this embed speaks version {VERSION} of the protocol")),
     }
     let request = match kind {
-        // The embed's own messages (a host echoing them, or a page embedding itself); `standby`
-        // is posted by the start view (public/boot.js) before the app runs.
-        "ready" | "result" | "resize" | "goal" | "standby" => return Incoming::Ignore,
+        // The embed's own messages (a host echoing them, or a page embedding itself); `standby`,
+        // `loading` and `error` are posted by public/boot.js, around the app's start.
+        "ready" | "result" | "resize" | "goal" | "standby" | "loading" | "error" => return Incoming::Ignore,
         // `start` asks the start view (public/boot.js) to load the app; once the app runs, it
         // has nothing to do and no result (docs/embed.md).
         "start" => return Incoming::Ignore,

@@ -127,6 +127,12 @@ impl Status {
         self.reason.code()
     }
 
+    /// `errors.HasStatusCause`: whether `details.causes` has one with this reason, such as
+    /// `NamespaceTerminating` (apimachinery `pkg/api/errors/errors.go`).
+    pub fn has_cause(&self, reason: &str) -> bool {
+        self.causes.iter().any(|c| c.reason == reason)
+    }
+
     /// `NewNotFound`: `deployments.apps "web" not found`.
     pub fn not_found(kind: &Kind, name: &str) -> Status {
         Status {

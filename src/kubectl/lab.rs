@@ -42,6 +42,8 @@ Faults:\n\
   lab stop|kill|start|restart PROCESS\n\
   lab fail-api PROCESS DURATION   lab conflict PROCESS\n\
   lab partition PROCESS           lab heal PROCESS\n\
+  lab freeze PROCESS              lab thaw PROCESS        (a paused VM: its clock stands still)\n\
+  lab revoke CONTROLLER           lab grant CONTROLLER    (its RBAC permissions: calls get 403)\n\
   lab fail-image IMAGE            lab fix-image IMAGE\n\
   lab pause-kubelets              lab resume-kubelets     lab slow-kubelets FACTOR\n\
   lab clock-jump DURATION\n\
@@ -282,7 +284,10 @@ impl Console {
                         (true, false, true) => "running, standby",
                         (true, false, false) => "running",
                     };
-                    let extra = if p.partitioned { ", partitioned" } else { "" };
+                    let mut extra = if p.partitioned { ", partitioned" } else { "" }.to_string();
+                    if p.frozen_since.is_some() {
+                        extra.push_str(", frozen");
+                    }
                     out.out(format!("{:<28} {state}{extra}\n", p.name));
                 }
             }
@@ -359,6 +364,18 @@ impl Console {
             "conflict" => fault(world.fault(Fault::ConflictNextWrite(need(args, 1, "a process")?.into())), out)?,
             "partition" => fault(world.fault(Fault::Partition(need(args, 1, "a process")?.into())), out)?,
             "heal" => fault(world.fault(Fault::Heal(need(args, 1, "a process")?.into())), out)?,
+            "freeze" => fault(world.fault(Fault::Freeze(need(args, 1, "a process")?.into())), out)?,
+            "thaw" => fault(world.fault(Fault::Thaw(need(args, 1, "a process")?.into())), out)?,
+            "revoke" | "grant" => {
+                let name = need(args, 1, "a controller (deployment, replicaset, ...)")?;
+                // `deployment` and `deployment-controller` name the same controller, as for `lab queue`.
+                let full = match process_with(world, name) {
+                    Some((p, Some(si))) => p.slots[si].controller.name().to_string(),
+                    _ => name.to_string(),
+                };
+                let f = if verb == "revoke" { Fault::Revoke(full) } else { Fault::Grant(full) };
+                fault(world.fault(f), out)?;
+            }
             "fail-image" => fault(world.fault(Fault::FailImage(need(args, 1, "an image")?.into())), out)?,
             "fix-image" => fault(world.fault(Fault::FixImage(need(args, 1, "an image")?.into())), out)?,
             "cloud" => out.out(world.cloud_table()),

@@ -39,6 +39,10 @@
 //! ```
 //! ````
 //!
+//! The text parts (introduction, explanation, instruction, goal sentences, hints) are lesson
+//! Markdown ([`super::markdown`]: paragraphs, lists, links, figures); a refused link or a
+//! malformed figure is an error here, so that no shipped lesson shows one as plain text.
+//!
 //! Every error carries the 1-based line it was found on; nothing in a file can make the parser
 //! panic (see the property test in `tests/lessons_format.rs`).
 
@@ -219,6 +223,20 @@ fn text_of(lines: &[String]) -> String {
     lines[start..end].join("\n")
 }
 
+/// Checks lesson Markdown whose first line is `first_line` (1-based): the first problem
+/// [`super::markdown::parse`] finds is an error on its line.
+fn check_text(text: &str, first_line: usize) -> Result<(), ParseError> {
+    match super::markdown::parse(text).1.into_iter().next() {
+        Some(p) => err(first_line + p.line, p.message),
+        None => Ok(()),
+    }
+}
+
+/// The 1-based line of the first non-blank line of `lines`, which start at 1-based line `first`.
+fn first_text_line(lines: &[String], first: usize) -> usize {
+    first + lines.iter().position(|l| !l.trim().is_empty()).unwrap_or(0)
+}
+
 /// Reads a paragraph that began with `first` (already stripped of its label) until a blank line.
 fn paragraph(lines: &[&str], i: &mut usize, first: &str) -> String {
     let mut text = first.trim().to_string();
@@ -323,6 +341,7 @@ pub fn parse(text: &str) -> Result<Lesson, ParseError> {
     };
 
     // The introduction: everything up to the first `## ` heading.
+    let intro_line = i + 1;
     let mut intro = Vec::new();
     while i < lines.len() && !lines[i].starts_with("## ") {
         if is_fence(lines[i]) {
@@ -335,6 +354,7 @@ pub fn parse(text: &str) -> Result<Lesson, ParseError> {
         }
     }
     lesson.intro = text_of(&intro);
+    check_text(&lesson.intro, first_text_line(&intro, intro_line))?;
 
     let mut seen_setup = false;
     while i < lines.len() {
@@ -488,6 +508,7 @@ fn parse_step(lines: &[&str], i: &mut usize, hline: usize, title: &str, puzzle: 
         line: hline,
     };
     let mut explanation: Vec<String> = Vec::new();
+    let explanation_line = *i + 1;
     let mut seen_solution = false;
     // Once a structured line has appeared, free text would be ambiguous.
     let mut structured = false;
@@ -530,6 +551,7 @@ fn parse_step(lines: &[&str], i: &mut usize, hline: usize, title: &str, puzzle: 
                 if step.instruction.is_empty() {
                     return err(lno, "the Instruction is empty");
                 }
+                check_text(&step.instruction, lno)?;
             }
             Some(("Hint:", rest)) => {
                 structured = true;
@@ -537,6 +559,7 @@ fn parse_step(lines: &[&str], i: &mut usize, hline: usize, title: &str, puzzle: 
                 if h.is_empty() {
                     return err(lno, "the Hint is empty");
                 }
+                check_text(&h, lno)?;
                 step.hints.push(h);
             }
             Some(("Goal ", rest)) => {
@@ -552,6 +575,7 @@ fn parse_step(lines: &[&str], i: &mut usize, hline: usize, title: &str, puzzle: 
                 if text.is_empty() {
                     return err(lno, format!("goal {id:?} needs a sentence for the learner"));
                 }
+                check_text(&text, lno)?;
                 let mut checks = Vec::new();
                 while *i < lines.len() {
                     let Some(c) = lines[*i].strip_prefix("Check:") else { break };
@@ -580,6 +604,7 @@ fn parse_step(lines: &[&str], i: &mut usize, hline: usize, title: &str, puzzle: 
         }
     }
     step.explanation = text_of(&explanation);
+    check_text(&step.explanation, first_text_line(&explanation, explanation_line))?;
     if step.goals.is_empty() {
         return err(hline, format!("step {title:?} has no goal (\"Goal ID: sentence\" and \"Check: ...\")"));
     }

@@ -27,7 +27,7 @@
 //! ReplicaSet controller created one"). A `seen` under `not` is not part of the sequence.
 //!
 //! `seen` filters (all must match one record): `action=` (`list`, `deliver`, `handler`, `take`,
-//! `reconcile`, `timer`, `lease`, `relist`, `clock`, `api`, `fault`), `actor=` (a substring of the
+//! `reconcile`, `timer`, `lease`, `rewatch`, `resync`, `clock`, `api`, `fault`), `actor=` (a substring of the
 //! actor, e.g. `replicaset-controller`, `kubectl`, `kube-controller-manager-b`), `key=NS/NAME` (an
 //! object the step touched, or the work-queue key a worker took or reconciled), `kind=` (an
 //! object's kind), `verb=` and `code=` (one API call of the step with that verb and/or HTTP code),
@@ -399,8 +399,8 @@ fn parse_count(w: &[String]) -> Result<Check, String> {
     Ok(Check::Count { kind: kind.kind, namespace, selector, filters, op: o, n })
 }
 
-const ACTIONS: [&str; 11] =
-    ["list", "deliver", "handler", "take", "reconcile", "timer", "lease", "relist", "clock", "api", "fault"];
+const ACTIONS: [&str; 12] =
+    ["list", "deliver", "handler", "take", "reconcile", "timer", "lease", "rewatch", "resync", "clock", "api", "fault"];
 
 fn parse_seen(w: &[String]) -> Result<Check, String> {
     let mut i = 1;

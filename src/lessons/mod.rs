@@ -1,4 +1,4 @@
-//! Guided lessons, below the page: the lesson file format ([`format`]), goal checks ([`goal`],
+//! Guided lessons, below the page: the lesson file format ([`format`], its text in [`markdown`]), goal checks ([`goal`],
 //! [`checker`]), saved progress ([`progress`]) and a lesson in play ([`run`]), natively tested.
 //!
 //! Lessons are data: the Markdown files in `lessons/` (documented in `docs/lessons.md`) are
@@ -10,6 +10,7 @@
 pub mod checker;
 pub mod format;
 pub mod goal;
+pub mod markdown;
 pub mod progress;
 pub mod run;
 

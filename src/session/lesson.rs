@@ -72,62 +72,16 @@ impl Route {
     }
 }
 
-/// A piece of a lesson's Markdown line: plain text, `code` or **strong**.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Inline {
-    /// Plain text.
-    Text(String),
-    /// `` `code` ``.
-    Code(String),
-    /// `**strong**`.
-    Strong(String),
-}
+/// Lesson Markdown, as the page renders it (the parser is [`crate::lessons::markdown`]).
+pub use crate::lessons::markdown::{blocks, inline, Block, Inline};
 
-/// Splits lesson Markdown into paragraphs (blank-line separated; lines joined by a space), each
-/// a list of [`Inline`] pieces. Only what lesson files use: code spans and strong emphasis; an
-/// unclosed marker stays as text.
-pub fn paragraphs(text: &str) -> Vec<Vec<Inline>> {
-    text.split("\n\n")
-        .map(|p| p.lines().map(str::trim).filter(|l| !l.is_empty()).collect::<Vec<_>>().join(" "))
-        .filter(|p| !p.is_empty())
-        .map(|p| inline(&p))
-        .collect()
-}
-
-/// The [`Inline`] pieces of one line.
-pub fn inline(text: &str) -> Vec<Inline> {
-    let mut out = Vec::new();
-    let mut plain = String::new();
-    let mut rest = text;
-    while !rest.is_empty() {
-        let (marker, make): (&str, fn(String) -> Inline) = if rest.starts_with("**") {
-            ("**", Inline::Strong)
-        } else if rest.starts_with('`') {
-            ("`", Inline::Code)
-        } else {
-            let c = rest.chars().next().unwrap_or_default();
-            plain.push(c);
-            rest = &rest[c.len_utf8()..];
-            continue;
-        };
-        match rest[marker.len()..].find(marker) {
-            Some(end) => {
-                if !plain.is_empty() {
-                    out.push(Inline::Text(std::mem::take(&mut plain)));
-                }
-                out.push(make(rest[marker.len()..marker.len() + end].to_string()));
-                rest = &rest[marker.len() * 2 + end..];
-            }
-            None => {
-                plain.push_str(marker);
-                rest = &rest[marker.len()..];
-            }
-        }
-    }
-    if !plain.is_empty() {
-        out.push(Inline::Text(plain));
-    }
-    out
+/// Whether a lesson's code span is a console line the learner may want to type: it starts with
+/// `kubectl` or `lab` and says more than the program's name, and is not an elided sketch
+/// (`kubectl get ... -o jsonpath`). The page offers such spans as buttons that put the line
+/// into the console input, where the learner reads, edits and runs it.
+pub fn is_console_command(code: &str) -> bool {
+    let mut words = code.split_whitespace();
+    matches!(words.next(), Some("kubectl" | "lab")) && words.next().is_some() && !code.contains("...")
 }
 
 /// One lesson on the home page.
@@ -196,7 +150,7 @@ pub struct StepView {
     pub title: String,
     /// A puzzle (goals only, no instruction).
     pub puzzle: bool,
-    /// The explanation (Markdown paragraphs).
+    /// The explanation (lesson Markdown: see [`blocks`]).
     pub explanation: String,
     /// The instruction (may be empty for a puzzle).
     pub instruction: String,
@@ -215,7 +169,7 @@ pub struct LessonView {
     pub slug: String,
     /// The title.
     pub title: String,
-    /// The introduction (Markdown paragraphs).
+    /// The introduction (lesson Markdown: see [`blocks`]).
     pub intro: String,
     /// Every step.
     pub steps: Vec<StepView>,
@@ -494,6 +448,37 @@ mod tests {
     }
 
     #[test]
+    fn console_commands_are_told_from_other_code() {
+        for yes in ["kubectl get pods", "lab step 3", "kubectl delete pod NAME", "  kubectl  scale deployment web"] {
+            assert!(is_console_command(yes), "{yes}");
+        }
+        for no in ["kubectl", "lab", "kubectl get ... -o jsonpath", "resourceVersion", "409", "kubectlx get", ""] {
+            assert!(!is_console_command(no), "{no}");
+        }
+        // The lessons' text is full of them.
+        let mut seen = 0;
+        for (slug, _) in crate::lessons::LESSON_FILES {
+            let lesson = crate::lessons::lesson(slug).expect("in the catalog").expect("parses");
+            let mut texts = vec![lesson.intro.clone()];
+            for step in &lesson.steps {
+                texts.push(step.explanation.clone());
+                texts.push(step.instruction.clone());
+                texts.extend(step.hints.iter().cloned());
+            }
+            for text in texts {
+                for piece in inline(&text.replace('\n', " ")) {
+                    if let Inline::Code(code) = piece {
+                        if is_console_command(&code) {
+                            seen += 1;
+                        }
+                    }
+                }
+            }
+        }
+        assert!(seen > 50, "{seen} commands in the lessons");
+    }
+
+    #[test]
     fn routes_parse_and_round_trip() {
         assert_eq!(Route::parse(""), Route::Home);
         assert_eq!(Route::parse("#/"), Route::Home);
@@ -506,23 +491,6 @@ mod tests {
         for r in [Route::Home, Route::Sandbox, Route::Lesson("generation".into())] {
             assert_eq!(Route::parse(&r.hash()), r);
         }
-    }
-
-    #[test]
-    fn markdown_inlines() {
-        use Inline::*;
-        assert_eq!(
-            inline("Run `kubectl get pods` to see **Pods**, a `b"),
-            vec![
-                Text("Run ".into()),
-                Code("kubectl get pods".into()),
-                Text(" to see ".into()),
-                Strong("Pods".into()),
-                Text(", a `b".into())
-            ]
-        );
-        assert_eq!(paragraphs("a\nb\n\n\nc").len(), 2);
-        assert_eq!(paragraphs("a\nb")[0], vec![Text("a b".into())]);
     }
 
     #[test]

@@ -89,7 +89,7 @@ impl PanelId {
 pub fn touched_panels(r: &StepRecord) -> Vec<PanelId> {
     use PanelId::*;
     let mut v = match r.action {
-        ActionKind::List | ActionKind::RelistTimer => vec![WatchEvents, InformerCaches],
+        ActionKind::List | ActionKind::Rewatch => vec![WatchEvents, InformerCaches],
         ActionKind::Resync => vec![InformerCaches, WorkQueues],
         ActionKind::DeliverEvent => vec![WatchEvents, InformerCaches],
         ActionKind::RunHandler | ActionKind::QueueTimer => vec![WorkQueues],

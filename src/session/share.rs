@@ -772,6 +772,22 @@ fn write_fault(w: &mut Writer, f: &Fault) {
             w.byte(13);
             w.varint(millis(*d));
         }
+        Fault::Freeze(p) => {
+            w.byte(15);
+            w.str(p);
+        }
+        Fault::Thaw(p) => {
+            w.byte(16);
+            w.str(p);
+        }
+        Fault::Revoke(c) => {
+            w.byte(17);
+            w.str(c);
+        }
+        Fault::Grant(c) => {
+            w.byte(18);
+            w.str(c);
+        }
         Fault::Cloud(c) => {
             w.byte(14);
             w.byte(match c {
@@ -805,6 +821,10 @@ fn read_fault(r: &mut Reader) -> Result<Fault, ShareError> {
             2 => Some(CloudFault::Hanging),
             _ => return Err(ShareError::Corrupt("an unknown cloud fault")),
         }),
+        15 => Fault::Freeze(r.str()?),
+        16 => Fault::Thaw(r.str()?),
+        17 => Fault::Revoke(r.str()?),
+        18 => Fault::Grant(r.str()?),
         _ => return Err(ShareError::Corrupt("an unknown fault")),
     })
 }

@@ -100,6 +100,7 @@ mod tests {
             objects: Vec::new(),
             calls,
             sentence: sentence.into(),
+            revision: 0,
         }
     }
 

@@ -1,20 +1,36 @@
 //! "Owner graph": the objects that take part in garbage collection (Deployments, ReplicaSets,
-//! Pods, Buckets) and the Buckets' external buckets, with ownerReferences as edges and every
-//! deletion state marked (kubernetes-semantics.md §4: `deletionTimestamp`, the
-//! `foregroundDeletion` and `orphan` finalizers, `blockOwnerDeletion`, the controller reference;
-//! §5: finalizers and leaked external resources).
+//! Pods, Buckets) and the Buckets' external buckets, with ownerReferences as edges and garbage
+//! collection drawn as it happens:
+//!
+//! - an object being deleted (`metadata.deletionTimestamp` set: "Terminating") and its
+//!   finalizers (`foregroundDeletion`, `orphan`, a controller's own);
+//! - an owner in foreground deletion and the dependents it waits for: those whose reference to
+//!   it has `blockOwnerDeletion: true` (k/k `pkg/controller/garbagecollector/garbagecollector.go`,
+//!   `processDeletingDependentsItem`: the `foregroundDeletion` finalizer is removed once no
+//!   blocking dependent is left), their edges marked "blocks";
+//! - what the latest step deleted, drawn once more from its last state ("deleted in this
+//!   step"), and the ownerReferences it removed, drawn as removed edges: the garbage collector's
+//!   `orphanDependents` (`attemptToOrphanWorker`) removes the owner's reference from each
+//!   dependent and then the `orphan` finalizer, so the owner and the reference go in one step.
+//!
+//! What the latest step changed comes from the API server's watch history (each change keeps
+//! the object before it): the changes above the previous record's resourceVersion.
 //!
 //! The layout is a layered tree, deterministic: owners above dependents, siblings ordered by kind
 //! then namespace then name, each leaf in its own column and each owner centred over its
 //! children. An object with several owners is placed under the first live one; its other owner
-//! references are still drawn.
+//! references are still drawn. A dependent whose reference the step removed stays under that
+//! owner for the step, so the removed edge is short and visible.
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::engine::apiserver::ObjectMetadata;
+use crate::engine::apiserver::{EventType, ObjectMetadata};
+use crate::engine::controllers::garbagecollector::{FINALIZER_FOREGROUND, FINALIZER_ORPHAN};
+use crate::engine::frozen::Frozen;
 use crate::engine::kinds::Kind;
-use crate::engine::world::World;
+use crate::engine::object::{ObjectExt, OwnerReference};
+use crate::engine::world::{StepRecord, World};
 
 use super::cloud::cloud_buckets;
 use super::{object_key, Capped};
@@ -22,15 +38,17 @@ use super::{object_key, Capped};
 /// Nodes drawn at most (in tree order); the rest are counted in the note.
 pub const NODES_SHOWN: usize = 150;
 /// A node's box width in SVG units.
-pub const NODE_WIDTH: i32 = 156;
-/// A node's box height.
-pub const NODE_HEIGHT: i32 = 48;
+pub const NODE_WIDTH: i32 = 168;
+/// A node's box height: the kind, the name and three lines of [`GraphNode::lines`].
+pub const NODE_HEIGHT: i32 = 76;
 /// Horizontal distance between leaf columns.
-pub const COLUMN: i32 = 172;
-/// Vertical distance between layers.
-pub const LAYER: i32 = 84;
+pub const COLUMN: i32 = 184;
+/// Vertical distance between layers (room between them for an edge's "blocks" or "removed").
+pub const LAYER: i32 = 116;
 /// Space around the drawing.
 pub const MARGIN: i32 = 8;
+/// Blocking dependents named in an owner's accessible name; more are counted.
+pub const BLOCKERS_NAMED: usize = 5;
 
 /// The kinds drawn, in sibling order.
 const KINDS: [&str; 4] = ["Deployment", "Bucket", "ReplicaSet", "Pod"];
@@ -38,35 +56,102 @@ const KINDS: [&str; 4] = ["Deployment", "Bucket", "ReplicaSet", "Pod"];
 /// A mark on a node: what holds it, or how it is going away. Each has words (never colour alone).
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum NodeMark {
-    /// `metadata.deletionTimestamp` is set.
+    /// A Pod whose `metadata.deletionTimestamp` is set: kubectl shows it as `Terminating`
+    /// (k/k `pkg/printers/internalversion/printers.go`, `printPod`).
     Terminating,
+    /// Any other object whose `metadata.deletionTimestamp` is set (kubectl has no word for it:
+    /// `Terminating` is a Pod's printed status and a Namespace's phase).
+    Deleting,
+    /// The latest step deleted it: drawn from its last state, this step only.
+    Deleted,
     /// The `foregroundDeletion` finalizer: waits for its blocking dependents.
     ForegroundDeletion,
     /// The `orphan` finalizer: the GC removes dependents' references first.
     Orphan,
     /// Any other finalizer.
     Finalizer(String),
+    /// A finalizer an object deleted in the latest step still had in its last stored state: the
+    /// step removed it, and with the last one gone the API server deleted the object (its DELETED
+    /// watch event carries that last stored state, as etcd's does).
+    FinalizerRemoved(String),
+    /// An owner in foreground deletion: its dependents with `blockOwnerDeletion: true` that still
+    /// exist (`Kind name`, the first [`BLOCKERS_NAMED`]) and how many there are. None left: the
+    /// garbage collector removes `foregroundDeletion` and the owner goes.
+    WaitingFor { names: Vec<String>, total: usize },
     /// An external bucket without its `Bucket` object.
     Leaked,
     /// An external bucket's state in the cloud (`Creating`, `Ready`, `Deleting`).
     External(&'static str),
     /// An ownerReference whose owner is not in the cluster (the GC will delete this object).
     DanglingOwner(String),
+    /// The latest step removed this object's ownerReference to `owner` (`Kind name`);
+    /// `orphaned`: the garbage collector's `orphanDependents` did, for an owner deleted with
+    /// the `orphan` finalizer.
+    RefRemoved { owner: String, orphaned: bool },
 }
 
 impl NodeMark {
     /// The mark's words.
     pub fn label(&self) -> String {
         match self {
-            NodeMark::Terminating => "Terminating".into(),
-            NodeMark::ForegroundDeletion => "foregroundDeletion".into(),
-            NodeMark::Orphan => "orphan".into(),
+            NodeMark::Terminating => "Terminating (deletionTimestamp set)".into(),
+            NodeMark::Deleting => "being deleted (deletionTimestamp set)".into(),
+            NodeMark::Deleted => "deleted in this step".into(),
+            NodeMark::ForegroundDeletion => "finalizer foregroundDeletion".into(),
+            NodeMark::Orphan => "finalizer orphan".into(),
             NodeMark::Finalizer(f) => format!("finalizer {f}"),
+            NodeMark::FinalizerRemoved(f) => format!("finalizer {f} removed"),
+            NodeMark::WaitingFor { names, total } => match total {
+                0 => "no dependent blocks its deletion any more".into(),
+                _ => {
+                    let mut w = format!("waiting for {}", names.join(", "));
+                    if *total > names.len() {
+                        w.push_str(&format!(" and {} more", total - names.len()));
+                    }
+                    w.push_str(" (blockOwnerDeletion)");
+                    w
+                }
+            },
             NodeMark::Leaked => "LEAKED".into(),
             NodeMark::External(s) => format!("cloud: {s}"),
             NodeMark::DanglingOwner(o) => format!("owner {o} gone"),
+            NodeMark::RefRemoved { owner, orphaned: true } => {
+                format!("orphaned: its ownerReference to {owner} removed in this step")
+            }
+            NodeMark::RefRemoved { owner, orphaned: false } => {
+                format!("its ownerReference to {owner} removed in this step")
+            }
         }
     }
+}
+
+/// The three short lines a node's box shows under its kind and name: its state, its finalizers,
+/// and what it waits for or lost (each empty when there is nothing to say). Symbols go with
+/// words: the drawing never relies on colour or a symbol alone.
+fn lines_of(marks: &[NodeMark]) -> [String; 3] {
+    let (mut state, mut finalizers, mut note) = (Vec::new(), Vec::new(), Vec::new());
+    for m in marks {
+        match m {
+            NodeMark::Terminating => state.push("⊘ Terminating".to_string()),
+            NodeMark::Deleting => state.push("⊘ deletionTimestamp set".to_string()),
+            NodeMark::Deleted => state.push("✕ deleted in this step".to_string()),
+            NodeMark::External(s) => state.push(format!("cloud: {s}")),
+            NodeMark::Leaked => state.push("⚠ LEAKED".to_string()),
+            NodeMark::DanglingOwner(_) => state.push("owner gone".to_string()),
+            NodeMark::ForegroundDeletion => finalizers.push("⚑ foregroundDeletion".to_string()),
+            NodeMark::Orphan => finalizers.push("⚑ orphan".to_string()),
+            NodeMark::Finalizer(f) => finalizers.push(format!("⚑ {f}")),
+            NodeMark::FinalizerRemoved(f) => finalizers.push(format!("⚑ {f} removed")),
+            NodeMark::WaitingFor { total, .. } => note.push(match total {
+                0 => "nothing blocks it now".to_string(),
+                1 => "waits for 1 dependent".to_string(),
+                n => format!("waits for {n} dependents"),
+            }),
+            NodeMark::RefRemoved { orphaned: true, .. } => note.push("✕ orphaned: ref removed".to_string()),
+            NodeMark::RefRemoved { orphaned: false, .. } => note.push("✕ ownerRef removed".to_string()),
+        }
+    }
+    [state.join(" · "), finalizers.join(" "), note.join(" · ")]
 }
 
 /// One node, placed.
@@ -86,6 +171,8 @@ pub struct GraphNode {
     pub y: i32,
     /// Deletion states and finalizers.
     pub marks: Vec<NodeMark>,
+    /// What the box says under the name (see [`lines_of`]).
+    pub lines: [String; 3],
     /// Whether the latest step touched it.
     pub touched: bool,
     /// What a screen reader says, and the line of the text alternative.
@@ -103,6 +190,11 @@ pub struct GraphEdge {
     pub controller: bool,
     /// `blockOwnerDeletion: true`.
     pub block_owner_deletion: bool,
+    /// The owner is in foreground deletion and this dependent, which exists and has
+    /// `blockOwnerDeletion: true`, holds it back.
+    pub blocking: bool,
+    /// The latest step removed this reference (drawn as removed, this step only).
+    pub removed: bool,
     /// A Bucket to its external bucket (not an ownerReference).
     pub external: bool,
     /// Start (bottom centre of the owner) and end (top centre of the dependent).
@@ -140,9 +232,13 @@ struct Item<'a> {
     namespace: Cow<'a, str>,
     name: Cow<'a, str>,
     owners: Vec<Owner<'a>>,
+    /// The ownerReferences the latest step removed.
+    removed: Vec<Owner<'a>>,
     /// The marks of an external bucket; an object's come from `meta`, read only if it is drawn.
     marks: Vec<NodeMark>,
     external: bool,
+    /// Deleted by the latest step (drawn from its last state).
+    gone: bool,
     /// The object's metadata (`None` for an external bucket).
     meta: Option<&'a ObjectMetadata>,
 }
@@ -154,9 +250,8 @@ fn kind_rank(kind: &str) -> usize {
 /// One object of a metadata listing: kind, namespace ("" if cluster-scoped), name, metadata.
 type Listed<'a> = (&'static str, &'a str, &'a str, &'a ObjectMetadata);
 
-fn item_of<'a>((kind, namespace, name, meta): Listed<'a>) -> Item<'a> {
-    let owners: Vec<Owner<'a>> = meta
-        .owner_references
+fn owners_of(meta: &ObjectMetadata) -> Vec<Owner<'_>> {
+    meta.owner_references
         .iter()
         .map(|r| {
             (
@@ -166,37 +261,107 @@ fn item_of<'a>((kind, namespace, name, meta): Listed<'a>) -> Item<'a> {
                 (r.kind.as_str(), r.name.as_str()),
             )
         })
-        .collect();
+        .collect()
+}
+
+fn item_of<'a>((kind, namespace, name, meta): Listed<'a>, gone: bool) -> Item<'a> {
     Item {
         id: Cow::Borrowed(&meta.uid),
         kind: Cow::Borrowed(kind),
         namespace: Cow::Borrowed(namespace),
         name: Cow::Borrowed(name),
-        owners,
+        owners: owners_of(meta),
+        removed: Vec::new(),
         marks: Vec::new(),
         external: false,
+        gone,
         meta: Some(meta),
     }
+}
+
+/// The metadata the views read, from an object of the watch history.
+fn metadata_of(obj: &Frozen) -> ObjectMetadata {
+    ObjectMetadata {
+        uid: obj.uid().to_string(),
+        resource_version: obj.resource_version(),
+        deleting: obj.is_deleting(),
+        finalizers: obj.finalizers().into_iter().map(str::to_string).collect(),
+        owner_references: obj.owner_references(),
+    }
+}
+
+/// The resourceVersions the latest step's writes lie in: above the previous record's, up to its
+/// own. `None` before the first step.
+fn last_step_window(history: &[StepRecord]) -> Option<(u64, u64)> {
+    let last = history.last()?;
+    let before = match history.len() {
+        1 => {
+            last.calls.iter().filter(|c| c.code < 300 && c.resource_version > 0).map(|c| c.resource_version).min()? - 1
+        }
+        n => history[n - 2].revision,
+    };
+    Some((before, last.revision))
+}
+
+/// What the latest step did to the drawn kinds: the objects it deleted (kind, last state) and
+/// the ownerReferences it removed (the dependent's uid, the reference). A step changes a few
+/// objects: plain lists, searched in full.
+struct LastStep<'a> {
+    deleted: Vec<(&'static str, &'a Frozen)>,
+    removed: Vec<(&'a str, OwnerReference)>,
+    /// The garbage collector orphaning an owner's dependents (`attemptToOrphan`).
+    orphaning: bool,
+}
+
+fn last_step(world: &World) -> LastStep<'_> {
+    let mut step = LastStep { deleted: Vec::new(), removed: Vec::new(), orphaning: false };
+    let Some((after, upto)) = last_step_window(world.history()) else { return step };
+    step.orphaning =
+        world.history().last().and_then(StepRecord::worked_key).is_some_and(|k| k.starts_with("attemptToOrphan"));
+    let api = world.api();
+    for kind in KINDS.iter().filter_map(|k| Kind::by_kind(k)) {
+        for (event, obj, prev) in api.changes_after(kind, after) {
+            if obj.resource_version() > upto {
+                break;
+            }
+            if event == EventType::Deleted {
+                step.deleted.push((kind.kind, obj));
+            } else if let Some(prev) = prev {
+                let now = obj.owner_references();
+                for r in prev.owner_references() {
+                    if !now.iter().any(|n| n.uid == r.uid) {
+                        step.removed.push((obj.uid(), r));
+                    }
+                }
+            }
+        }
+    }
+    step
 }
 
 /// An object's marks: deletion, finalizers, then owners that are not in the cluster (`live`
 /// holds the uids of the objects listed). Built only for the objects drawn: at 1,000 pods, doing
 /// it for all of them was a good part of this view's cost in the page.
-fn marks_of(meta: &ObjectMetadata, live: &BTreeMap<&str, usize>) -> Vec<NodeMark> {
+fn marks_of(kind: &str, meta: &ObjectMetadata, live: &BTreeSet<&str>, gone: bool) -> Vec<NodeMark> {
     let mut marks = Vec::new();
-    if meta.deleting {
-        marks.push(NodeMark::Terminating);
+    if gone {
+        marks.push(NodeMark::Deleted);
+    } else if meta.deleting {
+        marks.push(if kind == "Pod" { NodeMark::Terminating } else { NodeMark::Deleting });
     }
     for f in &meta.finalizers {
         marks.push(match f.as_str() {
-            "foregroundDeletion" => NodeMark::ForegroundDeletion,
-            "orphan" => NodeMark::Orphan,
+            _ if gone => NodeMark::FinalizerRemoved(f.clone()),
+            FINALIZER_FOREGROUND => NodeMark::ForegroundDeletion,
+            FINALIZER_ORPHAN => NodeMark::Orphan,
             other => NodeMark::Finalizer(other.to_string()),
         });
     }
-    for r in &meta.owner_references {
-        if !live.contains_key(r.uid.as_str()) {
-            marks.push(NodeMark::DanglingOwner(format!("{} {}", r.kind, r.name)));
+    if !gone {
+        for r in &meta.owner_references {
+            if !live.contains(r.uid.as_str()) {
+                marks.push(NodeMark::DanglingOwner(format!("{} {}", r.kind, r.name)));
+            }
         }
     }
     marks
@@ -204,7 +369,7 @@ fn marks_of(meta: &ObjectMetadata, live: &BTreeMap<&str, usize>) -> Vec<NodeMark
 
 /// The owner graph of the world now. `touched` holds the `(kind, namespace/name)` pairs the
 /// latest step touched (see [`super::touched_by_last_step`]). Reads the API server's metadata
-/// listing only (no object is decoded).
+/// listing (no object is decoded) and the latest step's changes in its watch history.
 pub fn owner_graph(world: &World, touched: &[(String, String)]) -> OwnerGraph {
     let api = world.api();
     let objects: Vec<Listed<'_>> = KINDS
@@ -212,7 +377,18 @@ pub fn owner_graph(world: &World, touched: &[(String, String)]) -> OwnerGraph {
         .filter_map(|k| Kind::by_kind(k))
         .flat_map(|kind| api.list_metadata(kind, None).map(move |(ns, name, m)| (kind.kind, ns, name, m)))
         .collect();
-    let mut items: Vec<Item> = objects.iter().map(|o| item_of(*o)).collect();
+    let step = last_step(world);
+    let ghost_meta: Vec<ObjectMetadata> = step.deleted.iter().map(|(_, o)| metadata_of(o)).collect();
+    let mut items: Vec<Item> = objects.iter().map(|o| item_of(*o, false)).collect();
+    for ((kind, obj), meta) in step.deleted.iter().zip(&ghost_meta) {
+        items.push(item_of((kind, obj.namespace().unwrap_or(""), obj.name(), meta), true));
+    }
+    for (uid, r) in &step.removed {
+        if let Some(it) = items.iter_mut().find(|it| it.id == *uid) {
+            let flags = (r.controller == Some(true), r.block_owner_deletion == Some(true));
+            it.removed.push((Cow::Borrowed(r.uid.as_str()), flags.0, flags.1, (r.kind.as_str(), r.name.as_str())));
+        }
+    }
     for b in cloud_buckets(world) {
         let mut marks = vec![NodeMark::External(b.state)];
         if b.leaked {
@@ -229,27 +405,62 @@ pub fn owner_graph(world: &World, touched: &[(String, String)]) -> OwnerGraph {
             namespace: "".into(),
             name: b.name.into(),
             owners,
+            removed: Vec::new(),
             marks,
             external: true,
+            gone: false,
             meta: None,
         });
     }
     let touched: BTreeSet<(&str, String)> =
         crate::sort::btree_set(touched.iter().map(|(k, key)| (k.as_str(), key.clone())));
-    layout(items, &touched)
+    layout(items, &touched, step.orphaning)
 }
 
-fn layout(mut items: Vec<Item<'_>>, touched: &BTreeSet<(&str, String)>) -> OwnerGraph {
+/// For each owner in foreground deletion (live, deleting, with `foregroundDeletion`): its uid
+/// and the live dependents whose reference to it has `blockOwnerDeletion: true`, in item order.
+/// Scans the references only when some owner is in foreground deletion (rarely; there are few).
+fn blocking_dependents<'a>(items: &[Item<'a>]) -> Vec<(&'a str, Vec<usize>)> {
+    let mut waiting: Vec<(&'a str, Vec<usize>)> = items
+        .iter()
+        .filter(|it| !it.gone)
+        .filter_map(|it| it.meta.filter(|m| m.deleting && m.finalizers.iter().any(|f| f == FINALIZER_FOREGROUND)))
+        .map(|m| (m.uid.as_str(), Vec::new()))
+        .collect();
+    if waiting.is_empty() {
+        return waiting;
+    }
+    for (i, it) in items.iter().enumerate().filter(|(_, it)| !it.gone && !it.external) {
+        for (uid, _, block, _) in &it.owners {
+            if let Some((_, deps)) = waiting.iter_mut().find(|(w, _)| *block && w == uid) {
+                deps.push(i);
+            }
+        }
+    }
+    waiting
+}
+
+fn layout(mut items: Vec<Item<'_>>, touched: &BTreeSet<(&str, String)>, orphaning: bool) -> OwnerGraph {
     crate::sort::sort_by(&mut items, |a, b| {
-        (kind_rank(&a.kind), &a.namespace, &a.name).cmp(&(kind_rank(&b.kind), &b.namespace, &b.name))
+        (kind_rank(&a.kind), &a.namespace, &a.name, a.gone).cmp(&(kind_rank(&b.kind), &b.namespace, &b.name, b.gone))
     });
     let index: BTreeMap<&str, usize> = items.iter().enumerate().map(|(i, it)| (&*it.id, i)).collect();
-    // The parent is the controller owner if drawn, else the first drawn owner.
+    // Owners that exist now (a dependent of an object deleted in this step has lost its owner).
+    let live: BTreeSet<&str> =
+        crate::sort::btree_set(items.iter().filter(|it| !it.gone && !it.external).map(|it| &*it.id));
+    // The parent is the controller owner if drawn, else the first drawn owner, else the owner
+    // whose reference the step removed.
     let parent: Vec<Option<usize>> = items
         .iter()
         .map(|it| {
             let drawn = |(uid, ..): &&Owner<'_>| index.contains_key(&**uid);
-            it.owners.iter().filter(drawn).find(|o| o.1).or_else(|| it.owners.iter().find(drawn)).map(|o| index[&*o.0])
+            it.owners
+                .iter()
+                .filter(drawn)
+                .find(|o| o.1)
+                .or_else(|| it.owners.iter().find(drawn))
+                .or_else(|| it.removed.iter().find(drawn))
+                .map(|o| index[&*o.0])
         })
         .collect();
     let mut children: Vec<Vec<usize>> = vec![Vec::new(); items.len()];
@@ -271,7 +482,7 @@ fn layout(mut items: Vec<Item<'_>>, touched: &BTreeSet<(&str, String)>) -> Owner
         }
         seen[i] = true;
         total += 1;
-        if order.len() < super::graph::NODES_SHOWN {
+        if order.len() < NODES_SHOWN {
             order.push((i, depth));
         }
         for &c in children[i].iter().rev() {
@@ -294,6 +505,7 @@ fn layout(mut items: Vec<Item<'_>>, touched: &BTreeSet<(&str, String)>) -> Owner
             x[i] = (x[*first] + x[*last]) / 2;
         }
     }
+    let blockers = blocking_dependents(&items);
     let name_of = |i: usize| format!("{} {}", items[i].kind, items[i].name);
     let mut nodes = Vec::with_capacity(order.len());
     let mut max_depth = 0;
@@ -315,14 +527,24 @@ fn layout(mut items: Vec<Item<'_>>, touched: &BTreeSet<(&str, String)>) -> Owner
                 if *block {
                     w.push_str(" (blockOwnerDeletion)");
                 }
+                if items[o].gone && !it.gone {
+                    w.push_str(", which was deleted in this step");
+                }
                 words.push(w);
             } else if !what.0.is_empty() {
                 words.push(format!("owner {} {} is gone", what.0, what.1));
             }
         }
-        // The index holds every listed object's uid (and the external buckets' ids, which are
-        // never an owner's uid).
-        let marks = it.meta.map_or_else(|| it.marks.clone(), |m| marks_of(m, &index));
+        let mut marks = it.meta.map_or_else(|| it.marks.clone(), |m| marks_of(&it.kind, m, &live, it.gone));
+        if let Some((_, deps)) = it.meta.and_then(|m| blockers.iter().find(|(uid, _)| *uid == m.uid)) {
+            marks.push(NodeMark::WaitingFor {
+                names: deps.iter().take(BLOCKERS_NAMED).map(|&d| name_of(d)).collect(),
+                total: deps.len(),
+            });
+        }
+        for (_, _, _, (kind, name)) in &it.removed {
+            marks.push(NodeMark::RefRemoved { owner: format!("{kind} {name}"), orphaned: orphaning });
+        }
         words.extend(marks.iter().filter(|m| !matches!(m, NodeMark::DanglingOwner(_))).map(NodeMark::label));
         nodes.push(GraphNode {
             id: it.id.to_string(),
@@ -331,6 +553,7 @@ fn layout(mut items: Vec<Item<'_>>, touched: &BTreeSet<(&str, String)>) -> Owner
             depth,
             x: x[i],
             y: MARGIN + depth as i32 * LAYER,
+            lines: lines_of(&marks),
             marks,
             touched: !it.external && touched.contains(&(&*it.kind, key)),
             accessible_name: words.join(", "),
@@ -340,13 +563,16 @@ fn layout(mut items: Vec<Item<'_>>, touched: &BTreeSet<(&str, String)>) -> Owner
     let mut edges = Vec::new();
     for n in &nodes {
         let it = &items[index[n.id.as_str()]];
-        for (uid, controller, block, _) in &it.owners {
+        let current = it.owners.iter().map(|o| (o, false));
+        for ((uid, controller, block, _), removed) in current.chain(it.removed.iter().map(|o| (o, true))) {
             if let Some(&(ox, oy)) = pos.get(&**uid) {
                 edges.push(GraphEdge {
                     from: uid.to_string(),
                     to: n.id.clone(),
                     controller: *controller,
                     block_owner_deletion: *block,
+                    blocking: !removed && !it.gone && *block && blockers.iter().any(|(b, _)| *b == &**uid),
+                    removed,
                     external: it.external,
                     x1: ox + NODE_WIDTH / 2,
                     y1: oy + NODE_HEIGHT,
@@ -378,6 +604,37 @@ mod tests {
         w
     }
 
+    fn delete_web(w: &mut World, propagation: Option<Propagation>) {
+        let dk = Kind::by_kind("Deployment").unwrap();
+        let opts = DeleteOptions { propagation_policy: propagation, ..Default::default() };
+        w.delete(dk, Some("default"), "web", opts).unwrap();
+    }
+
+    /// The graph now, as the page draws it.
+    fn graph(w: &World) -> OwnerGraph {
+        owner_graph(w, &super::super::touched_by_last_step(w.history()))
+    }
+
+    /// Steps until the graph satisfies `done` (at most 3,000 steps); returns that graph.
+    fn step_until(w: &mut World, what: &str, done: impl Fn(&OwnerGraph) -> bool) -> OwnerGraph {
+        for _ in 0..3000 {
+            let g = graph(w);
+            if done(&g) {
+                return g;
+            }
+            assert!(w.step().is_some(), "the world went idle before: {what}");
+        }
+        panic!("after 3,000 steps: {what}");
+    }
+
+    fn node<'a>(g: &'a OwnerGraph, kind: &str) -> Option<&'a GraphNode> {
+        g.nodes.items.iter().find(|n| n.kind == kind)
+    }
+
+    fn is_only_periodic_left(w: &World) -> bool {
+        w.pending().iter().all(|p| p.action.is_periodic())
+    }
+
     #[test]
     fn a_deployment_draws_as_a_layered_tree() {
         let w = settled_web(2);
@@ -386,6 +643,7 @@ mod tests {
         assert_eq!(kinds, vec![("Deployment", 0), ("ReplicaSet", 1), ("Pod", 2), ("Pod", 2)]);
         assert_eq!(g.edges.len(), 3);
         assert!(g.edges.iter().all(|e| e.controller && e.block_owner_deletion && e.y1 < e.y2));
+        assert!(g.edges.iter().all(|e| !e.blocking && !e.removed), "nothing is being deleted");
         // Owners are centred over their children; pods take their own columns.
         let n = &g.nodes.items;
         assert_eq!(n[2].x + COLUMN, n[3].x);
@@ -394,26 +652,80 @@ mod tests {
         assert!(g.width >= n[3].x + NODE_WIDTH && g.height >= n[3].y + NODE_HEIGHT);
         assert!(n[1].accessible_name.starts_with("ReplicaSet web-"));
         assert!(n[1].accessible_name.contains("owned by Deployment web (controller) (blockOwnerDeletion)"));
+        assert!(n.iter().all(|n| n.lines == [String::new(), String::new(), String::new()]), "{n:?}");
         // Same world, same drawing.
         assert_eq!(g, owner_graph(&w, &[]));
     }
 
     #[test]
+    fn a_foreground_deletion_waits_for_its_blocking_dependents() {
+        let mut w = settled_web(2);
+        delete_web(&mut w, Some(Propagation::Foreground));
+        let g = graph(&w);
+        let d = &g.nodes.items[0];
+        assert!(d.marks.contains(&NodeMark::Deleting) && d.marks.contains(&NodeMark::ForegroundDeletion));
+        // The Deployment waits for its ReplicaSet, whose reference has blockOwnerDeletion.
+        let rs = node(&g, "ReplicaSet").unwrap();
+        assert!(d.marks.contains(&NodeMark::WaitingFor { names: vec![format!("ReplicaSet {}", rs.name)], total: 1 }));
+        assert!(
+            d.accessible_name.starts_with(&format!(
+                "Deployment web in namespace default, being deleted (deletionTimestamp set), finalizer foregroundDeletion, waiting for ReplicaSet {} (blockOwnerDeletion)",
+                rs.name
+            )),
+            "{}",
+            d.accessible_name
+        );
+        assert_eq!(
+            d.lines,
+            ["⊘ deletionTimestamp set".to_string(), "⚑ foregroundDeletion".into(), "waits for 1 dependent".into()]
+        );
+        let blocking: Vec<&GraphEdge> = g.edges.iter().filter(|e| e.blocking).collect();
+        assert_eq!(blocking.len(), 1);
+        assert_eq!((blocking[0].from.as_str(), blocking[0].to.as_str()), (d.id.as_str(), rs.id.as_str()));
+
+        // The garbage collector deletes the ReplicaSet in the foreground too: it waits for its pods.
+        let g = step_until(&mut w, "the ReplicaSet waits for its pods", |g| {
+            node(g, "ReplicaSet").is_some_and(|rs| rs.marks.contains(&NodeMark::ForegroundDeletion))
+        });
+        let rs = node(&g, "ReplicaSet").unwrap();
+        assert!(rs.marks.contains(&NodeMark::Deleting), "{:?}", rs.marks);
+        assert!(rs.marks.iter().any(|m| matches!(m, NodeMark::WaitingFor { total: 2, .. })), "{:?}", rs.marks);
+        assert_eq!(rs.lines[2], "waits for 2 dependents");
+        assert_eq!(g.edges.iter().filter(|e| e.blocking).count(), 3, "two pods hold the ReplicaSet, which holds web");
+
+        // A pod goes: the step that deletes it still draws it, marked, and no longer counts it.
+        let g = step_until(&mut w, "a pod is deleted", |g| {
+            g.nodes.items.iter().any(|n| n.kind == "Pod" && n.marks.contains(&NodeMark::Deleted))
+        });
+        let ghost = g.nodes.items.iter().find(|n| n.marks.contains(&NodeMark::Deleted)).unwrap();
+        assert_eq!(ghost.lines[0], "✕ deleted in this step");
+        assert!(ghost.accessible_name.contains(", deleted in this step"), "{}", ghost.accessible_name);
+        assert!(ghost.touched);
+        assert!(g.edges.iter().filter(|e| e.to == ghost.id).all(|e| !e.blocking), "a deleted pod blocks nothing");
+        let rs = node(&g, "ReplicaSet").unwrap();
+        assert!(rs.marks.iter().any(|m| matches!(m, NodeMark::WaitingFor { total: 1, .. })), "{:?}", rs.marks);
+
+        // Once nothing blocks the Deployment, it goes last: drawn once more as deleted, alone.
+        let g = step_until(&mut w, "the Deployment is deleted", |g| {
+            node(g, "Deployment").is_some_and(|d| d.marks.contains(&NodeMark::Deleted))
+        });
+        assert_eq!(g.nodes.total, 1, "{:?}", g.nodes.items);
+        let d = &g.nodes.items[0];
+        assert!(d.marks.contains(&NodeMark::FinalizerRemoved("foregroundDeletion".into())), "{:?}", d.marks);
+        w.step();
+        assert_eq!(graph(&w).nodes.total, 0);
+    }
+
+    #[test]
     fn a_foreground_deletion_cascades_node_by_node() {
         let mut w = settled_web(2);
-        let dk = Kind::by_kind("Deployment").unwrap();
-        let opts = DeleteOptions { propagation_policy: Some(Propagation::Foreground), ..Default::default() };
-        w.delete(dk, Some("default"), "web", opts).unwrap();
+        delete_web(&mut w, Some(Propagation::Foreground));
         let g = owner_graph(&w, &[]);
-        let d = &g.nodes.items[0];
-        assert!(d.marks.contains(&NodeMark::Terminating) && d.marks.contains(&NodeMark::ForegroundDeletion));
-        assert!(d.accessible_name.contains("Terminating, foregroundDeletion"));
-        // Step: the node count never grows, and the Deployment is the last to go.
         let mut counts = vec![g.nodes.total];
         let mut saw_rs_foreground = false;
         for _ in 0..3000 {
             let Some(r) = w.step() else { break };
-            let g = owner_graph(&w, &[]);
+            let g = graph(&w);
             saw_rs_foreground |=
                 g.nodes.items.iter().any(|n| n.kind == "ReplicaSet" && n.marks.contains(&NodeMark::ForegroundDeletion));
             if g.nodes.total != *counts.last().unwrap() {
@@ -422,9 +734,7 @@ mod tests {
                     assert_eq!(g.nodes.items[0].kind, "Deployment", "the owner waits for its dependents");
                 }
             }
-            if g.nodes.total == 0
-                || r.action == ActionKind::LeaseTick && w.pending().iter().all(|p| p.action == ActionKind::LeaseTick)
-            {
+            if g.nodes.total == 0 || r.action == ActionKind::LeaseTick && is_only_periodic_left(&w) {
                 break;
             }
         }
@@ -435,31 +745,150 @@ mod tests {
     }
 
     #[test]
+    fn an_orphan_delete_draws_the_removed_reference_for_one_step() {
+        let mut w = settled_web(2);
+        delete_web(&mut w, Some(Propagation::Orphan));
+        let g = graph(&w);
+        let d = &g.nodes.items[0];
+        assert_eq!(d.lines[..2], ["⊘ deletionTimestamp set".to_string(), "⚑ orphan".into()]);
+        assert!(
+            d.accessible_name.ends_with("being deleted (deletionTimestamp set), finalizer orphan"),
+            "{}",
+            d.accessible_name
+        );
+
+        // The garbage collector's attemptToOrphan removes the ReplicaSet's reference, then the
+        // orphan finalizer: the Deployment and the reference go in the same step.
+        let g = step_until(&mut w, "the reference is removed", |g| g.edges.iter().any(|e| e.removed));
+        let last = w.history().last().unwrap();
+        assert!(last.worked_key().is_some_and(|k| k.starts_with("attemptToOrphan Deployment default/web")), "{last}");
+        let d = node(&g, "Deployment").unwrap();
+        let rs = node(&g, "ReplicaSet").unwrap();
+        assert_eq!(d.marks, [NodeMark::Deleted, NodeMark::FinalizerRemoved("orphan".into())]);
+        assert_eq!(
+            d.accessible_name,
+            "Deployment web in namespace default, deleted in this step, finalizer orphan removed"
+        );
+        assert_eq!(d.lines[..2], ["✕ deleted in this step".to_string(), "⚑ orphan removed".into()]);
+        let removed: Vec<&GraphEdge> = g.edges.iter().filter(|e| e.removed).collect();
+        assert_eq!(removed.len(), 1);
+        assert_eq!((removed[0].from.as_str(), removed[0].to.as_str()), (d.id.as_str(), rs.id.as_str()));
+        assert_eq!(rs.depth, 1, "the ReplicaSet stays under its owner for this step");
+        assert!(rs.marks.contains(&NodeMark::RefRemoved { owner: "Deployment web".into(), orphaned: true }));
+        assert_eq!(rs.lines[2], "✕ orphaned: ref removed");
+        assert!(
+            rs.accessible_name.contains("orphaned: its ownerReference to Deployment web removed in this step"),
+            "{}",
+            rs.accessible_name
+        );
+        assert!(!rs.marks.iter().any(|m| matches!(m, NodeMark::DanglingOwner(_))), "it has no owner to miss");
+
+        // The next step draws the survivors alone: the ReplicaSet is a root, its pods still under it.
+        w.step();
+        let g = graph(&w);
+        assert!(g.edges.iter().all(|e| !e.removed));
+        let kinds: Vec<(&str, usize)> = g.nodes.items.iter().map(|n| (n.kind.as_str(), n.depth)).collect();
+        assert_eq!(kinds, vec![("ReplicaSet", 0), ("Pod", 1), ("Pod", 1)]);
+        assert!(g.nodes.items.iter().all(|n| n.marks.is_empty()), "{:?}", g.nodes.items);
+    }
+
+    #[test]
+    fn a_background_delete_leaves_dependents_whose_owner_is_gone() {
+        let mut w = settled_web(2);
+        delete_web(&mut w, None);
+        // kubectl's DELETE removes the Deployment at once; this step still draws it, deleted.
+        let g = graph(&w);
+        let d = node(&g, "Deployment").unwrap();
+        assert!(d.marks.contains(&NodeMark::Deleted) && d.touched, "{d:?}");
+        let rs = node(&g, "ReplicaSet").unwrap();
+        assert!(rs
+            .accessible_name
+            .contains("owned by Deployment web (controller) (blockOwnerDeletion), which was deleted in this step"));
+        assert_eq!(rs.lines[0], "owner gone");
+        // Then the ReplicaSet has no owner drawn, and the garbage collector deletes it.
+        w.step();
+        let g = graph(&w);
+        let rs = node(&g, "ReplicaSet").unwrap();
+        assert_eq!(rs.depth, 0);
+        assert!(rs.accessible_name.contains("owner Deployment web is gone"), "{}", rs.accessible_name);
+        let g = step_until(&mut w, "the ReplicaSet is deleted", |g| {
+            node(g, "ReplicaSet").is_some_and(|rs| rs.marks.contains(&NodeMark::Deleted))
+        });
+        assert!(w.history().last().unwrap().actor.to_string().starts_with("garbage-collector-controller"));
+        assert!(g.edges.iter().all(|e| !e.blocking && !e.removed), "background: nothing waits");
+        // Its pods are deleted next, gracefully: Terminating before they go.
+        let g = step_until(&mut w, "a pod is Terminating", |g| {
+            g.nodes.items.iter().any(|n| n.kind == "Pod" && n.lines[0].starts_with("⊘ Terminating"))
+        });
+        let pod = g.nodes.items.iter().find(|n| n.marks.contains(&NodeMark::Terminating)).unwrap();
+        assert!(pod.accessible_name.contains(", Terminating (deletionTimestamp set)"), "{}", pod.accessible_name);
+    }
+
+    #[test]
+    fn a_bucket_shows_its_finalizer_and_its_external_bucket() {
+        let mut w = World::new(1);
+        w.run_until_idle(2000);
+        w.create(super::super::cloud::tests::bucket("photos")).unwrap();
+        w.run_until_idle(5000);
+        let g = graph(&w);
+        let b = node(&g, "Bucket").unwrap();
+        assert_eq!(b.lines[1], "⚑ example.com/bucket");
+        assert!(b.accessible_name.ends_with("finalizer example.com/bucket"), "{}", b.accessible_name);
+        let c = node(&g, "Cloud bucket").unwrap();
+        assert!(c.lines[0].starts_with("cloud: "), "{:?}", c.lines);
+        assert!(g.edges.iter().any(|e| e.external && e.to == c.id));
+        // Deleted, it waits behind its finalizer while its cloud bucket is deleted (the
+        // finalizers lesson says so).
+        let bk = Kind::by_kind("Bucket").unwrap();
+        w.delete(bk, Some("default"), "photos", DeleteOptions::default()).unwrap();
+        let g = step_until(&mut w, "the cloud bucket is being deleted", |g| {
+            node(g, "Cloud bucket").is_some_and(|c| c.lines[0] == "cloud: Deleting")
+        });
+        let b = node(&g, "Bucket").unwrap();
+        assert_eq!(b.lines[..2], ["⊘ deletionTimestamp set".to_string(), "⚑ example.com/bucket".into()]);
+        step_until(&mut w, "the Bucket is gone", |g| node(g, "Bucket").is_none());
+    }
+
+    #[test]
+    fn a_no_op_write_after_the_orphaning_step_removes_nothing_again() {
+        let mut w = settled_web(1);
+        delete_web(&mut w, Some(Propagation::Orphan));
+        step_until(&mut w, "the reference is removed", |g| g.edges.iter().any(|e| e.removed));
+        // Every later step, whatever it writes, draws no removed edge and no deleted node: its
+        // changes are above the previous record's resourceVersion only.
+        for _ in 0..200 {
+            if w.step().is_none() {
+                break;
+            }
+            let g = graph(&w);
+            assert!(g.edges.iter().all(|e| !e.removed), "{}", w.history().last().unwrap());
+            assert!(g.nodes.items.iter().all(|n| !n.marks.contains(&NodeMark::Deleted)));
+        }
+    }
+
+    #[test]
     fn caps_and_keeps_owners_first() {
         let w = settled_web(3);
+        let item = |id: String, kind: &'static str, name: String, owners: Vec<Owner<'static>>| Item {
+            id: id.into(),
+            kind: kind.into(),
+            namespace: "d".into(),
+            name: name.into(),
+            owners,
+            removed: Vec::new(),
+            marks: Vec::new(),
+            external: false,
+            gone: false,
+            meta: None,
+        };
         let items: Vec<Item> = (0..400)
-            .map(|i| Item {
-                id: format!("u{i}").into(),
-                kind: "Pod".into(),
-                namespace: "d".into(),
-                name: format!("p{i:03}").into(),
-                owners: vec![("root".into(), true, true, ("ReplicaSet", "r"))],
-                marks: Vec::new(),
-                external: false,
-                meta: None,
+            .map(|i| {
+                let owner = ("root".into(), true, true, ("ReplicaSet", "r"));
+                item(format!("u{i}"), "Pod", format!("p{i:03}"), vec![owner])
             })
-            .chain(std::iter::once(Item {
-                id: "root".into(),
-                kind: "ReplicaSet".into(),
-                namespace: "d".into(),
-                name: "r".into(),
-                owners: Vec::new(),
-                marks: Vec::new(),
-                external: false,
-                meta: None,
-            }))
+            .chain(std::iter::once(item("root".into(), "ReplicaSet", "r".into(), Vec::new())))
             .collect();
-        let g = layout(items, &BTreeSet::new());
+        let g = layout(items, &BTreeSet::new(), false);
         assert_eq!(g.nodes.total, 401);
         assert_eq!(g.nodes.items.len(), NODES_SHOWN);
         assert_eq!(g.nodes.items[0].kind, "ReplicaSet");

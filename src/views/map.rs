@@ -1827,7 +1827,7 @@ fn step_moves(cp: &ControlPlane, r: &StepRecord, world: &World) -> StepChange {
             streams.push(part.clone());
             changed.push(part);
         }
-        (ActionKind::List | ActionKind::RelistTimer, Actor::Informer { process, kind }) => {
+        (ActionKind::List | ActionKind::Rewatch, Actor::Informer { process, kind }) => {
             let part = MapPart::Informer { process: process.clone(), kind: kind.clone() };
             let t = anchor(cp, &part);
             let (a, b) = (edge_facing_api(cp, t), api_edge(cp, t));

@@ -107,6 +107,13 @@ pub struct ObjectDetail {
     pub object: Value,
 }
 
+impl ObjectDetail {
+    /// The YAML as `kubectl get -o yaml` prints it (what the page's Copy button copies).
+    pub fn yaml(&self) -> String {
+        self.lines.iter().flat_map(|l| [l.text.as_str(), "\n"]).collect()
+    }
+}
+
 /// Looks an object up by kind and `namespace/name` key.
 pub fn find_object(world: &World, kind: &str, key: &str) -> Option<Value> {
     let k: &Kind = Kind::by_kind(kind)?;
@@ -233,6 +240,7 @@ mod tests {
         let detail = object_detail(&w, "Deployment", "default/web").unwrap();
         assert!(detail.lines.iter().any(|l| l.field == Some("resourceVersion")));
         assert!(detail.lines.iter().any(|l| l.field == Some("generation") && l.text.trim() == "generation: 1"));
+        assert_eq!(detail.yaml(), crate::yaml::to_yaml(&detail.object), "Copy gives what -o yaml prints");
         assert!(object_detail(&w, "Namespace", "default").is_some());
         assert!(object_detail(&w, "Deployment", "default/nope").is_none());
         assert!(object_detail(&w, "NoSuchKind", "x").is_none());

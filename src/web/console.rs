@@ -1,17 +1,67 @@
-//! The Console region: the transcript (plain text nodes, never `inner_html`), what kubectl is
-//! still waiting for, and the input line with history (Up/Down), Tab completion and Ctrl+L.
+//! The Console region: the transcript (plain text nodes, never `inner_html`) with a Copy button
+//! on each block's output, what kubectl is still waiting for, and the input line with history
+//! (Up/Down), Tab completion and Ctrl+L. A lesson's commands can be put into the input
+//! ([`put_in_console`]).
 
 use leptos::html;
 use leptos::prelude::*;
+use wasm_bindgen::JsCast;
 
 use super::state::{use_lab, Part};
 use crate::session::{stream_name, Block, BlockKind};
+
+/// The console input's element id (a page has one console).
+const INPUT_ID: &str = "console-input";
+
+/// Puts `line` into the console input as if typed (it does not run): on a narrow screen the
+/// console's section is shown first; focus goes to the input with the cursor at the end, so the
+/// learner reads, edits and presses Enter. False when there is no console input to write to (a
+/// read-only embed).
+pub fn put_in_console(line: &str) -> bool {
+    let Some(input) =
+        document().get_element_by_id(INPUT_ID).and_then(|e| e.dyn_into::<web_sys::HtmlInputElement>().ok())
+    else {
+        return false;
+    };
+    if input.disabled() {
+        return false;
+    }
+    input.set_value(line);
+    // The console's own input handler keeps its state in step (Leptos listens at the document:
+    // the event must bubble).
+    let init = web_sys::EventInit::new();
+    init.set_bubbles(true);
+    if let Ok(ev) = web_sys::Event::new_with_event_init_dict("input", &init) {
+        let _ = input.dispatch_event(&ev);
+    }
+    // On a narrow screen the console may sit in a hidden tab panel: its tab shows it.
+    if let Ok(Some(panel)) = input.closest("[role=tabpanel][hidden]") {
+        let selector = format!("[role=tab][aria-controls=\"{}\"]", panel.id());
+        if let Ok(Some(tab)) = document().query_selector(&selector) {
+            if let Ok(tab) = tab.dyn_into::<web_sys::HtmlElement>() {
+                tab.click();
+            }
+        }
+    }
+    // After the panel has been shown (the tab's change renders on the next frame).
+    let end = line.encode_utf16().count() as u32;
+    request_animation_frame(move || {
+        let _ = input.focus();
+        let _ = input.set_selection_range(end, end);
+    });
+    true
+}
+
+/// A block's printed text, both streams in terminal order (what Copy copies).
+fn printed(block: &Block) -> String {
+    block.chunks.iter().map(|(_, text)| text.as_str()).collect()
+}
 
 /// The region's body.
 #[component]
 pub fn ConsoleView() -> impl IntoView {
     let lab = use_lab();
-    let read_only = super::embed::read_only();
+    let read_only = super::state::read_only();
     let input = RwSignal::new(String::new());
     let candidates = RwSignal::new(Vec::<String>::new());
     let screen = NodeRef::<html::Div>::new();
@@ -80,15 +130,30 @@ pub fn ConsoleView() -> impl IntoView {
             </Show>
             <For each=move || blocks.get() key=|b| b.id let:block>
                 <div class="console__block" class:console__block--failed=block.exit_code != 0>
-                    {match &block.kind {
-                        BlockKind::Command(line) => Some(view! {
-                            <div class="console__command">
-                                <span class="console__prompt" aria-hidden="true">"$ "</span>
-                                {line.clone()}
-                            </div>
-                        }),
-                        BlockKind::Live => None,
-                    }}
+                    <div class="console__block-head">
+                        {match &block.kind {
+                            BlockKind::Command(line) => Some(view! {
+                                <div class="console__command">
+                                    <span class="console__prompt" aria-hidden="true">"$ "</span>
+                                    {line.clone()}
+                                </div>
+                            }),
+                            BlockKind::Live => None,
+                        }}
+                        {(!printed(&block).is_empty()).then(|| {
+                            let id = block.id;
+                            let label = match &block.kind {
+                                BlockKind::Command(line) => format!("Copy the output of {line}"),
+                                BlockKind::Live => "Copy this output".to_string(),
+                            };
+                            // What the block shows when pressed (live output may have grown).
+                            let text = Callback::new(move |()| {
+                                lab.read_untracked(|s| s.transcript().blocks().find(|b| b.id == id).map(printed))
+                                    .unwrap_or_default()
+                            });
+                            view! { <super::copy::CopyButton text=text label=label /> }
+                        })}
+                    </div>
                     <pre class="console__output">
                         {block.chunks.iter().map(|(stream, text)| view! {
                             <span class=format!("console__{}", stream_name(*stream))>{text.clone()}</span>
@@ -115,6 +180,7 @@ pub fn ConsoleView() -> impl IntoView {
             <input
                 type="text"
                 class="console__input"
+                id=INPUT_ID
                 aria-label="Console input"
                 autocomplete="off"
                 autocapitalize="off"

@@ -24,7 +24,7 @@ fn token_class(t: Token) -> &'static str {
 #[component]
 pub fn EditorView() -> impl IntoView {
     let lab = use_lab();
-    let read_only = super::embed::read_only();
+    let read_only = super::state::read_only();
     let buffers = Memo::new(move |_| lab.read(Part::Editor, |s| (s.buffers().to_vec(), s.active_buffer())));
     let active = Memo::new(move |_| buffers.with(|(b, i)| b.get(*i).cloned()));
     let text = Memo::new(move |_| active.with(|b| b.as_ref().map(|b| b.text.clone()).unwrap_or_default()));
@@ -178,6 +178,12 @@ pub fn EditorView() -> impl IntoView {
         </p>
         <div class="editor__actions">
             <button type="button" class="editor__apply" on:click=apply disabled=read_only>"Apply"</button>
+            <Show when=move || !text.with(String::is_empty)>
+                <super::copy::CopyButton
+                    text=Callback::new(move |()| text.get_untracked())
+                    label="Copy the manifest"
+                />
+            </Show>
             {move || active.with(|b| b.as_ref().is_some_and(|b| b.conflict)).then(|| view! {
                 <button type="button" class="editor__reapply" on:click=move |_| {
                     let i = index();

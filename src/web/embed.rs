@@ -11,18 +11,9 @@ use wasm_bindgen::JsCast;
 use web_sys::js_sys::{Object, JSON};
 
 use super::panel::Panel;
-use super::state::{provide, Lab, Part};
+use super::state::{provide, Lab, Part, ReadOnly};
 use crate::embed::params::{parse_query, EmbedConfig};
 use crate::embed::protocol::{self, Incoming};
-
-/// Provided in the embed: true when `readonly=1` (no console input, no editing).
-#[derive(Clone, Copy, Debug)]
-pub struct ReadOnly(pub bool);
-
-/// Whether a component sits in a read-only embed.
-pub fn read_only() -> bool {
-    use_context::<ReadOnly>().is_some_and(|r| r.0)
-}
 
 /// Whether this page is the embed (its file is `embed.html`, under any path).
 pub fn is_embed() -> bool {
@@ -131,10 +122,11 @@ pub fn Embed() -> impl IntoView {
         super::share::full_page_url(&lab.read_untracked(|s| s.share_hash()))
     };
 
-    request_animation_frame(move || {
-        observe_height();
-        post(&protocol::ready(), "*");
-    });
+    // The height once laid out. `ready` does not wait for a frame: a browser draws no frames for
+    // a frame out of view (a playground far down the page, woken by a Run button), and the
+    // requests it answers need none; a timer still runs there.
+    request_animation_frame(observe_height);
+    set_timeout(move || post(&protocol::ready(), "*"), std::time::Duration::ZERO);
 
     let panels = config.panels.clone();
     view! {
@@ -154,6 +146,7 @@ pub fn Embed() -> impl IntoView {
             <div class="embed__bar">
                 <super::stepping::Stepper autoplay=config.autoplay />
                 <div class="embed__links">
+                    <super::shortcuts::Shortcuts />
                     <super::share::ShareButton />
                     <a class="embed__open" href=open_href target="_blank" rel="noopener">
                         "Open in Reconcile Lab"

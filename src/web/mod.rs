@@ -10,6 +10,8 @@
 //! - [`state`]: the reactive wiring around the [`crate::session::Session`].
 //! - [`storage`]: local storage for saved progress, where every call may throw.
 //! - [`recovery`]: the state kept outside the instance after every intent, for the crash panel.
+//! - [`shortcuts`]: the keyboard shortcuts' dialog, and where a key press is a shortcut.
+//! - [`copy`]: Copy buttons (the Clipboard API, "Copied", and words when it is refused).
 //!
 //! ## How panels get their data (read this before writing a panel)
 //! The page talks to exactly one object, [`crate::session::Session`] (plain Rust, tested
@@ -32,6 +34,7 @@
 //!   what the cluster does.
 
 mod console;
+mod copy;
 mod editor;
 pub mod embed;
 mod layout;
@@ -43,6 +46,7 @@ mod recovery;
 mod regions;
 mod share;
 mod shell;
+mod shortcuts;
 pub mod state;
 mod stepping;
 mod storage;

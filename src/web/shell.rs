@@ -120,6 +120,7 @@ pub fn Shell() -> impl IntoView {
             <p class="site-header__tagline">
                 "How Kubernetes controllers really work, one event at a time."
             </p>
+            <super::shortcuts::Shortcuts />
         </header>
         <Show when=move || narrow.get()>
             <Tabs groups=&GROUPS selected=selected />

@@ -18,6 +18,17 @@ use leptos::prelude::*;
 
 use crate::session::{Changes, Session};
 
+/// Provided by the embed (src/web/embed.rs): true when `readonly=1` (no console input, no
+/// editing). It lives here, with the other shared context, so that the console and the editor
+/// read it without importing the embed, which mounts them.
+#[derive(Clone, Copy, Debug)]
+pub struct ReadOnly(pub bool);
+
+/// Whether a component sits in a read-only embed.
+pub fn read_only() -> bool {
+    use_context::<ReadOnly>().is_some_and(|r| r.0)
+}
+
 /// A part of the session a panel can depend on; each has its own signal.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Part {

@@ -4,8 +4,8 @@
 
 use gloo_timers::callback::Interval;
 use leptos::prelude::*;
-use wasm_bindgen::JsCast;
 
+use super::shortcuts::{self, Target};
 use super::state::{use_lab, Part};
 use crate::session::Tick;
 
@@ -14,17 +14,6 @@ const SETTLE_SLICE: u64 = 40;
 
 /// Play's speeds, in steps per second: the Speed slider picks one by index.
 pub const SPEEDS: [u32; 6] = [1, 2, 4, 8, 15, 30];
-
-/// Whether a key press belongs to a text field, a slider or a tab (where arrows and Space already
-/// mean something): the page's shortcuts then stay out of the way.
-fn typing_in(ev: &web_sys::KeyboardEvent) -> bool {
-    let Some(el) = ev.target().and_then(|t| t.dyn_into::<web_sys::Element>().ok()) else { return false };
-    let tag = el.tag_name().to_ascii_lowercase();
-    let role = el.get_attribute("role").unwrap_or_default();
-    matches!(tag.as_str(), "input" | "textarea" | "select" | "button")
-        || role == "tab"
-        || el.get_attribute("contenteditable").is_some_and(|v| v != "false")
-}
 
 /// The toolbar with every stepping control and the narration line under it.
 #[component]
@@ -90,11 +79,17 @@ pub fn Stepper(
         settling.set(true);
     };
 
+    // The shortcuts (listed in the "Keyboard shortcuts" dialog, src/web/shortcuts.rs): they keep
+    // working after a click on a control (Step keeps focus), never while typing.
+    shortcuts::track_focus_modality();
     let keys = window_event_listener(leptos::ev::keydown, move |ev| {
-        if ev.ctrl_key() || ev.meta_key() || ev.alt_key() || typing_in(&ev) {
+        let target = shortcuts::target(&ev);
+        if !shortcuts::plain(&ev) || target == Target::Typing {
             return;
         }
         match ev.key().as_str() {
+            // On a button the keyboard reached, Space presses that button, as everywhere.
+            " " if target == Target::Control && !shortcuts::pointer_focus() => {}
             " " => {
                 ev.prevent_default();
                 toggle();
@@ -115,20 +110,31 @@ pub fn Stepper(
     let at_start = Memo::new(move |_| lab.read(Part::Timeline, |s| s.timeline().current() == 0));
 
     view! {
+        // Each control shows its key: aria-keyshortcuts for assistive technology, a tooltip, and a
+        // visible key cap (hidden from the accessible name, which stays "Step").
         <div class="stepper" role="toolbar" aria-label="Stepping">
-            <button type="button" class="stepper__button" on:click=move |_| step() aria-keyshortcuts="ArrowRight">
+            <button
+                type="button"
+                class="stepper__button"
+                on:click=move |_| step()
+                aria-keyshortcuts="ArrowRight"
+                title="Step (Right arrow)"
+            >
                 "Step"
+                <kbd class="key-hint" aria-hidden="true">"→"</kbd>
             </button>
             <Show
                 when=move || playing.get() || settling.get()
                 fallback=move || view! {
-                    <button type="button" class="stepper__button" on:click=move |_| toggle() aria-keyshortcuts="Space">
+                    <button type="button" class="stepper__button" on:click=move |_| toggle() aria-keyshortcuts="Space" title="Play (Space)">
                         "Play"
+                        <kbd class="key-hint" aria-hidden="true">"Space"</kbd>
                     </button>
                 }
             >
-                <button type="button" class="stepper__button stepper__button--on" on:click=move |_| toggle() aria-keyshortcuts="Space">
+                <button type="button" class="stepper__button stepper__button--on" on:click=move |_| toggle() aria-keyshortcuts="Space" title="Pause (Space)">
                     "Pause"
+                    <kbd class="key-hint" aria-hidden="true">"Space"</kbd>
                 </button>
             </Show>
             <button
@@ -136,9 +142,11 @@ pub fn Stepper(
                 class="stepper__button"
                 on:click=move |_| back()
                 aria-keyshortcuts="ArrowLeft"
+                title="Step back (Left arrow)"
                 aria-disabled=move || if at_start.get() { "true" } else { "false" }
             >
                 "Step back"
+                <kbd class="key-hint" aria-hidden="true">"←"</kbd>
             </button>
             <button type="button" class="stepper__button" on:click=settle>"Run until idle"</button>
             <label class="stepper__speed">

@@ -1,5 +1,6 @@
 // When the app cannot start (here: the host lost its WebAssembly file), the page says so in its
-// alert, in words a learner understands, instead of staying blank.
+// alert, in words a learner understands (which file, and the HTTP status), with Retry, instead of
+// staying blank. tests/e2e/progress.test.mjs tries Retry and the other failures.
 
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
@@ -25,7 +26,8 @@ test("a missing WebAssembly file shows a friendly error in the page's alert", as
   await page.goto(`${server.origin}/#/sandbox`);
   const alert = page.getByRole("alert");
   await alert.waitFor({ timeout: 10_000 });
-  assert.match(await alert.innerText(), /^Reconcile Lab could not start in this browser\./);
+  assert.match(await alert.innerText(), /^Reconcile Lab could not start: downloading reconcile-lab-[0-9a-f]+_bg\.wasm failed: HTTP 404 Not Found\./);
+  await alert.getByRole("button", { name: "Retry" }).waitFor();
   assert.equal(await page.getByRole("heading", { level: 1, name: "Reconcile Lab" }).count(), 0);
   assert.equal(await page.getByRole("status").filter({ hasText: "Starting" }).count(), 0, "no loading state left behind");
   await context.close();
@@ -40,6 +42,6 @@ test("without the WebAssembly file the home page still lists the lessons, and a 
   assert.equal(await page.getByRole("alert").count(), 0, "nothing failed: nothing was loaded");
   await page.getByRole("link", { name: "Conflicts" }).click();
   await page.getByRole("alert").waitFor({ timeout: 10_000 });
-  assert.match(await page.getByRole("alert").innerText(), /^Reconcile Lab could not start in this browser\./);
+  assert.match(await page.getByRole("alert").innerText(), /^Reconcile Lab could not start: downloading reconcile-lab-[0-9a-f]+_bg\.wasm failed: HTTP 404 Not Found\./);
   await context.close();
 });

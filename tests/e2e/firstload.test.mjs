@@ -207,10 +207,11 @@ describe("embed.html's start view", () => {
     const { context, page } = await freshPage();
     // The site itself frames the embed here (same origin); a second frame is its sibling.
     await page.goto(`${server.origin}/docs-demo.html`, { waitUntil: "load" });
+    const frame = page.frameLocator("iframe.reconcile-lab-frame").first();
+    // The frames load lazily: not before the page's load event, as soon as they are near the view.
+    await frame.getByRole("button", { name: /^Start the playground/ }).waitFor({ timeout: 20_000 });
     const playground = page.frame({ url: /embed\.html\?/ });
     assert.ok(playground, "the demo page frames the embed");
-    const frame = page.frameLocator("iframe.reconcile-lab-frame").first();
-    await frame.getByRole("button", { name: /^Start the playground/ }).waitFor({ timeout: 20_000 });
     // Sized to the start view: embed.js follows its resize message.
     const height = (await page.locator("iframe.reconcile-lab-frame").first().boundingBox()).height;
     const content = await frame.locator("body").evaluate((b) => Math.ceil(b.getBoundingClientRect().height));

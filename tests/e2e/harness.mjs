@@ -5,6 +5,7 @@
 // logic beyond mapping paths to files, so what passes here works on any static host.
 
 import { createServer } from "node:http";
+import { gzipSync } from "node:zlib";
 import { readFile, stat } from "node:fs/promises";
 import { extname, join, normalize, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -42,27 +43,53 @@ function fileFor(root, urlPath) {
 /**
  * Starts the static server on 127.0.0.1 with a free port. Resolves to { origin, close(), requests }
  * where `requests` lists every path asked for (tests check that nothing escapes the sub-path).
- * Files whose path matches `missing` answer 404, to test how the page copes with a broken host.
+ * Like a static host, it sends Content-Length. Options, to test how the page copes with a host:
+ * - `missing`: files whose path matches answer 404 (a broken host);
+ * - `gzip`: files whose path matches are sent compressed (Content-Encoding: gzip, no length of
+ *   the decompressed body), as many hosts send the wasm;
+ * - `stall`: files whose path matches send their headers and the first 64 KiB, then nothing more.
+ * The returned `set({missing, gzip, stall, root, down})` changes them while the server runs (the
+ * origin, and so the service worker and caches of a browser context, stay the same); `down: true`
+ * drops every connection, as an unreachable host.
  */
-export async function serveDist({ root = DIST, missing = null } = {}) {
+export async function serveDist({ root = DIST, missing = null, gzip = null, stall = null } = {}) {
   await stat(join(root, "index.html")).catch(() => {
     throw new Error(`${root}/index.html is missing: build the site first (make dist)`);
   });
+  const opts = { root, missing, gzip, stall, down: false };
   const requests = [];
+  const stalled = new Set();
   const server = createServer(async (req, res) => {
     const url = new URL(req.url, "http://127.0.0.1");
     requests.push(url.pathname);
+    if (opts.down) {
+      req.socket.destroy();
+      return;
+    }
     if (url.pathname === SUB_PATH.slice(0, -1)) {
       res.writeHead(301, { location: SUB_PATH }).end();
       return;
     }
-    const file = fileFor(root, url.pathname);
+    const file = fileFor(opts.root, url.pathname);
     try {
       if (file === null) throw new Error("outside root");
-      if (missing?.test(url.pathname)) throw new Error("hidden by the test");
-      const body = await readFile(file);
-      res.writeHead(200, { "content-type": TYPES[extname(file)] ?? "application/octet-stream" });
-      res.end(req.method === "HEAD" ? undefined : body);
+      if (opts.missing?.test(url.pathname)) throw new Error("hidden by the test");
+      let body = await readFile(file);
+      const headers = { "content-type": TYPES[extname(file)] ?? "application/octet-stream" };
+      if (opts.gzip?.test(url.pathname)) {
+        body = gzipSync(body);
+        headers["content-encoding"] = "gzip";
+      }
+      headers["content-length"] = String(body.length);
+      res.writeHead(200, headers);
+      if (req.method === "HEAD") {
+        res.end();
+      } else if (opts.stall?.test(url.pathname)) {
+        res.write(body.subarray(0, 64 * 1024));
+        stalled.add(res);
+      } else {
+        res.end(body);
+      }
     } catch {
       res.writeHead(404, { "content-type": "text/plain; charset=utf-8" }).end("not found\n");
     }
@@ -72,7 +99,12 @@ export async function serveDist({ root = DIST, missing = null } = {}) {
   return {
     origin: `http://127.0.0.1:${port}`,
     requests,
-    close: () => new Promise((ok) => server.close(ok)),
+    set: (changes) => Object.assign(opts, changes),
+    close: () => {
+      for (const res of stalled) res.destroy();
+      server.closeAllConnections?.();
+      return new Promise((ok) => server.close(ok));
+    },
   };
 }
 

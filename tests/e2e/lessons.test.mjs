@@ -157,6 +157,36 @@ describe("work-queue: a key added while processing", () => {
   });
 });
 
+describe("lesson text: lists, links and figures", () => {
+  test("a bullet list is a list, a link opens outside the lesson safely, a figure has its alt text and caption", async () => {
+    const { context, page, problems } = await openLesson("garbage-collection");
+    await page.getByText("Introduction", { exact: true }).click();
+    const policies = page.getByRole("list").filter({ hasText: "kubectl's default" });
+    const items = policies.getByRole("listitem");
+    assert.equal(await items.count(), 3);
+    assert.match(await items.nth(0).innerText(), /^background \(kubectl's default\): the owner is deleted at once;/);
+    assert.match(await items.nth(2).innerText(), /^orphan: /);
+    assert.equal(await page.getByText(/(^|\s)- (background|foreground|orphan)/).count(), 0, "no literal list markers");
+    const link = page.getByRole("link", { name: "Garbage Collection (opens in a new tab)" });
+    assert.equal(await link.getAttribute("href"), "https://kubernetes.io/docs/concepts/architecture/garbage-collection/");
+    assert.equal(await link.getAttribute("target"), "_blank");
+    assert.equal(await link.getAttribute("rel"), "noopener noreferrer");
+    await context.close();
+
+    const opened = await openLesson("reconcile-loop", NARROW);
+    const figure = opened.page.getByRole("figure", { name: /^One turn of a controller's loop\./ });
+    const img = figure.getByRole("img", { name: /^The controller loop: 1, a watch event goes from the API server to an informer/ });
+    await img.waitFor();
+    await img.evaluate((el) => el.decode());
+    const { width, fits } = await img.evaluate((el) => ({ width: el.naturalWidth, fits: el.getBoundingClientRect().right <= document.documentElement.clientWidth }));
+    assert.ok(width > 0, "the figure's SVG loaded");
+    assert.ok(fits, "the figure fits a 360 px screen");
+    assert.deepEqual(problems, []);
+    assert.deepEqual(opened.problems, []);
+    await opened.context.close();
+  });
+});
+
 describe("goals, progress and routes", () => {
   test("a successful apply does not meet the 409 goal", async () => {
     const { context, page, problems } = await openLesson("conflicts");

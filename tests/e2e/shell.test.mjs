@@ -18,7 +18,7 @@ useSiteAndBrowser((s, b) => {
 describe("at the site root", () => {
   test("loads with no console error, no CSP violation and no failed request", async () => {
     const { context, page, problems } = await openPage(browser, `${server.origin}/#/sandbox`, WIDE);
-    assert.equal(await page.title(), "Reconcile Lab");
+    assert.equal(await page.title(), "Sandbox · Reconcile Lab");
     await page.waitForLoadState("networkidle");
     assert.deepEqual(problems, []);
     await context.close();

@@ -84,8 +84,8 @@ describe("the machinery views", () => {
     await runUntilIdle(page);
 
     await run(page, "kubectl delete deploy web --cascade=foreground");
-    const deploy = graph.getByRole("img", { name: /^Deployment web in namespace default, Terminating, foregroundDeletion/ });
-    await stepUntil(page, "the Deployment is Terminating with foregroundDeletion", async () => (await deploy.count()) === 1);
+    const deploy = graph.getByRole("img", { name: /^Deployment web in namespace default, being deleted \(deletionTimestamp set\), finalizer foregroundDeletion/ });
+    await stepUntil(page, "the Deployment is being deleted with foregroundDeletion", async () => (await deploy.count()) === 1);
     const counts = [await nodes.count()];
     await stepUntil(page, "the cascade reaches the Deployment", async () => {
       const n = await nodes.count();
@@ -97,6 +97,60 @@ describe("the machinery views", () => {
       return n === 0;
     });
     assert.ok(counts.length >= 3, `several steps removed nodes one by one: ${counts}`);
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  test("the owner graph shows garbage collection: a foreground owner waiting on its blocking dependents, finalizers, an orphaned ReplicaSet", async () => {
+    const { context, page, problems } = await openSettled(WIDE);
+    const graph = region(page, "Owner graph");
+    const blocks = graph.getByText("blocks", { exact: true });
+    await run(page, "kubectl create deployment web --image=nginx --replicas=2");
+    await runUntilIdle(page);
+
+    // Foreground: the Deployment waits behind its finalizer for the ReplicaSet, which blocks it.
+    await run(page, "kubectl delete deploy web --cascade=foreground");
+    const deploy = graph.getByRole("img", {
+      name: /^Deployment web in namespace default, being deleted \(deletionTimestamp set\), finalizer foregroundDeletion, waiting for ReplicaSet web-[a-z0-9]+ \(blockOwnerDeletion\)$/,
+    });
+    await stepUntil(page, "the Deployment waits for its ReplicaSet", async () => (await deploy.count()) === 1);
+    const box = await deploy.textContent();
+    assert.match(box, /⊘ deletionTimestamp set/);
+    assert.match(box, /⚑ foregroundDeletion/);
+    assert.match(box, /waits for 1 dependent/);
+    assert.equal(await blocks.count(), 1, "the ReplicaSet's reference is labelled: it blocks the Deployment");
+    // The garbage collector deletes the ReplicaSet in the foreground too: it waits for both Pods.
+    const rs = graph.getByRole("img", { name: /^ReplicaSet web-[a-z0-9]+ in namespace default, .*finalizer foregroundDeletion, waiting for Pod web-[a-z0-9-]+, Pod web-[a-z0-9-]+ \(blockOwnerDeletion\)$/ });
+    await stepUntil(page, "the ReplicaSet waits for its Pods", async () => (await rs.count()) === 1);
+    assert.equal(await blocks.count(), 3);
+    // A deleted object is drawn once more in the step that deletes it, then goes.
+    const deleted = graph.getByRole("img", { name: /, deleted in this step$/ });
+    await stepUntil(page, "an object is deleted", async () => (await deleted.count()) > 0);
+    await runUntilIdle(page);
+    assert.equal(await graph.getByRole("img").count(), 0);
+
+    // Orphan: the step that removes the ReplicaSet's reference draws it as removed.
+    await run(page, "kubectl create deployment web --image=nginx --replicas=2");
+    await runUntilIdle(page);
+    await run(page, "kubectl delete deploy web --cascade=orphan");
+    await graph.getByRole("img", { name: /^Deployment web in namespace default, being deleted \(deletionTimestamp set\), finalizer orphan$/ }).waitFor();
+    const orphaned = graph.getByRole("img", {
+      name: /^ReplicaSet web-[a-z0-9]+ in namespace default, orphaned: its ownerReference to Deployment web removed in this step$/,
+    });
+    await stepUntil(page, "the garbage collector orphans the ReplicaSet", async () => (await orphaned.count()) === 1);
+    assert.equal(await graph.getByText("✕ removed", { exact: true }).count(), 1);
+    assert.match(await orphaned.textContent(), /✕ orphaned: ref removed/);
+    // Deleted in the same step: its last stored state still had the finalizer this step removed.
+    const gone = graph.getByRole("img", { name: /^Deployment web in namespace default, deleted in this step, finalizer orphan removed$/ });
+    assert.match(await gone.textContent(), /✕ deleted in this step.*⚑ orphan removed/);
+    // The text alternative says the same.
+    await graph.getByText("Owner graph as text").click();
+    assert.equal(await graph.getByRole("listitem").filter({ hasText: "orphaned: its ownerReference to Deployment web removed in this step" }).count(), 1);
+    // One step later the ReplicaSet stands alone, owned by nobody, and its Pods still under it.
+    await page.getByRole("button", { name: "Step", exact: true }).click();
+    await graph.getByRole("img", { name: /^ReplicaSet web-[a-z0-9]+ in namespace default$/ }).waitFor();
+    assert.equal(await graph.getByText("✕ removed", { exact: true }).count(), 0);
+    assert.equal(await graph.getByRole("img", { name: /^Pod web-[a-z0-9-]+ in namespace default, owned by ReplicaSet web-/ }).count(), 2);
     assert.deepEqual(problems, []);
     await context.close();
   });

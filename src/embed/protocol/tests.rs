@@ -51,6 +51,10 @@ fn other_messages_are_ignored() {
         json!({"source": "reconcile-lab", "type": "result", "id": 1, "ok": true, "output": ""}),
         json!({"source": "reconcile-lab", "type": "resize", "height": 10}),
         json!({"source": "reconcile-lab", "type": "goal", "lesson": "x", "goal": "y"}),
+        // The start view's own messages (public/boot.js), echoed back.
+        json!({"source": "reconcile-lab", "type": "standby"}),
+        json!({"source": "reconcile-lab", "type": "loading", "loaded": 10, "total": 100}),
+        json!({"source": "reconcile-lab", "type": "error", "message": "x", "retry": true}),
     ] {
         assert_eq!(parse(&v), Incoming::Ignore, "{v}");
     }

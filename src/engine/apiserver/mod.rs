@@ -323,6 +323,18 @@ impl ApiServer {
         self.watches.expire(self.store.revision());
     }
 
+    /// The changes of a kind stored after resourceVersion `rv`, oldest first, as far back as the
+    /// history window reaches: `(event type, the object after, the object before)` (for DELETED,
+    /// the object's last state; no "before" for ADDED). The owner graph reads what the latest
+    /// step deleted and which owner references it removed from here.
+    pub fn changes_after<'a>(
+        &'a self,
+        kind: &Kind,
+        rv: u64,
+    ) -> impl Iterator<Item = (EventType, &'a Frozen, Option<&'a Frozen>)> + 'a {
+        self.watches.changes_after(kind_index(kind), rv).map(|c| (c.event_type, &*c.object, c.prev.as_deref()))
+    }
+
     // ---- the three ways a write lands ----
 
     /// Stores a new object at the next revision and records ADDED.

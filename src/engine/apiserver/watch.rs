@@ -227,6 +227,13 @@ impl Watches {
         }
     }
 
+    /// The recorded changes of a kind with a resourceVersion above `rv`, oldest first (those the
+    /// window still holds).
+    pub fn changes_after(&self, kind_idx: usize, rv: u64) -> impl Iterator<Item = &Change> {
+        let h = &self.history[kind_idx];
+        h.range(h.partition_point(|c| c.rv <= rv)..)
+    }
+
     /// Opens a watch. `initial` is the current state for `Now`/`Any` (already filtered by kind
     /// and namespace, in key order).
     pub fn open(

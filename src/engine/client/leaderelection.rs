@@ -9,8 +9,10 @@
 //!   last saw the record change (`observedTime`), never from the timestamps in the Lease;
 //! - a leader renews every `RetryPeriod`; if it cannot renew for `RenewDeadline` it stops leading
 //!   by itself;
-//! - with `release_on_cancel`, a clean stop writes `holderIdentity: ""`, `leaseDurationSeconds: 1`
-//!   so that another candidate can take over at its next try;
+//! - with `release_on_cancel` (client-go's `ReleaseOnCancel`: kube-scheduler sets it,
+//!   kube-controller-manager does not), a clean stop writes `holderIdentity: ""`,
+//!   `leaseDurationSeconds: 1` so that another candidate can take over at its next try; without
+//!   it the lease stays held until it expires on the other candidates' clocks;
 //! - two candidates racing on one write: the API server's optimistic concurrency lets one win;
 //!   the other gets a 409 and has lost the round.
 //!
@@ -135,13 +137,18 @@ pub struct LeaderElectionConfig {
     pub renew_deadline: Duration,
     /// The interval between attempts: 2 s.
     pub retry_period: Duration,
-    /// Whether a clean stop releases the lease.
+    /// Whether a clean stop releases the lease (`ReleaseOnCancel`). kube-scheduler sets it
+    /// (cmd/kube-scheduler/app/options/options.go, `makeLeaderElectionConfig`);
+    /// kube-controller-manager does not (cmd/kube-controller-manager/app/controllermanager.go,
+    /// `leaderElectAndRun`), so its standby waits for the lease to expire.
     pub release_on_cancel: bool,
 }
 
 impl LeaderElectionConfig {
-    /// client-go's core defaults (15 s / 10 s / 2 s; kubernetes-semantics.md §7). Releasing on a
-    /// clean stop is on, as the lab's controller-manager runs it (client-go's zero value is off).
+    /// client-go's core defaults (15 s / 10 s / 2 s), with `ReleaseOnCancel` off: its zero value,
+    /// and what kube-controller-manager runs (`leaderElectAndRun` does not set it). Set
+    /// [`LeaderElectionConfig::release_on_cancel`] for a component that releases, as
+    /// kube-scheduler does.
     pub fn new(lease_namespace: &str, lease_name: &str, identity: &str) -> LeaderElectionConfig {
         LeaderElectionConfig {
             lease_namespace: lease_namespace.to_string(),
@@ -150,7 +157,7 @@ impl LeaderElectionConfig {
             lease_duration: Duration::from_secs(15),
             renew_deadline: Duration::from_secs(10),
             retry_period: Duration::from_secs(2),
-            release_on_cancel: true,
+            release_on_cancel: false,
         }
     }
 }
@@ -341,6 +348,17 @@ impl LeaderElector {
     /// The resourceVersion of the Lease as this elector last read or wrote it (0: never).
     pub fn lease_resource_version(&self) -> u64 {
         self.lease.as_ref().map(rv_of).unwrap_or(0)
+    }
+
+    /// The process was suspended for `d` and its clock did not count it (Go measures these
+    /// durations on the monotonic clock, which stands still while a VM is paused): everything the
+    /// elector measures from moves `d` later, so that on its clock no time passed. A leader comes
+    /// back believing it still leads; client-go does not guarantee a single acting leader
+    /// (`tools/leaderelection/leaderelection.go`, package doc).
+    pub fn suspended_for(&mut self, d: Duration) {
+        self.observed_time = self.observed_time.after(d);
+        self.next_tick = self.next_tick.map(|t| t.after(d));
+        self.renew_started = self.renew_started.map(|t| t.after(d));
     }
 
     /// The process died: the elector stops at once and releases nothing (a crash, or a process

@@ -155,6 +155,21 @@ impl<K: Clone + Ord> RateLimiter<K> {
         ])
     }
 
+    /// kube-scheduler's per-pod back-off: 1 s doubling to 10 s (`podInitialBackoffSeconds`,
+    /// `podMaxBackoffSeconds`; `DefaultPodInitialBackoffDuration` and
+    /// `DefaultPodMaxBackoffDuration` in pkg/scheduler/backend/queue/scheduling_queue.go), with no
+    /// overall bucket.
+    pub fn scheduler_pod_backoff() -> Self {
+        RateLimiter::ItemExponential(ItemExponentialFailure::new(Duration::from_secs(1), Duration::from_secs(10)))
+    }
+
+    /// The kubelet's pod worker after a failed sync: it tries again after `backOffPeriod`, 10 s
+    /// (pkg/kubelet/pod_workers.go `completeWork`, pkg/kubelet/kubelet.go `backOffPeriod`), every
+    /// time. Upstream jitters it by up to half (10 s to 15 s); the lab keeps the 10 s.
+    pub fn kubelet_pod_worker() -> Self {
+        RateLimiter::ItemExponential(ItemExponentialFailure::new(Duration::from_secs(10), Duration::from_secs(10)))
+    }
+
     /// `DefaultItemBasedRateLimiter()`: exponential from 1 ms to 1000 s, no bucket.
     pub fn default_item_based() -> Self {
         RateLimiter::ItemExponential(ItemExponentialFailure::new(Duration::from_millis(1), Duration::from_secs(1000)))

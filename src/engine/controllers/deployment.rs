@@ -24,6 +24,9 @@ use crate::engine::object::{ObjectExt, OwnerReference};
 use crate::engine::time::Time;
 
 const COMPONENT: &str = "deployment-controller";
+/// `maxRetries`: how many times a Deployment's sync is retried before its key is dropped out of
+/// the queue (pkg/controller/deployment/deployment_controller.go).
+pub const MAX_RETRIES: u32 = 15;
 /// `apps.DefaultDeploymentUniqueLabelKey`.
 pub const POD_TEMPLATE_HASH: &str = "pod-template-hash";
 /// `deploymentutil.RevisionAnnotation`.
@@ -336,6 +339,10 @@ struct Sync<'c, 'a> {
     d: Value,
     /// Set when the sync wants to look again later (`requeueStuckDeployment`).
     requeue_after: Option<Duration>,
+    /// Set when creating the new ReplicaSet failed because the namespace is being terminated:
+    /// `handleErr` forgets such an error (`errors.HasStatusCause(err, NamespaceTerminatingCause)`)
+    /// instead of retrying it.
+    namespace_terminating: bool,
 }
 
 impl Sync<'_, '_> {
@@ -506,6 +513,7 @@ impl Sync<'_, '_> {
                 }
             }
             Err(e) => {
+                self.namespace_terminating = e.has_cause("NamespaceTerminating");
                 if progress_deadline(&self.d).is_some() {
                     let msg = format!("Failed to create new replica set \"{name}\": {}", e.message);
                     set_condition(
@@ -1074,7 +1082,7 @@ impl Controller for DeploymentController {
 
     fn reconcile(&mut self, key: &str, ctx: &mut Ctx<'_>) -> Outcome {
         let Some(d) = ctx.cache.get(kind("Deployment"), key).map(Frozen::to_value) else { return Outcome::Done };
-        let mut s = Sync { ctx, d, requeue_after: None };
+        let mut s = Sync { ctx, d, requeue_after: None, namespace_terminating: false };
         let result = (|| -> R<()> {
             if selector_is_empty(s.d.pointer("/spec/selector")) {
                 let d = s.d.clone();
@@ -1113,6 +1121,7 @@ impl Controller for DeploymentController {
             }
         })();
         match (result, s.requeue_after) {
+            (Err(e), _) if s.namespace_terminating => Outcome::ErrForget(e),
             (Err(e), _) => Outcome::Err(e),
             (Ok(()), Some(d)) => Outcome::CheckAfter(d),
             (Ok(()), None) => Outcome::Done,
@@ -1125,6 +1134,12 @@ impl Controller for DeploymentController {
 
     fn restarted(&self) -> Box<dyn Controller> {
         Box::new(DeploymentController::new())
+    }
+
+    /// `maxRetries` (pkg/controller/deployment/deployment_controller.go, `handleErr`): with the
+    /// default rate limiter the 15 retries wait 5 ms, 10 ms, ... 81.92 s; then the key is dropped.
+    fn max_retries(&self) -> Option<u32> {
+        Some(MAX_RETRIES)
     }
 
     fn as_any_mut(&mut self) -> &mut dyn std::any::Any {

@@ -589,6 +589,11 @@ impl Controller for Kubelet {
         Box::new(Kubelet::new(self.config.clone()))
     }
 
+    /// A failed sync is tried again after the pod worker's back-off, and never given up.
+    fn rate_limiter(&self) -> crate::engine::client::RateLimiter<String> {
+        crate::engine::client::RateLimiter::kubelet_pod_worker()
+    }
+
     fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
         self
     }

@@ -20,7 +20,10 @@
 //!    with a [`Ctx`]: read-only access to the process's informer caches ([`Caches`]), and an
 //!    [`Api`] through which every call is made and recorded (with its result, 409s included).
 //!    The reconcile returns an [`Outcome`]: `Done` (the queue `Forget`s the key), `RequeueAfter`
-//!    (`AddAfter`), or `Err` (`AddRateLimited`: per-item exponential back-off, §1.5).
+//!    (`AddAfter`), or `Err`, which the controller's `handleErr` turns into `AddRateLimited`
+//!    (per-item back-off from its [`Controller::rate_limiter`]) or, once
+//!    [`Controller::max_retries`] retries in a row have failed, into `Forget`: the key is dropped
+//!    until its next event.
 //! 4. **State.** Whatever the controller keeps between calls lives in its struct and is lost when
 //!    its process restarts (the world builds a fresh one from the factory in
 //!    [`Controller::restarted`]): a restarted controller knows only what its informers relist.
@@ -107,8 +110,12 @@ pub enum Outcome {
     Done,
     /// Success, but look again later: `queue.Forget(key)` then `queue.AddAfter(key, d)`.
     RequeueAfter(Duration),
-    /// Failure: `queue.AddRateLimited(key)` (per-item exponential back-off).
+    /// Failure: `queue.AddRateLimited(key)` (per-item back-off), or `queue.Forget(key)` once the
+    /// controller's [`Controller::max_retries`] is used up.
     Err(String),
+    /// Failure that the controller does not retry: `queue.Forget(key)` only (the Deployment
+    /// controller's `handleErr` for an error whose cause is `NamespaceTerminating`).
+    ErrForget(String),
     /// Success, with a deadline check later (like `RequeueAfter`), which the world counts as
     /// periodic work: "run until idle" may stop before it (e.g. the Deployment controller's
     /// `requeueStuckDeployment` for the progress deadline).
@@ -379,9 +386,19 @@ pub trait Controller {
         Vec::new()
     }
     /// The rate limiter of this controller's work queue. Most use client-go's
-    /// `DefaultControllerRateLimiter`; the namespace controller has its own (5 ms .. 60 s).
+    /// `DefaultControllerRateLimiter` (controller-runtime's operators too); the namespace
+    /// controller, the scheduler and the kubelet have their own.
     fn rate_limiter(&self) -> crate::engine::client::RateLimiter<String> {
         crate::engine::client::RateLimiter::default_controller()
+    }
+    /// `handleErr`'s retry budget: a failed reconcile is retried with `AddRateLimited` while the
+    /// key's `NumRequeues` is below this, and otherwise forgotten (`Forget`: dropped until an event
+    /// adds it again). `None`, the default: retried for ever, as the ReplicaSet controller
+    /// (`processNextWorkItem`), the garbage collector (`attemptToDeleteWorker`), the namespace
+    /// controller (`worker`) and controller-runtime's `reconcileHandler` do. The Deployment
+    /// controller's is 15 (`maxRetries`, pkg/controller/deployment/deployment_controller.go).
+    fn max_retries(&self) -> Option<u32> {
+        None
     }
 }
 

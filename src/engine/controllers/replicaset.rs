@@ -263,11 +263,12 @@ fn create_pod(rs: &Value, ctx: &mut Ctx<'_>) -> Result<(), String> {
             ctx.event(COMPONENT, rs, "Normal", "SuccessfulCreate", &format!("Created pod: {}", p.name()));
             Ok(())
         }
+        // A namespace being terminated refuses every create: `manageReplicas` counts the pod as
+        // created and returns no error ("any creation will fail", replica_set.go), and
+        // `RealPodControl.createPods` records no event for it (controller_utils.go).
+        Err(e) if e.has_cause("NamespaceTerminating") => Ok(()),
         Err(e) => {
-            // Not emitted for namespace-terminating refusals (controller_utils.go).
-            if !e.message.contains("because it is being terminated") {
-                ctx.event(COMPONENT, rs, "Warning", "FailedCreate", &format!("Error creating: {}", e.message));
-            }
+            ctx.event(COMPONENT, rs, "Warning", "FailedCreate", &format!("Error creating: {}", e.message));
             Err(e.message)
         }
     }

@@ -6,6 +6,12 @@
 //! subresource, which sets `spec.nodeName` and the `PodScheduled` condition in one write
 //! (`BindingREST.assignPod`). Difference from Kubernetes: no filters or scores other than "node
 //! is Ready and schedulable" and "fewest pods".
+//!
+//! Retries, as the scheduling queue (pkg/scheduler/backend/queue/scheduling_queue.go) does them:
+//! a pod is never dropped. One whose binding failed goes back after its back-off, 1 s doubling
+//! to 10 s ([`RateLimiter::scheduler_pod_backoff`]). One that fits no node waits among the
+//! unschedulable pods until a Node event (the handler below re-adds it) or, at the latest,
+//! `DefaultPodMaxInUnschedulablePodsDuration` (5 minutes) later.
 
 use std::collections::BTreeMap;
 
@@ -13,11 +19,16 @@ use crate::engine::frozen::Frozen;
 
 use super::util::{pod_condition, str_at};
 use super::{Caches, Controller, Ctx, Enqueue, Notification, Outcome};
+use crate::engine::client::RateLimiter;
 use crate::engine::kinds::Kind;
 use crate::engine::object::ObjectExt;
 use crate::engine::time::Time;
 
 const COMPONENT: &str = "default-scheduler";
+
+/// `DefaultPodMaxInUnschedulablePodsDuration`: the longest an unschedulable pod waits for a
+/// cluster event before it is tried again.
+pub const MAX_IN_UNSCHEDULABLE_PODS: std::time::Duration = std::time::Duration::from_secs(300);
 
 fn kind(k: &str) -> &'static Kind {
     Kind::by_kind(k).expect("built-in kind")
@@ -113,7 +124,9 @@ impl Controller for Scheduler {
             );
             let msg = if total_nodes == 0 { "no nodes available to schedule pods".to_string() } else { msg };
             ctx.event(COMPONENT, pod, "Warning", "FailedScheduling", &msg);
-            return Outcome::Err(msg);
+            // Unschedulable: it waits for a Node event, or the flush of pods left unschedulable
+            // for 5 minutes; it is polling, not failing.
+            return Outcome::PollAfter(MAX_IN_UNSCHEDULABLE_PODS);
         };
         if let Err(e) = ctx.api.bind(pod.namespace().unwrap_or("default"), pod.name(), &node) {
             return Outcome::Err(e.message);
@@ -131,6 +144,10 @@ impl Controller for Scheduler {
 
     fn restarted(&self) -> Box<dyn Controller> {
         Box::new(Scheduler::new())
+    }
+
+    fn rate_limiter(&self) -> RateLimiter<String> {
+        RateLimiter::scheduler_pod_backoff()
     }
 
     fn as_any_mut(&mut self) -> &mut dyn std::any::Any {

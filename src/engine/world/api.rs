@@ -22,6 +22,9 @@ pub enum Failure {
     Unreachable,
     /// The API server answers 500 to everything from this process.
     ServerError,
+    /// The controller's service account has no RBAC permissions: every call is 403 Forbidden.
+    /// Carries the service account's name.
+    Forbidden(&'static str),
 }
 
 impl Failure {
@@ -33,8 +36,55 @@ impl Failure {
                 format!("{verb} \"https://10.96.0.1:443{path}\": dial tcp 10.96.0.1:443: connect: connection refused"),
             ),
             Failure::ServerError => Status::new(Reason::InternalError, "etcdserver: request timed out"),
+            Failure::Forbidden(sa) => Status::new(Reason::Forbidden, format!("forbidden: User \"{}\"", user(sa))),
         }
     }
+
+    /// The error of one call to `kind` (`sub`: a subresource such as `status`), as
+    /// kube-apiserver's authorization filter answers a denied request
+    /// (apiserver `pkg/endpoints/handlers/responsewriters/errors.go`, `forbiddenMessage`, wrapped
+    /// by `errors.NewForbidden`).
+    /// `verb` is the HTTP method (`Get` with no name is a list).
+    pub(crate) fn status_for(self, verb: &str, kind: &Kind, ns: Option<&str>, name: &str, sub: &str) -> Status {
+        let Failure::Forbidden(sa) = self else {
+            let mut p = path(kind, ns, name);
+            if !sub.is_empty() {
+                p = format!("{p}/{sub}");
+            }
+            return self.status(verb, &p);
+        };
+        let rbac_verb = match verb {
+            "Post" => "create",
+            "Put" => "update",
+            "Patch" => "patch",
+            "Delete" => "delete",
+            _ if name.is_empty() => "list",
+            _ => "get",
+        };
+        let resource = if sub.is_empty() { kind.resource.to_string() } else { format!("{}/{sub}", kind.resource) };
+        let scope = match ns {
+            Some(ns) => format!("in the namespace \"{ns}\""),
+            None => "at the cluster scope".to_string(),
+        };
+        let why = format!(
+            "User \"{}\" cannot {rbac_verb} resource \"{resource}\" in API group \"{}\" {scope}",
+            user(sa),
+            kind.group
+        );
+        // A create or a list names no object in its URL.
+        let named = if verb == "Post" || name.is_empty() { String::new() } else { format!(" \"{name}\"") };
+        Status {
+            name: name.to_string(),
+            group: kind.group.to_string(),
+            kind: kind.resource.to_string(),
+            ..Status::new(Reason::Forbidden, format!("{}{named} is forbidden: {why}", kind.group_resource()))
+        }
+    }
+}
+
+/// A kube-controller-manager controller's user name.
+fn user(sa: &str) -> String {
+    format!("system:serviceaccount:kube-system:{sa}")
 }
 
 /// The `Api` a controller of one process uses during one step.
@@ -59,9 +109,12 @@ fn target(kind: &str, ns: Option<&str>, name: &str) -> String {
 fn path(kind: &Kind, ns: Option<&str>, name: &str) -> String {
     let base =
         if kind.group.is_empty() { "/api/v1".to_string() } else { format!("/apis/{}/{}", kind.group, kind.version) };
-    match ns {
-        Some(ns) => format!("{base}/namespaces/{ns}/{}/{name}", kind.resource),
-        None => format!("{base}/{}/{name}", kind.resource),
+    let ns = ns.map(|n| format!("/namespaces/{n}")).unwrap_or_default();
+    // A create or a list addresses the collection: no trailing slash.
+    if name.is_empty() {
+        format!("{base}{ns}/{}", kind.resource)
+    } else {
+        format!("{base}{ns}/{}/{name}", kind.resource)
     }
 }
 
@@ -84,7 +137,7 @@ impl WorldApi<'_> {
     }
 
     fn fail(&self, verb: &str, kind: &Kind, ns: Option<&str>, name: &str) -> Option<Status> {
-        self.failure.map(|f| f.status(verb, &path(kind, ns, name)))
+        self.failure.map(|f| f.status_for(verb, kind, ns, name, ""))
     }
 
     /// The injected other client: bumps [`TOUCH_LABEL`] on the stored object, so the write that
@@ -149,7 +202,9 @@ impl Api for WorldApi<'_> {
     fn update_status(&mut self, obj: Value) -> Result<Value, Status> {
         let sent = obj.resource_version();
         let kind = Kind::for_object(obj.api_version(), obj.kind());
-        let r = match kind.and_then(|k| self.fail("Put", k, obj.namespace(), obj.name())) {
+        let failure = self.failure;
+        let r = match kind.and_then(|k| failure.map(|f| f.status_for("Put", k, obj.namespace(), obj.name(), "status")))
+        {
             Some(e) => Err(e),
             None => {
                 self.maybe_conflict(&obj);
@@ -164,8 +219,7 @@ impl Api for WorldApi<'_> {
     /// `binding` subresource.
     fn bind(&mut self, namespace: &str, name: &str, node: &str) -> Result<Value, Status> {
         let kind = Kind::by_kind("Pod").expect("built-in kind");
-        let r = match self.failure.map(|f| f.status("Post", &format!("{}/binding", path(kind, Some(namespace), name))))
-        {
+        let r = match self.failure.map(|f| f.status_for("Post", kind, Some(namespace), name, "binding")) {
             Some(e) => Err(e),
             None => self.server.bind(namespace, name, node),
         };

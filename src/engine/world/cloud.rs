@@ -393,17 +393,6 @@ pub struct CloudApi<'w, 'a> {
     pub now: Time,
 }
 
-fn api_path(kind: &Kind, ns: Option<&str>, name: &str) -> String {
-    let base =
-        if kind.group.is_empty() { "/api/v1".to_string() } else { format!("/apis/{}/{}", kind.group, kind.version) };
-    let ns = ns.map(|n| format!("/namespaces/{n}")).unwrap_or_default();
-    if name.is_empty() {
-        format!("{base}{ns}/{}", kind.resource)
-    } else {
-        format!("{base}{ns}/{}/{name}", kind.resource)
-    }
-}
-
 impl CloudApi<'_, '_> {
     fn record(&mut self, verb: &str, target: String, result: Result<u64, (u16, String)>) {
         let (code, resource_version, error) = match result {
@@ -463,7 +452,7 @@ impl Api for CloudApi<'_, '_> {
             None => format!("{} *", kind.kind),
         };
         let r = match self.inner.failure {
-            Some(f) => Err(f.status("Get", &api_path(kind, namespace, ""))),
+            Some(f) => Err(f.status_for("Get", kind, namespace, "", "")),
             None => self.inner.server.list(kind, namespace, &Selector::everything()),
         };
         self.record("LIST", target, r.as_ref().map(|l| l.resource_version).map_err(|e| (e.code(), e.message.clone())));
@@ -472,9 +461,8 @@ impl Api for CloudApi<'_, '_> {
 
     fn finalize_namespace(&mut self, obj: Value) -> Result<Value, Status> {
         let kind = Kind::by_kind("Namespace").expect("built-in kind");
-        let path = format!("{}/finalize", api_path(kind, None, obj.name()));
         let r = match self.inner.failure {
-            Some(f) => Err(f.status("Put", &path)),
+            Some(f) => Err(f.status_for("Put", kind, None, obj.name(), "finalize")),
             None => self.inner.server.finalize_namespace(obj.clone()),
         };
         let target = format!("Namespace {}", obj.name());

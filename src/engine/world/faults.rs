@@ -8,7 +8,7 @@ use super::cloud::CloudFault;
 use super::input::{Fault, Input};
 use super::narrate::fmt_duration;
 use super::record::{ActionKind, Actor, ApiCall, StepRecord};
-use super::topology::{controller_manager_elector, KUBELET};
+use super::topology::{controller_manager_controllers, controller_manager_elector, service_account, KUBELET};
 use super::{State, World};
 use crate::engine::client::ElectionOutcome;
 use crate::engine::kinds::Kind;
@@ -56,7 +56,20 @@ impl World {
             | Fault::ConflictNextWrite(p)
             | Fault::Partition(p)
             | Fault::Heal(p)
+            | Fault::Freeze(p)
+            | Fault::Thaw(p)
             | Fault::FailApi { process: p, .. } => self.process_index(p).map(|_| ()),
+            Fault::Revoke(c) | Fault::Grant(c) => {
+                if service_account(c).is_some() {
+                    Ok(())
+                } else {
+                    let names: Vec<&str> = controller_manager_controllers().iter().map(|c| c.name()).collect();
+                    Err(format!(
+                        "unknown controller \"{c}\": permissions can be revoked from kube-controller-manager's controllers, which each have a service account ({})",
+                        names.join(", ")
+                    ))
+                }
+            }
             _ => Ok(()),
         }
     }
@@ -81,6 +94,10 @@ impl World {
             Fault::FixImage(image) => self.apply_fix_image(image),
             Fault::Cloud(fault) => self.apply_cloud_fault(*fault),
             Fault::ClockJump(d) => self.apply_clock_jump(*d),
+            Fault::Freeze(name) => self.apply_freeze(name),
+            Fault::Thaw(name) => self.apply_thaw(name),
+            Fault::Revoke(controller) => self.apply_revoke(controller),
+            Fault::Grant(controller) => self.apply_grant(controller),
         };
         self.record(Actor::Lab, ActionKind::Fault, Vec::new(), calls, sentence)
     }
@@ -112,11 +129,11 @@ impl World {
     /// The API server forgets its event history.
     fn apply_expire_history(&mut self) -> String {
         self.state.api.expire_history();
-        "The API server compacted its event history: watches from any older resourceVersion now get 410 Expired."
-            .to_string()
+        "The API server's window of past events moved on (the watch cache keeps only recent events): a watch from any older resourceVersion now gets 410 Expired.".to_string()
     }
 
-    /// A clean stop (a leader releases its Lease, with the `calls` that do it) or a crash.
+    /// A clean stop (a leader that releases its Lease makes the `calls` that do it;
+    /// kube-controller-manager keeps it) or a crash.
     fn apply_stop(&mut self, name: &str, clean: bool, calls: &mut Vec<ApiCall>) -> String {
         let now = self.state.now;
         let pi = self.process_index(name).unwrap_or(0);
@@ -124,6 +141,7 @@ impl World {
         let p = &mut processes[pi];
         let mut released = false;
         let failure = p.failure(now);
+        let was_leading = p.leading();
         if let Some(e) = p.elector.as_mut() {
             if clean {
                 let mut armed = false;
@@ -136,10 +154,14 @@ impl World {
         }
         p.stop(api);
         p.running = false;
+        p.frozen_since = None;
         match (clean, released) {
             (true, true) => {
                 format!("{name} stopped cleanly and released its Lease; its caches and queues are gone.")
             }
+            (true, false) if was_leading => format!(
+                "{name} stopped cleanly; its caches and queues are gone. It leaves its Lease held (kube-controller-manager does not release it on the way out), so another replica can take over only once the Lease expires."
+            ),
             (true, false) => format!("{name} stopped cleanly; its caches and queues are gone."),
             _ => {
                 format!("{name} crashed: its caches and queues are gone, and any Lease it held stays until it expires.")
@@ -163,6 +185,7 @@ impl World {
             p.stop(api);
         }
         p.running = true;
+        p.frozen_since = None;
         match p.elector.as_mut() {
             Some(e) => {
                 *e = controller_manager_elector(new_identity, now);
@@ -272,6 +295,56 @@ impl World {
         format!("The clock jumped forward by {}.", fmt_duration(d))
     }
 
+    /// Freezes a process: nothing of it runs until it is thawed.
+    fn apply_freeze(&mut self, name: &str) -> String {
+        let now = self.state.now;
+        let pi = self.process_index(name).unwrap_or(0);
+        let p = &mut self.state.processes[pi];
+        if p.frozen_since.is_some() || !p.running {
+            return format!("{name} is not running or already frozen; nothing changes.");
+        }
+        p.frozen_since = Some(now);
+        format!("{name} is frozen (a paused VM, a stopped process): nothing of it runs, and its own clock stands still, until it is thawed.")
+    }
+
+    /// Lets a frozen process run again, its clock as if no time had passed.
+    fn apply_thaw(&mut self, name: &str) -> String {
+        let now = self.state.now;
+        let pi = self.process_index(name).unwrap_or(0);
+        let p = &mut self.state.processes[pi];
+        let Some(since) = p.frozen_since.take() else {
+            return format!("{name} is not frozen; nothing changes.");
+        };
+        let d = now.since(since);
+        // Its monotonic clock did not count the pause: every time it measures from (when it last
+        // saw the Lease change, its next renewal) is that much later, so on its clock no time
+        // passed.
+        if let Some(e) = p.elector.as_mut() {
+            e.suspended_for(d);
+        }
+        if p.leading() {
+            format!("{name} thawed after {}. Its clock did not count the pause, so it still believes it leads: its controllers act at once, and it finds out only when its next renewal fails.", fmt_duration(d))
+        } else {
+            format!("{name} thawed after {}; its clock did not count the pause.", fmt_duration(d))
+        }
+    }
+
+    /// A kube-controller-manager controller's calls get 403 Forbidden.
+    fn apply_revoke(&mut self, controller: &str) -> String {
+        let sa = service_account(controller).unwrap_or_default();
+        self.state.revoked.insert(controller.to_string());
+        format!("{controller} lost its RBAC permissions (as if the ClusterRoleBinding system:controller:{sa} were deleted): every API call it makes as system:serviceaccount:kube-system:{sa} is refused with 403 Forbidden. Its informers, which use kube-controller-manager's own credentials, keep working.")
+    }
+
+    /// A controller's permissions are back.
+    fn apply_grant(&mut self, controller: &str) -> String {
+        if self.state.revoked.remove(controller) {
+            format!("{controller} has its RBAC permissions back: its API calls succeed again.")
+        } else {
+            format!("{controller} has its RBAC permissions; nothing changes.")
+        }
+    }
+
     /// Makes the external cloud fail, hang, or (with `None`) work again.
     pub fn cloud_fault(&mut self, fault: Option<CloudFault>) -> Result<StepRecord, String> {
         self.fault(Fault::Cloud(fault))
@@ -287,7 +360,7 @@ impl World {
         self.fault(Fault::ExpireHistory)
     }
 
-    /// Stops a process cleanly (a leader releases its Lease).
+    /// Stops a process cleanly (a controller-manager leader keeps its Lease until it expires).
     pub fn stop_process(&mut self, name: &str) -> Result<StepRecord, String> {
         self.fault(Fault::StopProcess(name.into()))
     }
@@ -355,5 +428,25 @@ impl World {
     /// Jumps the clock forward without running anything in between.
     pub fn clock_jump(&mut self, d: Duration) -> Result<StepRecord, String> {
         self.fault(Fault::ClockJump(d))
+    }
+
+    /// Freezes a process: nothing of it runs, and its clock stands still, until [`World::thaw`].
+    pub fn freeze(&mut self, name: &str) -> Result<StepRecord, String> {
+        self.fault(Fault::Freeze(name.into()))
+    }
+
+    /// Lets a frozen process run again.
+    pub fn thaw(&mut self, name: &str) -> Result<StepRecord, String> {
+        self.fault(Fault::Thaw(name.into()))
+    }
+
+    /// Revokes a kube-controller-manager controller's RBAC permissions (its calls get 403).
+    pub fn revoke(&mut self, controller: &str) -> Result<StepRecord, String> {
+        self.fault(Fault::Revoke(controller.into()))
+    }
+
+    /// Gives a controller its permissions back.
+    pub fn grant(&mut self, controller: &str) -> Result<StepRecord, String> {
+        self.fault(Fault::Grant(controller.into()))
     }
 }

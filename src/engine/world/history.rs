@@ -93,6 +93,7 @@ impl World {
 
     pub(super) fn finish(&mut self, mut r: StepRecord) -> StepRecord {
         r.number = self.position() as u64 + 1;
+        r.revision = self.state.api.resource_version();
         let (n, rv) = count_changes(&r.calls, self.state.last_change_rv);
         self.state.changes += n;
         self.state.last_change_rv = rv;

@@ -17,9 +17,12 @@ pub enum Fault {
     /// A process's watch for a kind breaks: undelivered events are lost; the reflector watches
     /// again from its last resourceVersion after a back-off (and relists if that is too old).
     BreakWatch { process: String, kind: String },
-    /// The API server forgets its event history: every older resourceVersion becomes "too old".
+    /// The API server forgets its event history: every older resourceVersion becomes "too old", as
+    /// when kube-apiserver's watch cache window (or, without the watch cache, etcd's compaction)
+    /// has moved past it.
     ExpireHistory,
-    /// A clean stop: a leader releases its Lease.
+    /// A clean stop. A controller-manager leader keeps its Lease (kube-controller-manager runs its
+    /// election without `ReleaseOnCancel`): the standby waits for it to expire.
     StopProcess(String),
     /// A crash: nothing is released.
     KillProcess(String),
@@ -43,6 +46,18 @@ pub enum Fault {
     FixImage(String),
     /// The clock jumps forward without anything running in between.
     ClockJump(Duration),
+    /// The process is suspended (a paused VM, a stopped process): nothing of it runs, and its own
+    /// clock stands still, until [`Fault::Thaw`]. A leader frozen past its Lease's expiry still
+    /// believes it leads when it thaws: client-go's leader election has no fencing.
+    Freeze(String),
+    /// A frozen process runs again, its clock as if no time had passed.
+    Thaw(String),
+    /// A kube-controller-manager controller loses its RBAC permissions (as if the
+    /// ClusterRoleBinding of its service account were deleted): its API calls get 403 Forbidden.
+    /// Its informers, which use the process's own credentials, keep working.
+    Revoke(String),
+    /// Its permissions are back.
+    Grant(String),
     /// The external cloud fails every call (503) or hangs (operations never complete); `None`
     /// ends the fault.
     Cloud(Option<CloudFault>),

@@ -49,10 +49,12 @@
 //!   [`World::position`], [`World::branch_len`]; memory: [`World::set_history_limit`], [`World::set_snapshot_budget`],
 //!   [`World::set_snapshot_every`].
 //! - Faults ([`Fault`], or one method each): `break_watch(process, kind)`, `expire_history()`,
-//!   `stop_process` (clean: releases the Lease), `kill_process`, `start_process`,
-//!   `restart_process`, `fail_api(process, duration)`, `conflict_next_write(process)`,
-//!   `partition(process)` / `heal(process)`, `pause_kubelets` / `resume_kubelets`,
-//!   `slow_kubelets(factor)`, `fail_image(image)` / `fix_image(image)`, `clock_jump(duration)`.
+//!   `stop_process` (clean; kube-controller-manager keeps its Lease all the same), `kill_process`,
+//!   `start_process`, `restart_process`, `fail_api(process, duration)`,
+//!   `conflict_next_write(process)`, `partition(process)` / `heal(process)`, `pause_kubelets` /
+//!   `resume_kubelets`, `slow_kubelets(factor)`, `fail_image(image)` / `fix_image(image)`,
+//!   `clock_jump(duration)`, `freeze(process)` / `thaw(process)`, `revoke(controller)` /
+//!   `grant(controller)`.
 
 // `Status` is the API's error value, as the API server returns it (see apiserver/mod.rs).
 #![allow(clippy::result_large_err)]
@@ -94,8 +96,8 @@ pub use record::{ActionKind, Actor, ApiCall, Delivered, ObjectRef, Pending, Queu
 pub use schedule::WORK_STEP;
 pub use slot::{concurrent_syncs, Slot};
 pub use topology::{
-    controller_manager_controllers, BUCKET_OPERATOR, CONTROLLER_MANAGER_A, CONTROLLER_MANAGER_B, KUBELET, NODES,
-    POD_COUNTERS, SCHEDULER,
+    controller_manager_controllers, service_account, BUCKET_OPERATOR, CONTROLLER_MANAGER_A, CONTROLLER_MANAGER_B,
+    KUBELET, NODES, POD_COUNTERS, SCHEDULER,
 };
 
 /// Everything that changes as the world runs (snapshotted for going back).
@@ -119,6 +121,9 @@ struct State {
     /// Where kube-controller-manager's informer resync periods are drawn from (a stream of its
     /// own, so that drawing one shifts no other random choice; see [`informer`]).
     resync_rng: Rng,
+    /// Controllers whose RBAC permissions are revoked ([`Fault::Revoke`]), by name. Kept outside
+    /// the processes: a restart does not give them back.
+    revoked: std::collections::BTreeSet<String>,
 }
 
 /// The simulated cluster. See the module documentation.

@@ -29,6 +29,7 @@ impl World {
             sentence,
             delivered: None,
             work: None,
+            revision: 0,
         }
     }
 }

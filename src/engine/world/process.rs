@@ -29,6 +29,9 @@ pub struct Process {
     pub api_fails_until: Option<Time>,
     /// The next write of this process meets a conflicting write first.
     pub conflict_armed: bool,
+    /// Frozen since then (the `freeze` fault: a suspended VM or a stopped process): nothing of it
+    /// runs, and its own clock does not count the time, until it is thawed.
+    pub frozen_since: Option<Time>,
     /// The shared informers, one per kind (empty while not active), whose indexers are the
     /// caches the controllers read.
     pub caches: Caches,

@@ -39,7 +39,8 @@ impl fmt::Display for Actor {
 /// The kind of atomic action a step performed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum ActionKind {
-    /// An informer lists its kind (first start, or relist after a 410 or a broken watch).
+    /// An informer lists its kind: at start, or a relist (after a 410, or a watch that failed or
+    /// broke under a second after it started).
     List,
     /// One watch event is delivered to one informer (its cache is updated).
     DeliverEvent,
@@ -56,8 +57,9 @@ pub enum ActionKind {
     QueueTimer,
     /// A leader elector tries to acquire or renew its Lease.
     LeaseTick,
-    /// A reflector's back-off after a retriable watch failure ends and it watches again.
-    RelistTimer,
+    /// A reflector re-watches: a WATCH again from its last resourceVersion, without listing. At
+    /// once when its watch stream ended, or after a back-off when a watch request was refused.
+    Rewatch,
     /// An informer's resync check: due handlers get `OnUpdate(x, x)` for every cached object.
     Resync,
     /// The clock moved (`advance`, clock jump).
@@ -84,7 +86,7 @@ impl ActionKind {
             ActionKind::Reconcile => "reconcile",
             ActionKind::QueueTimer => "timer",
             ActionKind::LeaseTick => "lease",
-            ActionKind::RelistTimer => "relist",
+            ActionKind::Rewatch => "rewatch",
             ActionKind::Resync => "resync",
             ActionKind::Clock => "clock",
             ActionKind::UserCall => "api",
@@ -191,6 +193,10 @@ pub struct StepRecord {
     pub delivered: Option<Delivered>,
     /// What happened to a work queue, for handler, take, reconcile and queue-timer steps.
     pub work: Option<QueueWork>,
+    /// The API server's resourceVersion when the step ended: the step's writes are the changes
+    /// above the previous record's (a no-op write answers with an older resourceVersion, so the
+    /// calls alone cannot say which of them changed something).
+    pub revision: u64,
 }
 
 impl StepRecord {

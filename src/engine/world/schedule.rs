@@ -24,7 +24,6 @@
 
 use std::time::Duration;
 
-use super::process::Process;
 use super::record::{ActionKind, Actor, Pending};
 use super::World;
 use crate::engine::client::informer::ReflectorState;
@@ -173,6 +172,9 @@ impl World {
         let now = s.now;
         let mut out = Vec::new();
         for (pi, p) in s.processes.iter().enumerate() {
+            if p.frozen_since.is_some() {
+                continue;
+            }
             if let Some(t) = p.elector.as_ref().and_then(LeaderElector::next_tick_at) {
                 if p.running {
                     out.push((t, Act::Lease(pi)));
@@ -256,7 +258,8 @@ impl World {
     pub(super) fn is_periodic(&self, act: Act) -> bool {
         let p = &self.state.processes[act.process()];
         // Lease ticks are periodic once someone leads; while nobody does, acquiring is real work.
-        let someone_leads = self.state.processes.iter().any(Process::leading);
+        // A frozen leader renews nothing: acquiring the Lease from it is real work.
+        let someone_leads = self.state.processes.iter().any(|p| p.leading() && p.frozen_since.is_none());
         let only_checks = match act {
             Act::QueueTimer(_, si) => {
                 let slot = &p.slots[si];
@@ -316,7 +319,7 @@ impl World {
             }
             Act::Watch(_, ii) => (
                 inf(ii),
-                ActionKind::RelistTimer,
+                ActionKind::Rewatch,
                 format!(
                     "watch {} again from resourceVersion {}",
                     informers[ii].kind().resource,
@@ -343,7 +346,7 @@ impl World {
                             i.kind().resource,
                             i.last_sync_resource_version()
                         );
-                        return (inf(ii), ActionKind::RelistTimer, d);
+                        return (inf(ii), ActionKind::Rewatch, d);
                     }
                 };
                 (inf(ii), ActionKind::DeliverEvent, d)

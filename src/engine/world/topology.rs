@@ -34,8 +34,10 @@ pub fn controller_manager_controllers() -> Vec<Box<dyn Controller>> {
 }
 
 /// A controller-manager replica's leader elector: client-go's (`engine::client::leaderelection`)
-/// on the Lease `kube-system/kube-controller-manager` with the defaults (15 s / 10 s / 2 s),
-/// releasing the Lease on a clean stop; its first attempt is due at `first_try`.
+/// on the Lease `kube-system/kube-controller-manager` with the defaults (15 s / 10 s / 2 s) and,
+/// like kube-controller-manager's (cmd/kube-controller-manager/app/controllermanager.go,
+/// `leaderElectAndRun`: no `ReleaseOnCancel`), no release on a clean stop: the standby takes
+/// over once the Lease expires. Its first attempt is due at `first_try`.
 pub(super) fn controller_manager_elector(identity: String, first_try: Time) -> LeaderElector {
     LeaderElector::new(LeaderElectionConfig::new("kube-system", "kube-controller-manager", &identity), first_try)
 }
@@ -112,6 +114,7 @@ impl World {
                 partitioned: false,
                 api_fails_until: None,
                 conflict_armed: false,
+                frozen_since: None,
                 caches: Caches::default(),
                 slots: controller_manager_controllers().into_iter().map(Slot::new).collect(),
             });
@@ -139,6 +142,7 @@ impl World {
                 partitioned: false,
                 api_fails_until: None,
                 conflict_armed: false,
+                frozen_since: None,
                 caches: Caches::default(),
                 slots: cs.into_iter().map(Slot::new).collect(),
             };
@@ -161,6 +165,7 @@ impl World {
             last_change_rv: 0,
             busy: 0,
             resync_rng: Rng::new(seed ^ 0x5E5C_0000_0000_0000),
+            revoked: Default::default(),
         };
         World {
             seed,
@@ -175,5 +180,19 @@ impl World {
             snapshot_budget: None,
             replaying: false,
         }
+    }
+}
+
+/// The service account a kube-controller-manager controller uses with
+/// `--use-service-account-credentials` (kubeadm's default), as its bootstrap RBAC names it
+/// (plugin/pkg/auth/authorizer/rbac/bootstrappolicy/controller_policy.go): `None` for anything
+/// else.
+pub fn service_account(controller: &str) -> Option<&'static str> {
+    match controller {
+        "deployment-controller" => Some("deployment-controller"),
+        "replicaset-controller" => Some("replicaset-controller"),
+        "garbage-collector-controller" => Some("generic-garbage-collector"),
+        "namespace-controller" => Some("namespace-controller"),
+        _ => None,
     }
 }

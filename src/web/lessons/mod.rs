@@ -18,7 +18,9 @@ use leptos::prelude::*;
 
 use super::state::{provide, use_lab, Lab, Part};
 use crate::lessons::{Action, Progress};
-use crate::session::lesson::{inline, paragraphs, start, summaries, Inline, LessonView, Route};
+use crate::session::lesson::{blocks, inline, is_console_command, start, summaries, Block, Inline, LessonView, Route};
+
+mod command;
 use crate::session::saved::{NOT_SAVED, UNAVAILABLE};
 use crate::session::Session;
 
@@ -107,21 +109,58 @@ pub fn App() -> impl IntoView {
     }
 }
 
-/// Renders lesson Markdown inline pieces.
+/// Renders lesson Markdown inline pieces. Every string is a text node or an attribute value; a
+/// link's target is one the lesson format allows (`markdown::link_target`: `http(s)` or
+/// relative), and an external one opens in a new tab without access to this page, so the
+/// learner's cluster stays as it is.
 fn inlines(pieces: Vec<Inline>) -> impl IntoView {
     pieces
         .into_iter()
         .map(|p| match p {
             Inline::Text(t) => t.into_any(),
+            Inline::Code(t) if is_console_command(&t) => view! { <command::Command code=t /> }.into_any(),
             Inline::Code(t) => view! { <code>{t}</code> }.into_any(),
             Inline::Strong(t) => view! { <strong>{t}</strong> }.into_any(),
+            Inline::Link { text, href, external: true } => view! {
+                <a href=href target="_blank" rel="noopener noreferrer">
+                    {text}
+                    <span class="views__visually-hidden">" (opens in a new tab)"</span>
+                </a>
+            }
+            .into_any(),
+            Inline::Link { text, href, external: false } => view! { <a href=href>{text}</a> }.into_any(),
         })
         .collect_view()
 }
 
-/// Renders lesson Markdown paragraphs.
+/// The items of a lesson list.
+fn list_items(items: Vec<Vec<Inline>>) -> impl IntoView {
+    items.into_iter().map(|i| view! { <li>{inlines(i)}</li> }).collect_view()
+}
+
+/// Renders lesson Markdown: paragraphs, lists, figures (an SVG of `lessons/figures/`, copied
+/// into the site by Trunk, with its alt text and caption) and code blocks.
 fn prose(text: &str) -> impl IntoView {
-    paragraphs(text).into_iter().map(|p| view! { <p>{inlines(p)}</p> }).collect_view()
+    blocks(text)
+        .into_iter()
+        .map(|b| match b {
+            Block::Paragraph(p) => view! { <p>{inlines(p)}</p> }.into_any(),
+            Block::List { start: None, items } => {
+                view! { <ul class="lesson__list">{list_items(items)}</ul> }.into_any()
+            }
+            Block::List { start: Some(n), items } => {
+                view! { <ol class="lesson__list" start=n>{list_items(items)}</ol> }.into_any()
+            }
+            Block::Figure { src, alt, caption } => view! {
+                <figure class="lesson__figure">
+                    <img class="lesson__figure-img" src=src alt=alt />
+                    {(!caption.is_empty()).then(|| view! { <figcaption>{inlines(caption)}</figcaption> })}
+                </figure>
+            }
+            .into_any(),
+            Block::Code(t) => view! { <pre class="lesson__code"><code>{t}</code></pre> }.into_any(),
+        })
+        .collect_view()
 }
 
 /// The sandbox: the session handed over by "Open in sandbox", or a fresh cluster.

@@ -1,5 +1,11 @@
 //! The "Owner graph" region: an SVG drawn from `views::graph::OwnerGraph`, every node focusable
 //! with its accessible name, and the same content as text for those who do not use the drawing.
+//! Garbage collection is drawn with words, symbols and dash patterns, never colour alone: an
+//! object being deleted has a dashed box that says "⊘ deletionTimestamp set" (a Pod: "⊘
+//! Terminating", kubectl's word), a finalizer reads "⚑ name", an
+//! object the step deleted is dotted and struck through, a removed reference is a dotted line
+//! labelled "✕ removed", and a dependent holding an owner in foreground deletion is a thick
+//! line labelled "blocks".
 
 use std::collections::HashMap;
 
@@ -9,8 +15,12 @@ use super::WorldSource;
 use crate::views::graph::{owner_graph, GraphEdge, GraphNode, NodeMark, NODE_HEIGHT, NODE_WIDTH};
 use crate::views::touched_by_last_step;
 
-/// Characters of a name that fit in a node box.
+/// Characters of a name (12px, bold) that fit in a node box.
 const NAME_CHARS: usize = 22;
+/// Characters of a 10px line that fit in a node box.
+const LINE_CHARS: usize = 26;
+/// A 10px monospace character's width, for the background of an edge's label.
+const CHAR_WIDTH: i32 = 6;
 
 /// "Owner graph": objects as nodes, ownerReferences as lines from owner (above) to dependent.
 #[component]
@@ -44,9 +54,11 @@ pub fn OwnerGraph(
                 </p>
             }
         >
-            <p class="graph__legend">
-                "Lines go from owner (above) to dependent. Solid: controller reference; dashed: other owner or external resource; a ● at the dependent's end: blockOwnerDeletion."
-            </p>
+            <ul class="graph__legend" aria-label="How to read the owner graph">
+                <li>"Lines go from owner (above) to dependent. Solid: controller reference; dashed: other owner or external resource; ● at the dependent's end: blockOwnerDeletion."</li>
+                <li>"Thick, labelled “blocks”: a dependent an owner in foreground deletion waits for. Dotted, labelled “✕ removed”: a reference this step removed (orphaning)."</li>
+                <li>"Boxes: ⊘ deletionTimestamp set (a Pod: Terminating; dashed), ⚑ a finalizer, ✕ deleted in this step (dotted), ✱ changed in this step."</li>
+            </ul>
             <div class="graph__scroll">
                 <svg
                     class="graph"
@@ -55,17 +67,23 @@ pub fn OwnerGraph(
                     viewBox=view_box
                     width=move || graph.with(|g| g.width.to_string())
                     height=move || graph.with(|g| g.height.to_string())
+                    // Shrinks to fit its column down to four fifths of its size (a Deployment's
+                    // two Pods side by side fit a 360 px screen), and scrolls beyond that.
+                    style:min-width=move || graph.with(|g| format!("{}px", g.width * 4 / 5))
                 >
                     <For
                         each=move || graph.get().edges
-                        key=|e| (e.from.clone(), e.to.clone(), e.controller, e.block_owner_deletion, e.external)
+                        key=|e| {
+                            let flags = [e.controller, e.block_owner_deletion, e.blocking, e.removed, e.external];
+                            (e.from.clone(), e.to.clone(), flags)
+                        }
                         let:edge
                     >
                         <Edge edge places />
                     </For>
                     <For
                         each=move || graph.get().nodes.items
-                        key=|n| (n.id.clone(), n.name.clone(), n.marks.clone(), n.accessible_name.clone())
+                        key=|n| (n.id.clone(), n.name.clone(), n.lines.clone(), n.accessible_name.clone())
                         let:node
                     >
                         <Node node places />
@@ -93,7 +111,23 @@ type Places = Memo<(HashMap<String, (i32, i32, bool)>, HashMap<(String, String),
 
 #[component]
 fn Edge(edge: GraphEdge, places: Places) -> impl IntoView {
-    let class = if edge.controller && !edge.external { "graph__edge" } else { "graph__edge graph__edge--dashed" };
+    let mut class = String::from("graph__edge");
+    if edge.removed {
+        class.push_str(" graph__edge--removed");
+    } else if !edge.controller || edge.external {
+        class.push_str(" graph__edge--dashed");
+    }
+    if edge.blocking {
+        class.push_str(" graph__edge--blocking");
+    }
+    // Words on the line itself for the two states garbage collection is about.
+    let label = if edge.removed {
+        Some("✕ removed")
+    } else if edge.blocking {
+        Some("blocks")
+    } else {
+        None
+    };
     let key = (edge.from.clone(), edge.to.clone());
     let fallback = [edge.x1, edge.y1, edge.x2, edge.y2];
     let at = Memo::new(move |_| places.with(|(_, edges)| edges.get(&key).copied().unwrap_or(fallback)));
@@ -108,14 +142,30 @@ fn Edge(edge: GraphEdge, places: Places) -> impl IntoView {
         {edge.block_owner_deletion.then(|| view! {
             <circle class="graph__block" cx=move || at.get()[2] cy=move || at.get()[3] + 1 r="4" />
         })}
+        {label.map(|text| {
+            // Centred on the line's midpoint: one attribute follows the edge when the layout moves.
+            let half = (text.chars().count() as i32 * CHAR_WIDTH) / 2 + 3;
+            let at_mid = move || {
+                let [x1, y1, x2, y2] = at.get();
+                format!("translate({} {})", (x1 + x2) / 2, (y1 + y2) / 2)
+            };
+            view! {
+                <g transform=at_mid>
+                    <rect class="graph__edge-label-bg" x=-half y="-8" width=2 * half height="14" rx="3" />
+                    <text class="graph__edge-label" y="3" text-anchor="middle">{text}</text>
+                </g>
+            }
+        })}
     }
 }
 
-fn short(name: &str) -> String {
-    if name.chars().count() <= NAME_CHARS {
-        name.to_string()
+/// `text` cut to `chars` characters, the last one an ellipsis when cut (the accessible name and
+/// the text view keep the whole of it).
+fn short(text: &str, chars: usize) -> String {
+    if text.chars().count() <= chars {
+        text.to_string()
     } else {
-        let head: String = name.chars().take(NAME_CHARS - 1).collect();
+        let head: String = text.chars().take(chars - 1).collect();
         format!("{head}…")
     }
 }
@@ -124,7 +174,11 @@ fn short(name: &str) -> String {
 fn Node(node: GraphNode, places: Places) -> impl IntoView {
     let mut class = String::from("graph__node");
     for (cond, modifier) in [
-        (node.marks.contains(&NodeMark::Terminating), " graph__node--terminating"),
+        (
+            node.marks.iter().any(|m| matches!(m, NodeMark::Terminating | NodeMark::Deleting)),
+            " graph__node--terminating",
+        ),
+        (node.marks.contains(&NodeMark::Deleted), " graph__node--deleted"),
         (node.marks.contains(&NodeMark::Leaked), " graph__node--leaked"),
         (node.marks.iter().any(|m| matches!(m, NodeMark::External(_))), " graph__node--external"),
     ] {
@@ -132,20 +186,10 @@ fn Node(node: GraphNode, places: Places) -> impl IntoView {
             class.push_str(modifier);
         }
     }
-    let marks = node
-        .marks
-        .iter()
-        .filter(|m| !matches!(m, NodeMark::DanglingOwner(_)))
-        .map(|m| match m {
-            NodeMark::Terminating => "⊘ Terminating".to_string(),
-            NodeMark::Leaked => "⚠ LEAKED".to_string(),
-            other => other.label(),
-        })
-        .collect::<Vec<_>>()
-        .join(" · ");
     let id = node.id.clone();
     let fallback = (node.x, node.y, node.touched);
     let at = Memo::new(move |_| places.with(|(nodes, _)| nodes.get(&id).copied().unwrap_or(fallback)));
+    let [state, finalizers, note] = node.lines;
     view! {
         <g
             class=class
@@ -160,8 +204,10 @@ fn Node(node: GraphNode, places: Places) -> impl IntoView {
         >
             <rect class="graph__box" x="0" y="0" width=NODE_WIDTH height=NODE_HEIGHT rx="4" />
             <text class="graph__kind" x="6" y="13">{node.kind}{move || at.get().2.then_some(" ✱")}</text>
-            <text class="graph__name" x="6" y="28">{short(&node.name)}</text>
-            <text class="graph__marks" x="6" y="42">{short(&marks)}</text>
+            <text class="graph__name" x="6" y="28">{short(&node.name, NAME_CHARS)}</text>
+            <text class="graph__line graph__line--state" x="6" y="43">{short(&state, LINE_CHARS)}</text>
+            <text class="graph__line" x="6" y="57">{short(&finalizers, LINE_CHARS)}</text>
+            <text class="graph__line" x="6" y="70">{short(&note, LINE_CHARS)}</text>
         </g>
     }
 }

@@ -149,9 +149,11 @@ fn Detail(
     let title = format!("{} {}", detail.kind, detail.key);
     let label = format!("YAML of {title}");
     let (kind, key) = (detail.kind.clone(), detail.key.clone());
+    let yaml = detail.yaml();
+    let copy = Callback::new(move |()| yaml.clone());
     view! {
         <div class="objects__yaml" role="group" aria-label=label>
-            <h3 class="views__subtitle">{title}</h3>
+            <h3 class="views__subtitle">{title.clone()}</h3>
             {on_edit
                 .map(|cb| {
                     view! {
@@ -164,6 +166,7 @@ fn Detail(
                         </button>
                     }
                 })}
+            <crate::web::copy::CopyButton text=copy label=format!("Copy YAML of {title}") visible="Copy YAML" />
             {(!changes.is_empty())
                 .then(|| {
                     view! {

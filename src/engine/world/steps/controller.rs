@@ -16,13 +16,14 @@
 
 use crate::engine::controllers::{Ctx, Enqueue, Outcome};
 use crate::engine::object::ObjectExt;
-use crate::engine::world::api::WorldApi;
+use crate::engine::world::api::{Failure, WorldApi};
 use crate::engine::world::cloud::CloudApi;
 use crate::engine::world::history::count_changes;
 use crate::engine::world::informer::to_notification;
 use crate::engine::world::narrate::fmt_duration;
 use crate::engine::world::process::Process;
 use crate::engine::world::record::{ActionKind, Actor, ObjectRef, QueueWork, StepRecord};
+use crate::engine::world::topology::service_account;
 use crate::engine::world::{State, World};
 
 impl World {
@@ -105,12 +106,16 @@ impl World {
     /// `AddAfter` or `AddRateLimited` as the outcome says.
     pub(super) fn reconcile(&mut self, pi: usize, si: usize, wi: usize) -> StepRecord {
         let now = self.state.now;
-        let State { api, processes, event_seq, cloud, queue_seq, changes, last_change_rv, .. } = &mut self.state;
+        let State { api, processes, event_seq, cloud, queue_seq, changes, last_change_rv, revoked, .. } =
+            &mut self.state;
         let p = &mut processes[pi];
         let failure = p.failure(now);
         let Process { caches, slots, name, conflict_armed, .. } = p;
         let slot = &mut slots[si];
         let cname = slot.controller.name();
+        // A controller whose RBAC permissions are revoked gets 403 on every call it makes.
+        let failure = failure
+            .or_else(|| revoked.contains(cname).then(|| Failure::Forbidden(service_account(cname).unwrap_or(cname))));
         let actor = Actor::Controller { process: name.clone(), controller: cname.to_string() };
         let Some(key) = slot.held_key(wi).map(str::to_string) else {
             return self.record(actor, ActionKind::Reconcile, Vec::new(), Vec::new(), String::new());
@@ -177,11 +182,24 @@ impl World {
                 }
                 format!(" It checks the progress deadline again in {}.", fmt_duration(*d))
             }
-            Outcome::Err(e) => {
-                let d = slot.add_rate_limited(key.clone(), now, queue_seq);
+            // `handleErr`: retry with back-off while the retry budget lasts, then drop the key.
+            Outcome::Err(e) => match slot.controller.max_retries() {
+                Some(max) if slot.queue.num_requeues(&key) >= max => {
+                    slot.queue.forget(&key);
+                    slot.check_keys.remove(&key);
+                    format!(" It failed ({e}) after {max} retries, so it drops {key} out of the queue (Forget): nothing retries it until an event adds it again.")
+                }
+                _ => {
+                    let d = slot.add_rate_limited(key.clone(), now, queue_seq);
+                    slot.check_keys.remove(&key);
+                    work.delayed.push((key.clone(), d));
+                    format!(" It failed ({e}) and will retry in {} (back-off).", fmt_duration(d))
+                }
+            },
+            Outcome::ErrForget(e) => {
+                slot.queue.forget(&key);
                 slot.check_keys.remove(&key);
-                work.delayed.push((key.clone(), d));
-                format!(" It failed ({e}) and will retry in {} (back-off).", fmt_duration(d))
+                format!(" It failed ({e}) and does not retry: the namespace is being terminated, so it forgets {key}.")
             }
         };
         let writes: Vec<String> = calls
@@ -190,7 +208,11 @@ impl World {
             .map(|c| c.to_string())
             .collect();
         let did = if writes.is_empty() { "found nothing to change".to_string() } else { writes.join("; ") };
-        let mut sentence = format!("{cname} reconciled {key}: {did}.{after}");
+        // While two replicas both believe they lead (a leader thawed after its Lease was taken
+        // over), say whose controller this is.
+        let leaders = self.state.processes.iter().filter(|p| p.leading()).count();
+        let who = if leaders > 1 { format!("{cname} of {}", self.state.processes[pi].name) } else { cname.to_string() };
+        let mut sentence = format!("{who} reconciled {key}: {did}.{after}");
         if !queued_more.is_empty() {
             sentence.push_str(&format!(" It queued {}.", queued_more.join(", ")));
         }

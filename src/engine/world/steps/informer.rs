@@ -94,8 +94,8 @@ impl World {
     pub(super) fn rewatch(&mut self, pi: usize, ii: usize) -> StepRecord {
         let (step, calls) = self.drive_informer(pi, ii, Informer::retry_watch);
         match step {
-            Some(step) => self.informer_record(pi, ii, ActionKind::RelistTimer, &step, calls),
-            None => self.record(Actor::Lab, ActionKind::RelistTimer, Vec::new(), calls, String::new()),
+            Some(step) => self.informer_record(pi, ii, ActionKind::Rewatch, &step, calls),
+            None => self.record(Actor::Lab, ActionKind::Rewatch, Vec::new(), calls, String::new()),
         }
     }
 
@@ -108,7 +108,7 @@ impl World {
             Some(InformerStep::Event { .. } | InformerStep::Bookmark { .. } | InformerStep::WatchError { .. }) => {
                 ActionKind::DeliverEvent
             }
-            _ => ActionKind::RelistTimer,
+            _ => ActionKind::Rewatch,
         };
         match step {
             Some(step) => self.informer_record(pi, ii, action, &step, calls),

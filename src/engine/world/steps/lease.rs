@@ -10,7 +10,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use crate::engine::apiserver::EventType;
-use crate::engine::client::ElectionOutcome;
+use crate::engine::client::{ElectionOutcome, LeaderElector};
 use crate::engine::controllers::{Caches, Ctx, Enqueue};
 use crate::engine::kinds::Kind;
 use crate::engine::object::ObjectExt;
@@ -78,9 +78,15 @@ impl World {
                     p.name
                 )
             }
-            _ if leading => {
-                format!("{} could not renew its Lease; it keeps trying until the renew deadline.", p.name)
-            }
+            _ if leading => match p.elector.as_ref().map(LeaderElector::observed_leader) {
+                // Someone else took the Lease over (the leader was frozen): client-go's leader
+                // still leads until its renew deadline, with its controllers running.
+                Some(holder) if !holder.is_empty() && holder != identity => format!(
+                    "{} could not renew its Lease: {holder} holds it now. It still leads until its renew deadline, and keeps trying.",
+                    p.name
+                ),
+                _ => format!("{} could not renew its Lease; it keeps trying until the renew deadline.", p.name),
+            },
             Some(ElectionOutcome::HeldByOther { holder, .. }) => {
                 format!("{} tried to acquire the Lease, but {holder} holds it.", p.name)
             }
