@@ -18,7 +18,9 @@
 // - step latency with 100, 1,000 and 5,000 pods: the cluster is brought to N pods the way a
 //   learner would (`kubectl create deployment web --image=nginx --replicas=N`, then `lab settle`
 //   until it reports "Settled"), then scaled by 20 so that steps do real work, and "Step" is
-//   pressed repeatedly. One sample: from just before the click to the narration showing the new
+//   pressed repeatedly, with the Control plane map in view (it is redrawn at every step; its
+//   tokens' CSS animation runs after the sample ends, as it does for a learner). One sample:
+//   from just before the click to the narration showing the new
 //   step number, after every task the click queued has run and the layout is computed (paint
 //   itself is not included: headless Chromium paints on its own schedule). Beside these wall
 //   times, the main thread's CPU time per step (top-level tasks' thread time in a trace, paint

@@ -9,7 +9,8 @@ use crate::session::{lesson, Session};
 
 /// The panels an author can choose, `(parameter name, region title)`, in the order the embed
 /// shows them.
-pub const PANELS: [(&str, &str); 11] = [
+pub const PANELS: [(&str, &str); 12] = [
+    ("map", "Control plane"),
     ("next", "What happens next"),
     ("timeline", "Timeline"),
     ("watch", "Watch events"),
@@ -269,7 +270,7 @@ mod tests {
         for expected in [
             "Ignored lesson=\"nope\": there is no such lesson.",
             "Ignored step=\"-1\": use a whole number of steps from 0 to 5000.",
-            "Ignored the panel \"<b>x</b>\": choose from next, timeline,",
+            "Ignored the panel \"<b>x</b>\": choose from map, next, timeline,",
             "Ignored theme=\"pink\": use light, dark or auto.",
             "Ignored readonly=\"yes\": use readonly=1 or readonly=0.",
             "Ignored autoplay=\"2\"",

@@ -316,6 +316,13 @@ impl ApiServer {
         self.watches.set_limit(n);
     }
 
+    /// The watch history window (the watch cache's part): how many events of each kind it keeps,
+    /// and per kind the oldest resourceVersion a watch can still start from (0: all of it; a watch
+    /// from an older one gets `410 Expired`). For the page's picture of the API server.
+    pub fn watch_history(&self) -> (usize, Vec<(&'static str, u64)>) {
+        self.watches.window()
+    }
+
     /// Forgets the history: every resourceVersion older than the current one is "too old".
     pub fn expire_history(&mut self) {
         self.watches.expire(self.store.revision());
