@@ -58,7 +58,7 @@ pub fn conflicts_in(history: &[StepRecord]) -> Vec<ConflictView> {
             // The lab's injected writer (`lab conflict`, `WorldApi::maybe_conflict`) writes inside
             // the loser's own step: it is "another client", not the loser.
             let writer = |w: &StepRecord, c: &crate::engine::world::ApiCall| {
-                if c.verb.ends_with("(another client)") {
+                if c.verb == crate::engine::world::Verb::PatchByAnotherClient {
                     "another client".to_string()
                 } else {
                     w.actor.to_string()

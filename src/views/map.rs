@@ -35,7 +35,7 @@ use super::{recent, thousands};
 use crate::engine::client::leaderelection::LeaderElectionRecord;
 use crate::engine::client::ReflectorState;
 use crate::engine::kinds::{Kind, KINDS};
-use crate::engine::world::{ActionKind, Actor, ApiCall, Process, StepRecord, World};
+use crate::engine::world::{ActionKind, Actor, ApiCall, Process, StepRecord, Verb, World};
 
 // ----- geometry and text -----
 
@@ -767,7 +767,7 @@ fn queue_facts(world: &World, p: &Process) -> Vec<QueueFacts> {
     p.slots
         .iter()
         .map(|slot| {
-            let q = &slot.queue;
+            let q = slot.queue();
             let held: Vec<String> = slot.held().iter().map(|(_, k)| k.clone()).collect();
             let dirty: BTreeSet<String> = crate::sort::btree_set(q.dirty_while_processing().cloned());
             let front: Vec<String> = q.waiting_keys().take(KEYS_READ).cloned().collect();
@@ -1397,7 +1397,7 @@ pub fn control_plane(world: &World, width: i32) -> ControlPlane {
 
 /// The last step's 409, with both writers (from [`conflicts_in`] over the recent records).
 fn last_conflict(history: &[StepRecord], last: &StepRecord) -> Option<ConflictNote> {
-    if !last.calls.iter().any(|c| c.code == 409 && c.verb != "CREATE") {
+    if !last.calls.iter().any(|c| c.code == 409 && c.verb != Verb::Create) {
         return None;
     }
     let c = conflicts_in(history).into_iter().rev().find(|c| c.step == last.number)?;
@@ -1831,7 +1831,7 @@ fn step_moves(cp: &ControlPlane, r: &StepRecord, world: &World) -> StepChange {
             let part = MapPart::Informer { process: process.clone(), kind: kind.clone() };
             let t = anchor(cp, &part);
             let (a, b) = (edge_facing_api(cp, t), api_edge(cp, t));
-            let list = r.calls.iter().find(|c| c.verb == "LIST");
+            let list = r.calls.iter().find(|c| c.verb == Verb::List);
             let verb = list.map_or("WATCH", |c| c.verb.as_str());
             tokens.push(straight(a, b, format!("{verb} {kind}"), "call", 0));
             let reply = list.map(|c| {
@@ -1950,7 +1950,7 @@ fn step_moves(cp: &ControlPlane, r: &StepRecord, world: &World) -> StepChange {
             let mut said = Vec::new();
             for (k, c) in r.calls.iter().filter(|c| !c.target.starts_with("Event ")).take(4).enumerate() {
                 let delay = (k as u32) * TRAVEL_MS * 2;
-                let (target, is_cloud) = if c.verb.starts_with("CLOUD") {
+                let (target, is_cloud) = if matches!(c.verb, Verb::Cloud(_)) {
                     (cp.cloud.as_ref().map(|n| (n.rect.x + 8, n.rect.cy())), true)
                 } else {
                     (None, false)
@@ -1988,7 +1988,7 @@ fn step_moves(cp: &ControlPlane, r: &StepRecord, world: &World) -> StepChange {
             if n > 0 {
                 changed.push(MapPart::ApiServer);
             }
-            if r.calls.iter().any(|c| c.verb.starts_with("CLOUD")) {
+            if r.calls.iter().any(|c| matches!(c.verb, Verb::Cloud(_))) {
                 changed.push(MapPart::Cloud);
             }
         }
@@ -2060,9 +2060,7 @@ fn step_moves(cp: &ControlPlane, r: &StepRecord, world: &World) -> StepChange {
     let written: BTreeSet<&str> = r
         .calls
         .iter()
-        .filter(|c| {
-            c.code < 300 && !matches!(c.verb.as_str(), "GET" | "LIST" | "WATCH") && !c.verb.starts_with("CLOUD")
-        })
+        .filter(|c| c.code < 300 && !c.verb.is_read() && !matches!(c.verb, Verb::Cloud(_)))
         .filter_map(|c| c.target.split(' ').next())
         .collect();
     if !written.is_empty() {
