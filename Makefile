@@ -15,7 +15,7 @@ export PATH := $(CURDIR)/node_modules/.bin:$(or $(CARGO_INSTALL_ROOT),$(CARGO_HO
 # `make serve RELEASE=1` serves the optimised build instead of the quicker debug one.
 TRUNK_PROFILE := $(if $(RELEASE),--release,)
 
-.PHONY: help setup setup-test fetch serve dist size size-detail lint native-test e2e test bench
+.PHONY: help setup setup-test fetch serve dist size size-detail lint native-test e2e test bench screenshots
 
 help:
 	@echo "make serve   build and serve the site on http://127.0.0.1:8080 (RELEASE=1 for the optimised build)"
@@ -24,6 +24,7 @@ help:
 	@echo "make size    build dist/ and print the raw and gzip size of each file"
 	@echo "make size-detail  build dist/ and print the wasm's bytes per crate and module (needs twiggy)"
 	@echo "make bench   build dist/ and run every measurement (size, start-up, step latency, Play, memory, engine) into one table"
+	@echo "make screenshots  the control-plane map's pictures in docs/images/, from the dist/ already built (docs/map.md)"
 
 setup:
 	scripts/setup-build.sh
@@ -73,3 +74,7 @@ test: lint native-test dist
 # for a shorter run; the table is also written to BENCHMARKS.md.
 bench: setup-test dist
 	node scripts/bench.mjs --write BENCHMARKS.md $(BENCH_FLAGS)
+
+# The pictures of docs/map.md, taken in headless Chromium from the dist/ already built (make dist).
+screenshots: setup-test
+	node scripts/screenshots.mjs --out docs/images

@@ -69,6 +69,7 @@ fn run(pods: usize) {
         "objects",
         "leases",
         "cloud",
+        "control plane map",
     ];
     let mut samples: Vec<Vec<f64>> = vec![Vec::new(); names.len() + 1];
     for _ in 0..STEPS {
@@ -85,6 +86,7 @@ fn run(pods: usize) {
         row.push(least(|| views::objects::object_groups(w, &touched())));
         row.push(least(|| views::leases::leases(w)));
         row.push(least(|| views::cloud::cloud_buckets(w)));
+        row.push(least(|| views::map::control_plane(w, 1000)));
         let total: f64 = row.iter().sum();
         row.push(total);
         for (i, v) in row.into_iter().enumerate() {

@@ -37,6 +37,7 @@ fn measure(w: &mut World, scenario: &str, what: impl Fn(&World) -> String) {
     let result = match settled {
         Settled::Idle { .. } => what(w),
         Settled::HotLoop { .. } => "HOT LOOP".to_string(),
+        Settled::Working { .. } => "NOT SETTLED".to_string(),
     };
     println!(
         "| {scenario:<28} | {steps:>9} | {:>9.2} s | {:>9.0} | {:>10} | {result} |",
@@ -100,7 +101,58 @@ fn cost_per_step(unrelated: usize) {
     );
 }
 
+/// `--converge N`: converges one Deployment of N replicas and prints its row, nothing else (a
+/// short run to profile, e.g. under `valgrind --tool=callgrind`).
+fn converge_only(replicas: i64) {
+    let mut w = World::new(1);
+    w.set_snapshot_every(0);
+    w.set_history_limit(Some(10_000));
+    w.run_until_idle(1000);
+    w.create(deployment(replicas)).expect("create");
+    measure(&mut w, &format!("converge {replicas} replicas"), |w| {
+        format!("{} pods, {} ReplicaSet", count(w, "Pod"), count(w, "ReplicaSet"))
+    });
+}
+
+/// `--digest N`: converges N replicas and deletes them (background), then prints the step count
+/// and a digest (FNV-1a) of every record and of every stored object: two builds that print the
+/// same line took the same steps with the same records and left the same objects. For checking
+/// that a speed-up changed nothing.
+fn digest(replicas: i64) {
+    let mut w = World::new(1);
+    w.set_snapshot_every(0);
+    w.run_until_idle(1000);
+    w.create(deployment(replicas)).expect("create");
+    w.run_until_idle(50_000_000);
+    let options = DeleteOptions { propagation_policy: Some(Propagation::Background), ..DeleteOptions::default() };
+    w.delete(Kind::by_kind("Deployment").expect("kind"), Some("default"), "web", options).expect("delete");
+    w.run_until_idle(50_000_000);
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut eat = |s: &str| {
+        for b in s.bytes() {
+            h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+        }
+    };
+    for r in w.history() {
+        eat(&format!("{r:?}"));
+    }
+    let records = w.history().len();
+    for o in w.api().all_objects() {
+        eat(&o.to_string());
+    }
+    println!("digest {replicas} replicas: {records} records, {} objects, {h:016x}", w.api().all_objects().count());
+}
+
 fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if let Some(n) = args.iter().position(|a| a == "--digest").and_then(|i| args.get(i + 1)) {
+        digest(n.parse().expect("--digest N: a number of replicas"));
+        return;
+    }
+    if let Some(n) = args.iter().position(|a| a == "--converge").and_then(|i| args.get(i + 1)) {
+        converge_only(n.parse().expect("--converge N: a number of replicas"));
+        return;
+    }
     let quick = std::env::args().any(|a| a == "--quick");
     let only_unrelated = std::env::args().any(|a| a == "--unrelated");
     if !only_unrelated {

@@ -18,7 +18,9 @@
 // - step latency with 100, 1,000 and 5,000 pods: the cluster is brought to N pods the way a
 //   learner would (`kubectl create deployment web --image=nginx --replicas=N`, then `lab settle`
 //   until it reports "Settled"), then scaled by 20 so that steps do real work, and "Step" is
-//   pressed repeatedly. One sample: from just before the click to the narration showing the new
+//   pressed repeatedly, with the Control plane map in view (it is redrawn at every step; its
+//   tokens' CSS animation runs after the sample ends, as it does for a learner). One sample:
+//   from just before the click to the narration showing the new
 //   step number, after every task the click queued has run and the layout is computed (paint
 //   itself is not included: headless Chromium paints on its own schedule). Beside these wall
 //   times, the main thread's CPU time per step (top-level tasks' thread time in a trace, paint
@@ -26,10 +28,14 @@
 // - Play at full speed (the Speed slider at its maximum) with 1,000 pods and work queued: keys are
 //   pressed in the console input every 50 ms; one sample is the time from the key event's
 //   timestamp to the next animation frame after its handler ran (what a learner waits for);
-// - memory after converging 10,000 pods: the wasm linear memory's size (it never shrinks, so it
-//   is the peak) and the JS heap after a garbage collection (DevTools protocol).
+// - Run until idle at scale: in a fresh sandbox, `kubectl create deployment web --image=nginx
+//   --replicas=N` typed, then "Run until idle" pressed once; the wall time from the create to the
+//   page's "Settled after" (1,000 pods, and 10,000 unless --quick), with the machine's load
+//   average (/proc/loadavg) before and after beside it, since a busy machine slows it down;
+// - memory after converging 10,000 pods (that same run): the wasm linear memory's size (it never
+//   shrinks, so it is the peak) and the JS heap after a garbage collection (DevTools protocol).
 
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { launchBrowser, serveDist, typeInConsole } from "../tests/e2e/harness.mjs";
 
 const args = process.argv.slice(2);
@@ -142,13 +148,44 @@ async function openSandbox(browser, origin) {
   return { context, page, problems };
 }
 
+/** The 1-, 5- and 15-minute load averages, as /proc/loadavg gives them. */
+export function loadavg() {
+  try {
+    return readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
+  } catch {
+    return "unknown";
+  }
+}
+
+/**
+ * In a fresh sandbox: creates a Deployment of `pods` replicas, presses "Run until idle" once and
+ * waits for its outcome (the page's "Settled after ..." or a hot-loop verdict). Returns the wall
+ * time from the create to the outcome, the outcome, and the load average before and after.
+ */
+async function runUntilIdleFromCreate(browser, origin, pods) {
+  const sandbox = await openSandbox(browser, origin);
+  const { page } = sandbox;
+  const loadBefore = loadavg();
+  const t0 = Date.now();
+  await typeInConsole(page, `kubectl create deployment web --image=nginx --replicas=${pods}`);
+  await page.getByRole("button", { name: "Run until idle" }).click();
+  const outcome = page.getByText(/^Settled after \d+ steps\.$|^Hot loop: /).first();
+  await outcome.waitFor({ timeout: 1_800_000 });
+  const seconds = (Date.now() - t0) / 1000;
+  const text = (await outcome.innerText()).trim();
+  const result = { pods, seconds, settled: text.startsWith("Settled"), outcome: text, loadBefore, loadAfter: loadavg() };
+  log(`Run until idle, ${pods} pods: ${text} ${seconds.toFixed(1)} s from the create (load ${loadBefore} → ${result.loadAfter})`);
+  return { ...sandbox, result };
+}
+
 /** How often the console transcript says `text`. */
 async function countInConsole(page, text) {
   const all = await page.getByRole("region", { name: /^Console/ }).innerText();
   return all.split(text).length - 1;
 }
 
-/** `lab settle` until the console reports "Settled after" (each call stops after 5,000 steps). */
+/** `lab settle` until the console reports "Settled after" (one call runs to idle at any size; the
+ * loop stays for a hot-loop verdict, which would throw below). */
 async function settle(page) {
   const before = await countInConsole(page, "Settled after");
   for (let i = 0; i < 400; i++) {
@@ -273,7 +310,7 @@ async function memory(page, cdp) {
 async function main() {
   const server = await serveDist();
   const browser = await launchBrowser();
-  const out = { chromium: browser.version(), startup: [], steps: [], play: null, memory: null };
+  const out = { chromium: browser.version(), startup: [], steps: [], play: null, memory: null, runUntilIdle: [] };
   try {
     const routes = [
       ["", "__firstControl"],
@@ -308,11 +345,19 @@ async function main() {
     }
     await context?.close();
 
+    if (!memoryOnly && !startupOnly) {
+      const r = await runUntilIdleFromCreate(browser, server.origin, 1000);
+      out.runUntilIdle.push(r.result);
+      problems.push(...r.problems);
+      await r.context.close();
+    }
+
     if (!quick && !startupOnly) {
-      const m = await openSandbox(browser, server.origin);
+      // 10,000 pods by Run until idle: its time, then the memory it left.
+      const m = await runUntilIdleFromCreate(browser, server.origin, MEMORY_PODS);
+      out.runUntilIdle.push(m.result);
       const cdp = await m.context.newCDPSession(m.page);
-      const wall = await bringTo(m.page, MEMORY_PODS, false);
-      out.memory = { pods: MEMORY_PODS, convergeWallSeconds: wall, ...(await memory(m.page, cdp)) };
+      out.memory = { pods: MEMORY_PODS, convergeWallSeconds: m.result.seconds, ...(await memory(m.page, cdp)) };
       log(`memory at ${MEMORY_PODS} pods: wasm ${(out.memory.wasmBytes / 2 ** 20).toFixed(0)} MiB, JS heap ${(out.memory.jsHeapBytes / 2 ** 20).toFixed(1)} MiB`);
       problems.push(...m.problems);
       await m.context.close();

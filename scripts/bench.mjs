@@ -1,7 +1,8 @@
 // Every measurement of issue 9 in one table: `make bench` (which builds the release site first).
 //
 // Usage: node scripts/bench.mjs [--quick] [--write BENCHMARKS.md]
-//   --quick   fewer samples, no 10,000-replica engine run and no 10,000-pod page run
+//   --quick   fewer samples, no 10,000-replica engine run and no 10,000-pod page run (their
+//             budgets then read "n/a")
 //   --write   also writes the report, with the machine it ran on, to that file
 //
 // Sections: the summary against the budgets, first-load size per file (scripts/size-report.mjs),
@@ -57,7 +58,37 @@ const sizeText = run("node", ["scripts/size-report.mjs", "dist"]).trimEnd();
 const sizeSection = (marker) => {
   const lines = sizeText.split("\n");
   const from = lines.findIndex((l) => l.startsWith(marker));
-  const rows = [];
+  const secs = (x) => (x == null ? "n/a" : `${x.toFixed(2)} s`);
+const pageRun = (pods) => page.runUntilIdle?.find((r) => r.pods === pods);
+const scaleRows = [
+  ...[
+    [1000, 2],
+    [10_000, 15],
+  ].map(([pods, budget]) => {
+    const r = pageRun(pods);
+    return [
+      `In the page: ${pods.toLocaleString("en")} pods, from the create to "Settled" (one press of Run until idle)${r ? `; load ${r.loadBefore} → ${r.loadAfter}` : ""}`,
+      r ? `${secs(r.seconds)}${r.settled ? "" : ` (${r.outcome})`}` : "n/a (not run)",
+      `${budget} s`,
+      r ? r.settled && r.seconds <= budget : null,
+    ];
+  }),
+  ...[
+    ["converge 10000 replicas", "Natively: converging 10,000 replicas", 4],
+    ["delete 10000, Background", "Natively: deleting them (background)", 3],
+  ].map(([scenario, what, budget]) => {
+    const r = worldRow(scenario);
+    return [
+      `${what}${r ? ` (${r.steps.toLocaleString("en")} steps)` : ""}; load ${worldLoad}`,
+      r ? secs(r.seconds) : "n/a (not run)",
+      `${budget} s`,
+      r ? r.seconds <= budget : null,
+    ];
+  }),
+];
+
+const rows = [
+  ...scaleRows,];
   for (const l of lines.slice(from + 1)) {
     const m = /^(\S+\.html) \((\d+) files\)\s+[\d.]+\s+([\d.]+)$/.exec(l.trim());
     if (m) rows.push({ page: m[1], files: Number(m[2]), gzipKiB: Number(m[3]) });
@@ -71,8 +102,17 @@ const appLoads = sizeSection("(b)");
 // 2. The page.
 const page = JSON.parse(run("node", ["scripts/bench-page.mjs", ...(quick ? ["--quick"] : [])]));
 
-// 3. The engine, natively.
+// 3. The engine, natively, with the load average before and after (a busy machine slows it).
+const loadNow = () => machine().load;
+const worldLoadBefore = loadNow();
 const world = run("cargo", ["bench", "--bench", "world", "--", ...(quick ? ["--quick"] : [])]).trimEnd();
+const worldLoad = `${worldLoadBefore} → ${loadNow()}`;
+/** A row of the world bench's table: its step count and wall seconds. */
+const worldRow = (scenario) => {
+  const line = world.split("\n").find((l) => l.startsWith(`| ${scenario} `));
+  const m = line && /^\|[^|]+\|\s*(\d+)\s*\|\s*([\d.]+) s/.exec(line);
+  return m ? { steps: Number(m[1]), seconds: Number(m[2]) } : null;
+};
 const apiserver = run("cargo", ["bench", "--bench", "apiserver"]).trimEnd();
 
 const home = page.startup.find((s) => s.route === "");
@@ -99,7 +139,7 @@ const rows = [
     s.median < 300,
   ]),
   ...page.steps.map((s) => [
-    `Step latency, ${s.pods.toLocaleString("en")} pods (${s.n} steps)`,
+    `Step latency, ${s.pods.toLocaleString("en")} pods (${s.n} steps, the Control plane map on screen)`,
     `median ${ms(s.median)}, p95 ${ms(s.p95)}; main-thread CPU ${ms(s.cpuMs)} a step`,
     s.pods === 1000 ? "16 ms median" : "",
     s.pods === 1000 ? s.median < 16 : null,
@@ -111,7 +151,7 @@ const rows = [
     page.play.toFrame.p95 < 100,
   ],
   page.memory && [
-    `Memory after converging ${page.memory.pods.toLocaleString("en")} pods (wasm linear memory + JS heap)`,
+    `Memory after converging ${page.memory.pods.toLocaleString("en")} pods (wasm linear memory + JS heap)${pageRun(page.memory.pods) ? `; load ${pageRun(page.memory.pods).loadAfter}` : ""}`,
     `${mib(page.memory.wasmBytes)} + ${mib(page.memory.jsHeapBytes)}`,
     "200 MB",
     memTotal < 200e6,
@@ -139,7 +179,7 @@ const report = [
   `|---|---|---|---|---|`,
   ...page.startup.map((s) => `| ${s.route || "home"} | ${s.what} | ${ms(s.median)} | ${ms(s.p95)} | ${ms(s.max)} |`),
   ``,
-  `### Step latency (press Step to the page showing the step; DOM updated and laid out)`,
+  `### Step latency (press Step to the page showing the step; DOM updated and laid out; the Control plane map on screen and redrawn every step)`,
   ``,
   `| pods | steps | median | p95 | max | main-thread CPU per step (trace, paint included) |`,
   `|---|---|---|---|---|---|`,

@@ -8,7 +8,7 @@
 # stylesheet must be added to this list; the build fails if a file of style/ is missing from it
 # (or the list names a file that does not exist), so no stylesheet is silently left out.
 set -eu
-ORDER="theme site-header tabs layout panel fatal-error stepping next timeline console editor views owner-graph
+ORDER="theme site-header tabs layout panel fatal-error stepping next timeline console editor views map owner-graph
 objects lessons share copy shortcuts embed start"
 
 for f in style/*.css; do

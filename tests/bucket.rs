@@ -11,7 +11,7 @@ use reconcile_lab::engine::apiserver::{DeleteOptions, Patch, WatchFrom};
 use reconcile_lab::engine::cloud::{CloudBucketState, CloudFault};
 use reconcile_lab::engine::labels::Selector;
 use reconcile_lab::engine::object::ObjectExt;
-use reconcile_lab::engine::world::{Settled, World, BUCKET_OPERATOR};
+use reconcile_lab::engine::world::{Fault, Settled, World, BUCKET_OPERATOR};
 use serde_json::{json, Value};
 
 fn settle(w: &mut World) {
@@ -280,4 +280,42 @@ fn conflicting_writes_are_retried() {
     let conflicts = w.history().iter().flat_map(|r| &r.calls).filter(|c| c.code == 409).count();
     assert!(conflicts > 0);
     assert_cloud_ok(&w);
+}
+
+/// `lab buggy-operator on` redeploys the operator with the build that records the
+/// resourceVersion it reconciled in status: every status write changes what it just recorded,
+/// its own watch event queues the Bucket again, and Run until idle names the loop (the
+/// controller, the key, the object and the field that changes) within a few thousand steps.
+/// The fixed build settles again.
+#[test]
+fn the_buggy_operator_is_a_hot_loop_named_by_its_evidence() {
+    let mut w = World::new(21);
+    w.set_snapshot_every(0);
+    settle(&mut w);
+    w.create(bucket("photos", "default", false)).unwrap();
+    settle(&mut w);
+    let r = w.fault(Fault::BuggyOperator(true)).unwrap();
+    assert!(r.sentence.starts_with("bucket-operator was redeployed with a buggy build"), "{}", r.sentence);
+    let settled = w.run_until_idle(5_000);
+    let Settled::HotLoop { steps, explanation } = settled else { panic!("a hot loop: {settled:?}") };
+    assert!(steps < 5_000, "{steps}");
+    assert!(
+        explanation.starts_with("Hot loop: bucket-controller (bucket-operator) reconciled default/photos "),
+        "{explanation}"
+    );
+    assert!(
+        explanation.contains(
+            "and each time wrote Bucket default/photos again (its last 6 writes took it from resourceVersion "
+        ),
+        "{explanation}"
+    );
+    assert!(explanation.contains("each write changes only status.observedResourceVersion \""), "{explanation}");
+    assert!(
+        explanation.contains("a controller that changes the object it watches on every reconcile"),
+        "{explanation}"
+    );
+    // The fixed build: the next run settles.
+    w.fault(Fault::BuggyOperator(false)).unwrap();
+    settle(&mut w);
+    assert_eq!(ready(&get(&w, "photos").unwrap()).0, "True");
 }

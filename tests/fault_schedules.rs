@@ -720,11 +720,13 @@ fn settle(w: &mut World, dog: &mut Watchdog) {
                 dog.check(w);
                 return;
             }
-            Settled::HotLoop { .. } => dog.check(w),
+            Settled::Working { .. } | Settled::HotLoop { .. } => dog.check(w),
         }
         if n + 1 == SETTLE_CAP {
-            let Settled::HotLoop { explanation, .. } = w.run_until_idle(1000) else { return };
-            panic!("did not settle after healing: {explanation}");
+            match w.run_until_idle(1000) {
+                Settled::Idle { .. } => return,
+                other => panic!("did not settle after healing: {other:?}"),
+            }
         }
     }
 }

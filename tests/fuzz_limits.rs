@@ -51,9 +51,9 @@ fn too_many_replicas_stop_at_the_cap_with_an_explanation() {
     let mut c = Console::new();
     let out = c.execute(&mut w, "kubectl create deployment big --image=nginx --replicas=100");
     assert_eq!(out.exit_code, 0, "{}", out.stderr());
-    let settled = w.run_until_idle(3_000);
+    let settled = w.run_until_idle(5_000);
     let Settled::HotLoop { explanation, .. } = settled else { panic!("expected a hot loop, got {settled:?}") };
-    assert!(explanation.starts_with("stopped after 3000 steps"), "{explanation}");
+    assert!(explanation.contains("failed the same way"), "{explanation}");
     let pods = w.api().list(Kind::by_kind("Pod").expect("kind"), None, &Selector::everything()).expect("list");
     assert_eq!(pods.items.len(), 30, "the cap holds");
     // (Events are capped too, at 30 here, so the refusals are read from the step records.)
@@ -66,7 +66,8 @@ fn too_many_replicas_stop_at_the_cap_with_an_explanation() {
     assert!(refused.is_some_and(|e| e.ends_with("used: pods=30, limited: pods=30")), "{refused:?}");
 }
 
-/// `run_until_idle` on a quiet world returns Idle quickly; its cap is honoured exactly.
+/// `run_until_idle` on a quiet world returns Idle quickly; its cap is honoured exactly (and
+/// reaching it is no verdict: the work goes on).
 #[test]
 fn run_until_idle_honours_its_cap() {
     let mut w = World::new(4);
@@ -75,10 +76,7 @@ fn run_until_idle_honours_its_cap() {
     let mut c = Console::new();
     c.execute(&mut w, "kubectl create deployment web --image=nginx --replicas=3");
     match w.run_until_idle(5) {
-        Settled::HotLoop { steps, explanation } => {
-            assert_eq!(steps, 5);
-            assert!(!explanation.is_empty());
-        }
+        Settled::Working { steps } => assert_eq!(steps, 5),
         other => panic!("five steps cannot settle a new Deployment: {other:?}"),
     }
 }

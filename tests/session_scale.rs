@@ -11,17 +11,8 @@ fn step_cost_with_1000_pods() {
     let mut s = Session::sandbox();
     s.console_submit("kubectl create deployment big --image=nginx --replicas=1000");
     let t0 = Instant::now();
-    let mut total = 0;
-    loop {
-        match s.run_until_idle() {
-            Settled::Idle { steps } => {
-                total += steps;
-                break;
-            }
-            Settled::HotLoop { steps, .. } => total += steps,
-        }
-        assert!(total < 200_000);
-    }
+    // Run until idle has no step cap: one call converges.
+    let Settled::Idle { steps: total } = s.run_until_idle() else { panic!("1,000 pods converge") };
     let spent = t0.elapsed();
     println!("converged 1,000 pods in {total} steps, {spent:?} ({:?}/step)", spent / total as u32);
     s.console_submit("kubectl scale deployment big --replicas=999");

@@ -693,19 +693,27 @@ fn the_scheduler_binds_through_pods_binding() {
     }
 }
 
-/// A real hot loop (a ReplicaSet that can never create its pods past the object cap) is named by
-/// what loops: the controller and the key it keeps reconciling, not the Lease ticks around it.
+/// A ReplicaSet that can never create its pods past the object quota fails the same way again
+/// and again: the verdict names the controller, the key and the failure (the pod names it quotes
+/// differ each time: still the same failure), not the Lease ticks around it.
 #[test]
-fn a_hot_loop_names_the_controller_and_key_that_loop() {
+fn a_key_failing_the_same_way_again_and_again_is_named() {
     let mut w = World::new(27);
     w.set_snapshot_every(0);
     w.api_mut().set_object_limit(30);
     w.run_until_idle(2000);
     w.create(deployment("big", 100, "nginx")).unwrap();
-    let Settled::HotLoop { explanation, .. } = w.run_until_idle(3000) else { panic!("the cap stops it") };
-    assert!(explanation.starts_with("stopped after 3000 steps with work still queued: "), "{explanation}");
-    assert!(explanation.contains("replicaset-controller (kube-controller-manager-"), "{explanation}");
-    assert!(explanation.contains(" reconciling default/big-"), "{explanation}");
+    let Settled::HotLoop { explanation, steps } = w.run_until_idle(5000) else { panic!("the verdict stops it") };
+    assert!(steps < 5000, "{steps}");
+    assert!(
+        explanation.starts_with("Hot loop: replicaset-controller (kube-controller-manager-a) reconciled default/big-"),
+        "{explanation}"
+    );
+    assert!(
+        explanation.contains(" 20 times in a row, and every time it failed the same way (pods \"big-"),
+        "{explanation}"
+    );
+    assert!(explanation.contains("exceeded quota: object-count"), "{explanation}");
     assert!(!explanation.contains("Lease"), "{explanation}");
 }
 

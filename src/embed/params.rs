@@ -3,12 +3,14 @@
 //! Every parameter is optional. Anything unknown, repeated or malformed is ignored and named in
 //! a notice the embed shows, so an author sees the mistake instead of a blank frame.
 
+use crate::kubectl::lab::STEP_CAP;
 use crate::session::share::{self, ShareError};
-use crate::session::{lesson, Session, SETTLE_CAP};
+use crate::session::{lesson, Session};
 
 /// The panels an author can choose, `(parameter name, region title)`, in the order the embed
 /// shows them.
-pub const PANELS: [(&str, &str); 11] = [
+pub const PANELS: [(&str, &str); 12] = [
+    ("map", "Control plane"),
     ("next", "What happens next"),
     ("timeline", "Timeline"),
     ("watch", "Watch events"),
@@ -25,8 +27,8 @@ pub const PANELS: [(&str, &str); 11] = [
 /// The panels shown when `panels` is absent (or names none that exist).
 pub const DEFAULT_PANELS: [&str; 2] = ["Owner graph", "Console"];
 
-/// The most steps `step=` may ask for (as many as one `lab settle`).
-pub const MAX_STEP_PARAM: u64 = SETTLE_CAP;
+/// The most steps `step=` may ask for (as many as one `lab step N`).
+pub const MAX_STEP_PARAM: u64 = STEP_CAP;
 
 /// The colour theme.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -268,7 +270,7 @@ mod tests {
         for expected in [
             "Ignored lesson=\"nope\": there is no such lesson.",
             "Ignored step=\"-1\": use a whole number of steps from 0 to 5000.",
-            "Ignored the panel \"<b>x</b>\": choose from next, timeline,",
+            "Ignored the panel \"<b>x</b>\": choose from map, next, timeline,",
             "Ignored theme=\"pink\": use light, dark or auto.",
             "Ignored readonly=\"yes\": use readonly=1 or readonly=0.",
             "Ignored autoplay=\"2\"",

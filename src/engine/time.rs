@@ -41,7 +41,19 @@ impl Time {
     /// RFC 3339 with second precision, as `metav1.Time` marshals (`2026-01-01T00:00:00Z`).
     pub fn rfc3339(self) -> String {
         let (y, mo, d, h, mi, s) = self.civil();
-        format!("{y:04}-{mo:02}-{d:02}T{h:02}:{mi:02}:{s:02}Z")
+        if !(0..=9999).contains(&y) {
+            return format!("{y:04}-{mo:02}-{d:02}T{h:02}:{mi:02}:{s:02}Z");
+        }
+        // Written digit by digit: every object written carries timestamps, and `format!` cost
+        // more than the rest of making one.
+        let mut out = String::with_capacity(20);
+        push_digits(&mut out, y as u64, 4);
+        for (sep, v) in [('-', u64::from(mo)), ('-', u64::from(d)), ('T', h), (':', mi), (':', s)] {
+            out.push(sep);
+            push_digits(&mut out, v, 2);
+        }
+        out.push('Z');
+        out
     }
 
     /// RFC 3339 with microseconds, as `metav1.MicroTime` marshals (`2026-01-01T00:00:00.000000Z`).
@@ -98,6 +110,13 @@ impl Time {
 impl fmt::Display for Time {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.rfc3339())
+    }
+}
+
+/// `n` in decimal, zero-padded to `width` digits (`n` has at most `width` digits).
+pub(crate) fn push_digits(out: &mut String, n: u64, width: u32) {
+    for i in (0..width).rev() {
+        out.push(char::from(b'0' + ((n / 10u64.pow(i)) % 10) as u8));
     }
 }
 
@@ -168,6 +187,11 @@ mod tests {
     #[test]
     fn start_is_new_year_2026() {
         assert_eq!(Time::START.rfc3339(), "2026-01-01T00:00:00Z");
+        for ms in [0, 951_782_400_000, 1_767_225_600_000, 1_767_225_600_000 + 86_399_999, 253_402_300_799_000] {
+            let t = Time(ms);
+            let (y, mo, d, h, mi, s) = t.civil();
+            assert_eq!(t.rfc3339(), format!("{y:04}-{mo:02}-{d:02}T{h:02}:{mi:02}:{s:02}Z"));
+        }
         assert_eq!(Time::START.after(Duration::from_millis(1_500)).rfc3339_micro(), "2026-01-01T00:00:01.500000Z");
     }
 

@@ -14,6 +14,7 @@ const LAB_VERBS: &[&str] = &[
     "advance",
     "back",
     "break-watch",
+    "buggy-operator",
     "cache",
     "cancel-edit",
     "clock-jump",

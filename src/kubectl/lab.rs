@@ -12,11 +12,12 @@ use crate::engine::cloud::CloudFault;
 use crate::engine::kinds::Kind;
 use crate::engine::object::ObjectExt;
 use crate::engine::time::{parse_duration, Time};
-use crate::engine::world::{fmt_duration, Fault, Process, Settled, StepRecord, World};
+use crate::engine::world::{fmt_duration, Fault, Process, SettleRun, Settled, StepRecord, World};
 use std::time::Duration;
 
-/// The most steps one `lab settle` runs before it calls the rest a hot loop.
-pub const SETTLE_CAP: u64 = 5_000;
+/// The most steps one `lab step N` runs (`lab settle` has no cap: it runs to idle or to a hot
+/// loop's verdict).
+pub const STEP_CAP: u64 = 5_000;
 
 /// The longest `lab advance` (issue 10: a bounded run, refused politely beyond it).
 pub const MAX_ADVANCE: Duration = Duration::from_secs(3600);
@@ -47,7 +48,8 @@ Faults:\n\
   lab fail-image IMAGE            lab fix-image IMAGE\n\
   lab pause-kubelets              lab resume-kubelets     lab slow-kubelets FACTOR\n\
   lab clock-jump DURATION\n\
-  lab fail-cloud                  lab hang-cloud          lab fix-cloud\n\n\
+  lab fail-cloud                  lab hang-cloud          lab fix-cloud\n\
+  lab buggy-operator on|off       Redeploy the Bucket operator with a bug that makes a hot loop\n\n\
 World:\n\
   lab seed N                   Start over with another seed\n\
   lab reset                    Start over with the same seed\n\n\
@@ -164,9 +166,9 @@ impl Console {
                 };
                 // Lease renewals never run out, so an unbounded count never returned (and kept
                 // every step in the history).
-                if n > SETTLE_CAP {
+                if n > STEP_CAP {
                     return Err(CmdError::Plain(format!(
-                        "lab step runs at most {SETTLE_CAP} steps at a time; use lab settle to run until idle"
+                        "lab step runs at most {STEP_CAP} steps at a time; use lab settle to run until idle"
                     )));
                 }
                 for _ in 0..n {
@@ -186,48 +188,30 @@ impl Console {
             }
             "settle" => {
                 let before = world.now();
-                if self.pending.is_empty() {
-                    match world.run_until_idle(SETTLE_CAP) {
-                        Settled::Idle { steps } => {
-                            let spent = world.now().since(before);
-                            out.out(format!(
-                                "Settled after {steps} steps ({} of virtual time).\n",
-                                fmt_duration(spent)
-                            ));
+                // No step cap: it runs until the cluster is idle or a hot loop shows (the verdict
+                // names it), whatever the cluster's size.
+                let settled = if self.pending.is_empty() {
+                    SettleRun::run_to_end(world)
+                } else {
+                    // kubectl is watching or waiting: step one at a time so that what it prints
+                    // appears where it happens.
+                    let mut run = SettleRun::new();
+                    loop {
+                        let Some(world) = cluster.world() else { break Settled::Idle { steps: run.steps() } };
+                        let r = run.run(world, 1);
+                        let more = self.resume(cluster);
+                        out.extend(more);
+                        if !matches!(r, Settled::Working { .. }) {
+                            break r;
                         }
-                        Settled::HotLoop { explanation, .. } => out.out(format!("{explanation}\n")),
                     }
-                    return Ok(());
-                }
-                // kubectl is watching or waiting: step one at a time so that what it prints
-                // appears where it happens.
-                let mut total = 0;
-                let mut hot = None;
-                while total < SETTLE_CAP {
-                    let Some(world) = cluster.world() else { break };
-                    let (steps, idle) = match world.run_until_idle(1) {
-                        Settled::Idle { steps } => (steps, true),
-                        Settled::HotLoop { steps, explanation } => {
-                            hot = Some(explanation);
-                            (steps, false)
-                        }
-                    };
-                    total += steps;
-                    let more = self.resume(cluster);
-                    out.extend(more);
-                    if idle || steps == 0 {
-                        hot = None;
-                        break;
-                    }
-                }
+                };
                 let Some(world) = cluster.world() else { return Ok(()) };
-                match hot.filter(|_| total >= SETTLE_CAP) {
-                    Some(_) => out.out(format!(
-                        "Stopped after {total} steps with work still queued: a controller that keeps changing what it watches never settles.\n"
-                    )),
-                    None => {
+                match settled {
+                    Settled::HotLoop { explanation, .. } => out.out(format!("{explanation}\n")),
+                    Settled::Idle { steps } | Settled::Working { steps } => {
                         let spent = world.now().since(before);
-                        out.out(format!("Settled after {total} steps ({} of virtual time).\n", fmt_duration(spent)));
+                        out.out(format!("Settled after {steps} steps ({} of virtual time).\n", fmt_duration(spent)));
                     }
                 }
             }
@@ -382,6 +366,14 @@ impl Console {
             "fail-cloud" => fault(world.cloud_fault(Some(CloudFault::Failing)), out)?,
             "hang-cloud" => fault(world.cloud_fault(Some(CloudFault::Hanging)), out)?,
             "fix-cloud" => fault(world.cloud_fault(None), out)?,
+            "buggy-operator" => {
+                let on = match need(args, 1, "on or off")? {
+                    "on" => true,
+                    "off" => false,
+                    other => return Err(CmdError::Plain(format!("lab buggy-operator takes on or off, not {other:?}"))),
+                };
+                fault(world.fault(Fault::BuggyOperator(on)), out)?;
+            }
             "pause-kubelets" => fault(world.pause_kubelets(), out)?,
             "resume-kubelets" => fault(world.resume_kubelets(), out)?,
             "slow-kubelets" => {

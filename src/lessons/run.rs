@@ -5,11 +5,8 @@
 use super::checker::Checker;
 use super::format::{Action, Lesson, EXPECT_FAILURE, STEP_UNTIL_CAP};
 use super::progress::Progress;
-use crate::engine::world::{Settled, World};
+use crate::engine::world::{SettleRun, Settled, World};
 use crate::kubectl::Console;
-
-/// The most steps "Run until idle" takes before calling the rest a hot loop (as `lab settle`).
-pub const SETTLE_CAP: u64 = crate::kubectl::lab::SETTLE_CAP;
 
 /// What one input did: what the console (or the page) would show, and the goals that became met.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -148,8 +145,8 @@ impl LessonRun {
 
     /// The "Run until idle" button.
     pub fn settle(&mut self) -> Played {
-        let text = match self.world.run_until_idle(SETTLE_CAP) {
-            Settled::Idle { steps } => format!("Settled after {steps} steps.\n"),
+        let text = match SettleRun::run_to_end(&mut self.world) {
+            Settled::Idle { steps } | Settled::Working { steps } => format!("Settled after {steps} steps.\n"),
             Settled::HotLoop { steps, explanation } => format!("Stopped after {steps} steps: {explanation}\n"),
         };
         let mut text = text;

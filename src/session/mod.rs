@@ -12,12 +12,13 @@
 pub mod console;
 pub mod editor;
 pub mod lesson;
+pub mod pacer;
 pub mod recovery;
 pub mod saved;
 pub mod share;
 pub mod timeline;
 
-use crate::engine::world::{ActionKind, Actor, Fault, Pending, Settled, StepRecord, World};
+use crate::engine::world::{ActionKind, Actor, Fault, Pending, SettleRun, Settled, StepRecord, World};
 use crate::kubectl::cmd::{Output, Stream};
 use crate::kubectl::Console;
 use crate::lessons::LessonRun;
@@ -26,9 +27,6 @@ pub use console::{Block, BlockKind, Completion, HistoryCursor, Transcript};
 pub use editor::{Buffer, Diagnostic, Origin};
 pub use share::{Op, ShareError, ShareLog};
 pub use timeline::{Branch, Timeline, HISTORY_LIMIT, SNAPSHOT_BUDGET};
-
-/// The most steps "Run until idle" takes before calling the rest a hot loop (as `lab settle`).
-pub const SETTLE_CAP: u64 = crate::kubectl::lab::SETTLE_CAP;
 
 /// The seed of the sandbox's world.
 pub const SANDBOX_SEED: u64 = 1;
@@ -256,8 +254,11 @@ pub struct Session {
     selected: Option<(String, String)>,
     notice: Option<String>,
     goals_met: Vec<String>,
-    /// Steps taken so far by a sliced run until idle ([`Session::settle_slice`]).
-    settle_total: u64,
+    /// The run until idle in progress ([`Session::settle_slice`]), if any.
+    settle: Option<SettleRun>,
+    /// Steps of that run not yet in the share log: a run is logged as one intent when it ends
+    /// or before the next intent, not a slice per animation frame.
+    settle_unlogged: u64,
     changes: Changes,
     /// Every intent since the session started: what its share code carries (see [`share`]).
     log: ShareLog,
@@ -284,7 +285,8 @@ impl Session {
             selected: None,
             notice: None,
             goals_met: Vec::new(),
-            settle_total: 0,
+            settle: None,
+            settle_unlogged: 0,
             changes: Changes::default(),
             log: ShareLog::new(share::Start::Sandbox { seed: 0 }),
             dirty: Vec::new(),
@@ -439,82 +441,90 @@ impl Session {
         r.map(|_| ())
     }
 
-    /// Run until idle: steps until only periodic work remains (or reports a hot loop after
-    /// [`SETTLE_CAP`] steps). While kubectl watches or waits, it steps one at a time so the
-    /// output appears where it happens.
+    /// Run until idle, in one call: steps until only periodic work remains or a hot loop shows
+    /// (no step cap: see [`SettleRun`]). While kubectl watches or waits, it steps one at a time
+    /// so the output appears where it happens.
     pub fn run_until_idle(&mut self) -> Settled {
         loop {
-            if let Some(done) = self.settle_slice(SETTLE_CAP) {
+            if let Some(done) = self.settle_slice(u64::MAX) {
                 return done;
             }
         }
     }
 
-    /// Run until idle, a slice at a time (the page runs one slice per frame so it stays
-    /// responsive): takes up to `slice` steps; returns the outcome once idle or once
-    /// [`SETTLE_CAP`] steps were taken in all, None while there is more to do.
+    /// Run until idle, a slice at a time (the page runs one slice per animation frame, sized by
+    /// time: [`pacer`]): takes up to `slice` steps of the run in progress (starting one if none
+    /// is). Returns the outcome once the cluster is idle or a hot loop shows, None while there is
+    /// more to do; meanwhile the notice says how far it got and what remains.
     pub fn settle_slice(&mut self, slice: u64) -> Option<Settled> {
-        self.record(Op::Settle { slice, count: 1 });
-        let r = self.settle_some(slice.max(1));
-        let (steps, idle, explanation) = match r {
-            Settled::Idle { steps } => (steps, true, String::new()),
-            Settled::HotLoop { steps, explanation } => (steps, false, explanation),
-        };
-        self.settle_total += steps;
-        let total = self.settle_total;
-        let done = if idle {
-            Some(Settled::Idle { steps: total })
-        } else if total >= SETTLE_CAP {
-            Some(Settled::HotLoop { steps: total, explanation })
-        } else {
-            None
+        let mut run = self.settle.take().unwrap_or_default();
+        let before = run.steps();
+        let r = self.settle_some(&mut run, slice.max(1));
+        self.settle_unlogged += run.steps() - before;
+        let done = match r {
+            Settled::Working { .. } => None,
+            done => Some(done),
         };
         self.notice = Some(match &done {
-            Some(Settled::Idle { steps }) => format!("Settled after {steps} steps."),
+            // The console's words ("Settled after 38135 steps"): plain digits in both.
+            Some(Settled::Idle { steps } | Settled::Working { steps }) => format!("Settled after {steps} steps."),
             Some(Settled::HotLoop { explanation, .. }) => explanation.clone(),
-            None => format!("Running until idle: {total} steps so far."),
+            None => {
+                let left = self.world().remaining().to_string();
+                let steps = crate::engine::world::fmt_count(run.steps() as usize);
+                if left.is_empty() {
+                    format!("Running until idle: {steps} steps so far.")
+                } else {
+                    format!("Running until idle: {steps} steps so far · {left}.")
+                }
+            }
         });
         if done.is_some() {
-            self.settle_total = 0;
+            self.flush_settle();
+        } else {
+            self.settle = Some(run);
         }
         self.after_world(true);
         done
     }
 
-    /// Stops a sliced run until idle (the learner pressed Pause): the next one counts from 0.
+    /// Whether a run until idle is in progress.
+    pub fn settling(&self) -> bool {
+        self.settle.is_some()
+    }
+
+    /// Stops a sliced run until idle (the learner pressed Pause): the next one starts afresh.
     pub fn settle_cancel(&mut self) {
-        if self.settle_total > 0 {
+        if self.settle.is_some() || self.settle_unlogged > 0 {
             self.record(Op::SettleCancel);
-            self.settle_total = 0;
+            self.settle = None;
             self.notice = Some("Paused.".into());
             self.changes.notice += 1;
         }
     }
 
-    fn settle_some(&mut self, cap: u64) -> Settled {
+    /// Logs the steps of the run until idle so far as one intent (replaying it takes the same
+    /// steps: the run stops where it stopped, or goes on from there in the next one).
+    pub(super) fn flush_settle(&mut self) {
+        if self.settle_unlogged > 0 {
+            self.log.push(Op::Settle { slice: self.settle_unlogged, count: 1 });
+            self.settle_unlogged = 0;
+        }
+    }
+
+    fn settle_some(&mut self, run: &mut SettleRun, cap: u64) -> Settled {
         let (world, console) = self.parts();
         if console.pending.is_empty() {
-            return world.run_until_idle(cap);
+            return run.run(world, cap);
         }
-        let mut total = 0;
+        let start = run.steps();
         let mut out = Output::default();
         let result = loop {
             let (world, console) = self.parts();
-            match world.run_until_idle(1) {
-                Settled::Idle { steps } => {
-                    total += steps;
-                    out.extend(console.resume(world));
-                    if steps == 0 {
-                        break Settled::Idle { steps: total };
-                    }
-                }
-                Settled::HotLoop { steps, explanation } => {
-                    total += steps;
-                    out.extend(console.resume(world));
-                    if total >= cap {
-                        break Settled::HotLoop { steps: total, explanation };
-                    }
-                }
+            let r = run.run(world, 1);
+            out.extend(console.resume(world));
+            if !matches!(r, Settled::Working { .. }) || run.steps() - start >= cap {
+                break r;
             }
         };
         self.transcript.live(&out);

@@ -392,14 +392,12 @@ fn read_shared(r: &mut Reader) -> Result<Shared, ShareError> {
     let mut steps: u64 = 0;
     for _ in 0..n {
         let op = read_op(r)?;
-        if let Op::Settle { slice, .. } = op {
-            // The page's slices are small and Run until idle's are SETTLE_CAP: a larger one could
-            // run a hot loop for ever.
-            if slice > crate::session::SETTLE_CAP {
-                return Err(ShareError::Corrupt("a run until idle larger than the page takes"));
-            }
-        }
-        steps = steps.saturating_add(op.repeats().1);
+        // A run until idle is logged with the steps it took: no more than a replay may take.
+        let op_steps = match &op {
+            Op::Settle { slice, count } => slice.saturating_mul(u64::from(*count)),
+            other => other.repeats().1,
+        };
+        steps = steps.saturating_add(op_steps);
         if steps > MAX_REPLAY_STEPS {
             return Err(ShareError::TooMuchWork);
         }
@@ -463,6 +461,8 @@ impl Session {
     /// them as files), the texts typed since they were last logged are logged first; intents
     /// that only move the world do not need them, so typing between steps costs one intent.
     pub(super) fn record(&mut self, op: Op) {
+        // The steps of a run until idle come first: they happened before this intent.
+        self.flush_settle();
         let world_only = matches!(
             op,
             Op::Step(_)
@@ -796,6 +796,10 @@ fn write_fault(w: &mut Writer, f: &Fault) {
                 Some(CloudFault::Hanging) => 2,
             });
         }
+        Fault::BuggyOperator(on) => {
+            w.byte(19);
+            w.byte(u8::from(*on));
+        }
     }
 }
 
@@ -825,6 +829,11 @@ fn read_fault(r: &mut Reader) -> Result<Fault, ShareError> {
         16 => Fault::Thaw(r.str()?),
         17 => Fault::Revoke(r.str()?),
         18 => Fault::Grant(r.str()?),
+        19 => Fault::BuggyOperator(match r.byte()? {
+            0 => false,
+            1 => true,
+            _ => return Err(ShareError::Corrupt("an unknown operator build")),
+        }),
         _ => return Err(ShareError::Corrupt("an unknown fault")),
     })
 }

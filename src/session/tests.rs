@@ -411,3 +411,36 @@ fn lab_back_in_the_console_keeps_the_future_visible() {
     assert_eq!(s.timeline().get(s.world(), end).cloned(), last);
     assert!(s.timeline().branches().is_empty());
 }
+
+/// The buggy operator's hot loop stops at the same step with the same verdict whether Run until
+/// idle runs in one call or in the page's slices, and a share code of the sliced session (the
+/// run logged as one intent with the steps it took) replays to the same place.
+#[test]
+fn a_hot_loop_is_caught_at_the_same_step_in_slices_and_shares() {
+    let start = |s: &mut Session| {
+        s.console_submit("kubectl create -f - <<EOF\napiVersion: example.com/v1\nkind: Bucket\nmetadata:\n  name: photos\nspec:\n  region: eu-west-1\nEOF");
+        let Settled::Idle { .. } = s.run_until_idle() else { panic!("a new Bucket settles") };
+        s.console_submit("lab buggy-operator on");
+    };
+    let mut whole = Session::sandbox();
+    start(&mut whole);
+    let verdict = whole.run_until_idle();
+    let Settled::HotLoop { explanation, .. } = &verdict else { panic!("a hot loop: {verdict:?}") };
+    assert!(
+        explanation.starts_with("Hot loop: bucket-controller (bucket-operator) reconciled default/photos"),
+        "{explanation}"
+    );
+    let mut sliced = Session::sandbox();
+    start(&mut sliced);
+    let done = loop {
+        if let Some(done) = sliced.settle_slice(13) {
+            break done;
+        }
+    };
+    assert_eq!(done, verdict);
+    assert_eq!(sliced.world().history(), whole.world().history());
+    assert_eq!(sliced.notice(), Some(explanation.as_str()));
+    let code = sliced.share_code();
+    let restored = share::restore(&code).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(restored.world().position(), sliced.world().position());
+}

@@ -55,12 +55,21 @@ pub fn conflicts_in(history: &[StepRecord]) -> Vec<ConflictView> {
                 .iter()
                 .find(|n| n.actor == r.actor)
                 .map(|n| format!("step {}: {}", n.number, n.sentence));
+            // The lab's injected writer (`lab conflict`, `WorldApi::maybe_conflict`) writes inside
+            // the loser's own step: it is "another client", not the loser.
+            let writer = |w: &StepRecord, c: &crate::engine::world::ApiCall| {
+                if c.verb == crate::engine::world::Verb::PatchByAnotherClient {
+                    "another client".to_string()
+                } else {
+                    w.actor.to_string()
+                }
+            };
             out.push(ConflictView {
                 step: r.number,
                 target: call.target.clone(),
                 loser: r.actor.to_string(),
                 loser_rv: call.sent_resource_version,
-                winner: winner.map(|(w, _)| w.actor.to_string()),
+                winner: winner.map(|(w, c)| writer(w, c)),
                 stored_rv: winner.map(|(_, c)| c.resource_version),
                 winner_step: winner.map(|(w, _)| w.number),
                 loser_next,
@@ -144,7 +153,7 @@ mod tests {
         assert!(!c.is_empty(), "the armed conflict produced a 409");
         let first = &c[0];
         assert!(first.stored_rv.is_some_and(|s| s > first.loser_rv), "{first:?}");
-        assert!(first.winner.is_some());
+        assert_eq!(first.winner.as_deref(), Some("another client"), "the injected writer, not the loser: {first:?}");
         assert!(first.loser_next.is_some());
     }
 }

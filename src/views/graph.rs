@@ -287,6 +287,7 @@ fn metadata_of(obj: &Frozen) -> ObjectMetadata {
         deleting: obj.is_deleting(),
         finalizers: obj.finalizers().into_iter().map(str::to_string).collect(),
         owner_references: obj.owner_references(),
+        phase: obj.get("status").and_then(|s| s.get("phase")).and_then(Frozen::as_str).map(Box::from),
     }
 }
 

@@ -11,6 +11,8 @@
 //! - [`objects`]: "Objects": everything stored, and one object's YAML with its key fields marked.
 //! - [`leases`]: "Leases": the Lease records and which controller-manager replica acts.
 //! - [`cloud`]: "Cloud": the external buckets and which ones leaked.
+//! - [`map`]: "Control plane": the whole control plane as one picture, laid out here, with what
+//!   the last step moved; selecting one of its parts filters the panels above to it.
 //!
 //! Long lists are capped ([`Capped`]) and say so ("showing 200 of 1,000"), so that a step with
 //! thousands of pods still renders within a frame. The views that cover every object (the owner
@@ -25,6 +27,7 @@ pub mod cloud;
 pub mod conflicts;
 pub mod graph;
 pub mod leases;
+pub mod map;
 pub mod objects;
 pub mod queues;
 pub mod watch;

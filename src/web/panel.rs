@@ -25,7 +25,14 @@ pub fn Panel(
         })
     });
     view! {
-        <section class="panel" class:panel--touched=move || touched.get() role="region" aria-labelledby=labelled_by>
+        <section
+            class="panel"
+            class:panel--touched=move || touched.get()
+            role="region"
+            aria-labelledby=labelled_by
+            id=format!("region-{}", slug(title))
+            tabindex="-1"
+        >
             <h2 class="panel__title" id=heading_id>
                 {title}
                 <Show when=move || touched.get()>
@@ -49,4 +56,14 @@ pub fn EmptyState(
 /// `"Informer caches"` -> `"informer-caches"`: a stable id fragment for a panel title.
 pub fn slug(title: &str) -> String {
     title.chars().map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '-' }).collect()
+}
+
+/// Scrolls the region titled `title` into view and moves focus to it (the map's "details" buttons).
+pub fn reveal(title: &str) {
+    use wasm_bindgen::JsCast;
+    let Some(el) = document().get_element_by_id(&format!("region-{}", slug(title))) else { return };
+    if let Ok(el) = el.dyn_into::<web_sys::HtmlElement>() {
+        el.scroll_into_view();
+        let _ = el.focus();
+    }
 }

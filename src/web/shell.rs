@@ -11,7 +11,8 @@ use super::panel::{EmptyState, Panel};
 
 /// The groups of regions, in page order (on narrow screens, in tab order). An array of the same
 /// length as [`REGIONS`], so that the compiler keeps the two in step.
-const GROUPS: [Group; 3] = [
+const GROUPS: [Group; 4] = [
+    Group { label: "Map", id: "map" },
     Group { label: "Steps", id: "steps" },
     Group { label: "Cluster", id: "cluster" },
     Group { label: "Commands", id: "commands" },
@@ -26,7 +27,12 @@ struct Region {
 /// The regions of each group of [`GROUPS`], by index.
 ///
 /// Invariant: every title is unique on the page (it is the region's accessible name).
-const REGIONS: [&[Region]; 3] = [
+const REGIONS: [&[Region]; 4] = [
+    &[Region {
+        title: "Control plane",
+        empty: "The API server and every process of the control plane, with their informers, work \
+                queues and watch streams, drawn as one picture that moves with each step.",
+    }],
     &[
         Region {
             title: "What happens next",
@@ -78,11 +84,11 @@ const REGIONS: [&[Region]; 3] = [
         },
     ],
     &[
-        Region { title: "Editor", empty: "A manifest you open or write appears here, ready to apply to the cluster." },
         Region {
             title: "Console",
             empty: "kubectl commands you run appear here with their output, as kubectl prints it.",
         },
+        Region { title: "Editor", empty: "A manifest you open or write appears here, ready to apply to the cluster." },
     ],
 ];
 
@@ -96,6 +102,18 @@ pub fn Shell() -> impl IntoView {
     }
     let narrow = use_narrow();
     let selected = RwSignal::new(0usize);
+    // The map's selection, which the machinery panels filter to, and the way its "details" buttons
+    // bring a panel into view (on a narrow screen, by selecting its tab first).
+    provide_context(super::views::MapSelection(RwSignal::new(None)));
+    provide_context(super::views::Reveal(Callback::new(move |title: String| {
+        if let Some(i) = REGIONS.iter().position(|rs| rs.iter().any(|r| r.title == title)) {
+            if narrow.get_untracked() {
+                selected.set(i);
+            }
+        }
+        // After the tab's panel is shown.
+        request_animation_frame(move || super::panel::reveal(&title));
+    })));
     view! {
         <header class="site-header">
             <h1 class="site-header__title">"Reconcile Lab"</h1>

@@ -6,11 +6,35 @@ use gloo_timers::callback::Interval;
 use leptos::prelude::*;
 
 use super::shortcuts::{self, Target};
-use super::state::{use_lab, Part};
+use super::state::{use_lab, Lab, Part};
+use crate::session::pacer::Pacer;
 use crate::session::Tick;
 
-/// Steps per slice of Run until idle (one slice per timer tick).
-const SETTLE_SLICE: u64 = 40;
+/// The page's clock for pacing, in milliseconds.
+fn now_ms() -> f64 {
+    web_sys::window().and_then(|w| w.performance()).map_or(0.0, |p| p.now())
+}
+
+/// One animation frame of Run until idle: a slice of steps sized by time ([`Pacer`]), then the
+/// next frame, until the run ends or is stopped. The views redraw from the session's changes
+/// after the slice, so at most once per frame however many steps the slice took. `run` is this
+/// run's number: a frame of a run that was paused (and perhaps started again) ends it there.
+fn settle_frame(lab: Lab, settling: RwSignal<bool>, runs: StoredValue<(u64, Pacer), LocalStorage>, run: u64) {
+    if !settling.get_untracked() || runs.with_value(|r| r.0) != run {
+        return;
+    }
+    let started = now_ms();
+    let steps = runs.with_value(|r| r.1.plan(started));
+    let before = lab.read_untracked(|s| s.world().position());
+    let done = lab.act(|s| s.settle_slice(steps)).is_some();
+    let taken = lab.read_untracked(|s| s.world().position()).saturating_sub(before);
+    runs.update_value(|r| r.1.done(started, now_ms(), taken as u64));
+    if done {
+        settling.set(false);
+    } else {
+        request_animation_frame(move || settle_frame(lab, settling, runs, run));
+    }
+}
 
 /// Play's speeds, in steps per second: the Speed slider picks one by index.
 pub const SPEEDS: [u32; 6] = [1, 2, 4, 8, 15, 30];
@@ -27,19 +51,15 @@ pub fn Stepper(
     let speed = RwSignal::new(2usize);
     let settling = RwSignal::new(false);
     let timer: StoredValue<Option<Interval>, LocalStorage> = StoredValue::new_local(None);
-    let settle_timer: StoredValue<Option<Interval>, LocalStorage> = StoredValue::new_local(None);
+    let runs: StoredValue<(u64, Pacer), LocalStorage> = StoredValue::new_local((0, Pacer::new()));
 
-    // Run until idle, one slice per timer tick, so the page keeps answering input meanwhile.
+    // Run until idle, one slice per animation frame, so the page keeps answering input (and
+    // redraws once a frame) meanwhile.
     Effect::new(move |_| {
-        let on = settling.get();
-        settle_timer.set_value(None);
-        if on {
-            let tick = Interval::new(0, move || {
-                if lab.act(|s| s.settle_slice(SETTLE_SLICE)).is_some() {
-                    settling.set(false);
-                }
-            });
-            settle_timer.set_value(Some(tick));
+        if settling.get() {
+            let run = runs.with_value(|r| r.0) + 1;
+            runs.set_value((run, Pacer::new()));
+            request_animation_frame(move || settle_frame(lab, settling, runs, run));
         }
     });
 
@@ -63,7 +83,11 @@ pub fn Stepper(
     };
     let back = move || {
         playing.set(false);
-        settling.set(false);
+        if settling.get_untracked() {
+            // Going back ends the run until idle (the next one starts afresh).
+            settling.set(false);
+            lab.act(|s| s.settle_cancel());
+        }
         lab.act(|s| s.step_back());
     };
     let toggle = move || {

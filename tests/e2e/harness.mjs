@@ -173,6 +173,7 @@ export async function openPage(browser, url, contextOptions = {}) {
 
 /** The regions every page shows, by accessible name (the contract in src/web/shell.rs). */
 export const REGIONS = [
+  "Control plane",
   "What happens next",
   "Timeline",
   "Watch events",

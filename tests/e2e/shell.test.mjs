@@ -105,10 +105,17 @@ describe("on a 360 px wide screen", () => {
     const tablist = page.getByRole("tablist", { name: "Page sections" });
     assert.ok(await tablist.isVisible());
     const tabs = tablist.getByRole("tab");
-    assert.deepEqual(await tabs.allInnerTexts(), ["Steps", "Cluster", "Commands"]);
+    assert.deepEqual(await tabs.allInnerTexts(), ["Map", "Steps", "Cluster", "Commands"]);
+
+    // The picture of the control plane is the first tab.
+    const map = page.getByRole("tab", { name: "Map" });
+    assert.equal(await map.getAttribute("aria-selected"), "true");
+    assert.ok(await page.getByRole("region", { name: "Control plane" }).isVisible());
+    assert.equal(await page.getByRole("region", { name: "Timeline" }).count(), 0, "hidden panels are hidden");
 
     const steps = page.getByRole("tab", { name: "Steps" });
     const commands = page.getByRole("tab", { name: "Commands" });
+    await steps.click();
     assert.equal(await steps.getAttribute("aria-selected"), "true");
     assert.ok(await page.getByRole("region", { name: "Timeline" }).isVisible());
     assert.equal(await page.getByRole("region", { name: "Console" }).count(), 0, "hidden panels are hidden");
@@ -130,7 +137,11 @@ describe("on a 360 px wide screen", () => {
     const selectedName = async () => (await page.getByRole("tab", { selected: true }).innerText()).trim();
     const focusedName = () => page.evaluate(() => document.activeElement?.textContent?.trim());
 
-    await tab("Steps").focus();
+    // Focus sits on the selected tab (roving tabindex): the Map, the first.
+    await tab("Map").focus();
+    await page.keyboard.press("ArrowRight");
+    assert.equal(await selectedName(), "Steps");
+    assert.equal(await focusedName(), "Steps");
     await page.keyboard.press("ArrowRight");
     assert.equal(await selectedName(), "Cluster");
     assert.equal(await focusedName(), "Cluster");
@@ -139,12 +150,12 @@ describe("on a 360 px wide screen", () => {
     await page.keyboard.press("End");
     assert.equal(await selectedName(), "Commands");
     await page.keyboard.press("ArrowRight");
-    assert.equal(await selectedName(), "Steps", "wraps from the last tab to the first");
+    assert.equal(await selectedName(), "Map", "wraps from the last tab to the first");
     await page.keyboard.press("ArrowLeft");
     assert.equal(await selectedName(), "Commands", "wraps from the first tab to the last");
     await page.keyboard.press("Home");
-    assert.equal(await selectedName(), "Steps");
-    assert.equal(await focusedName(), "Steps");
+    assert.equal(await selectedName(), "Map");
+    assert.equal(await focusedName(), "Map");
 
     // Only the selected tab is in the tab sequence; Tab moves on to its panel.
     await page.keyboard.press("Tab");
@@ -159,23 +170,23 @@ describe("on a 360 px wide screen", () => {
     // The site navigation (Lessons, Sandbox) comes first; the tabs right after it.
     await page.getByRole("navigation", { name: "Site" }).getByRole("link", { name: "Sandbox" }).focus();
     await page.keyboard.press("Tab");
-    const steps = page.getByRole("tab", { name: "Steps" });
+    const map = page.getByRole("tab", { name: "Map" });
     assert.equal(await page.evaluate(() => document.activeElement?.getAttribute("role")), "tab");
-    const ring = await steps.evaluate((el) => {
+    const ring = await map.evaluate((el) => {
       const style = getComputedStyle(el);
       return { style: style.outlineStyle, width: parseFloat(style.outlineWidth) };
     });
     assert.notEqual(ring.style, "none", "a focused tab has an outline");
     assert.ok(ring.width >= 2, `the outline is at least 2px wide (${ring.width}px)`);
     const weight = (name) => page.getByRole("tab", { name }).evaluate((el) => getComputedStyle(el).fontWeight);
-    assert.notEqual(await weight("Steps"), await weight("Cluster"), "selected and unselected tabs differ in weight");
+    assert.notEqual(await weight("Map"), await weight("Cluster"), "selected and unselected tabs differ in weight");
     assert.deepEqual(problems, []);
     await context.close();
   });
 
   test("fits the width: nothing scrolls sideways", async () => {
     const { context, page, problems } = await openPage(browser, `${server.origin}/#/sandbox`, NARROW);
-    for (const name of ["Steps", "Cluster", "Commands"]) {
+    for (const name of ["Map", "Steps", "Cluster", "Commands"]) {
       await page.getByRole("tab", { name }).click();
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
       assert.ok(overflow <= 0, `tab "${name}" overflows by ${overflow}px`);

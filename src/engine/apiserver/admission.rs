@@ -12,6 +12,7 @@
 use serde_json::Value;
 
 use super::ApiServer;
+use crate::engine::frozen::Frozen;
 use crate::engine::kinds::Kind;
 use crate::engine::object::ObjectExt;
 use crate::engine::status::{Cause, Status};
@@ -30,8 +31,9 @@ impl ApiServer {
         }
         let ns_kind = Kind::by_kind("Namespace")
             .ok_or_else(|| Status::new(crate::engine::status::Reason::InternalError, "no Namespace kind"))?;
-        let namespace = self.get(ns_kind, None, ns)?;
-        if namespace.pointer("/status/phase").and_then(Value::as_str) == Some("Terminating") {
+        // The shared form: no decode of the namespace for every create in it.
+        let namespace = self.get_shared(ns_kind, None, ns)?;
+        if namespace.pointer("/status/phase").and_then(Frozen::as_str) == Some("Terminating") {
             // `admission.NewForbidden` names the object, else its generateName, else "Unknown".
             let generate = obj.meta().and_then(|m| m.get("generateName")).and_then(Value::as_str).unwrap_or("");
             let name = match (obj.name(), generate) {

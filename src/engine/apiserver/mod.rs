@@ -316,6 +316,13 @@ impl ApiServer {
         self.watches.set_limit(n);
     }
 
+    /// The watch history window (the watch cache's part): how many events of each kind it keeps,
+    /// and per kind the oldest resourceVersion a watch can still start from (0: all of it; a watch
+    /// from an older one gets `410 Expired`). For the page's picture of the API server.
+    pub fn watch_history(&self) -> (usize, Vec<(&'static str, u64)>) {
+        self.watches.window()
+    }
+
     /// Forgets the history: every resourceVersion older than the current one is "too old".
     pub fn expire_history(&mut self) {
         self.watches.expire(self.store.revision());
@@ -362,6 +369,33 @@ impl ApiServer {
         new
     }
 
+    /// [`ApiServer::commit_update`] with the stored object as its shared tree.
+    fn commit_update_shared(&mut self, key: Key, old: &Shared, mut new: Value) -> Value {
+        set_resource_version(&mut new, old.resource_version());
+        // Both sides are normalized (same key order): equal values have equal encodings.
+        if **old == new {
+            return new;
+        }
+        let rv = self.store.next_revision();
+        set_resource_version(&mut new, rv);
+        let object = self.store.put(key.clone(), &new);
+        let prev = Some(Arc::clone(old));
+        self.watches.record(key.0, Change { rv, event_type: EventType::Modified, object, prev });
+        new
+    }
+
+    /// [`ApiServer::commit_delete`] with the stored object as its shared tree.
+    fn commit_delete_shared(&mut self, key: Key, old: &Shared) -> Value {
+        let rv = self.store.next_revision();
+        self.store.remove(&key);
+        let mut last = old.to_value();
+        set_resource_version(&mut last, rv);
+        let object = Arc::new(Frozen::from(&last));
+        let prev = Some(Arc::clone(old));
+        self.watches.record(key.0, Change { rv, event_type: EventType::Deleted, object, prev });
+        last
+    }
+
     /// Removes an object and records DELETED carrying its last state stamped with the
     /// deletion revision (§3.6). Returns that last state.
     fn commit_delete(&mut self, key: Key, old: Arc<Value>) -> Value {
@@ -379,11 +413,23 @@ impl ApiServer {
 /// Sets `metadata.resourceVersion`, keeping `metadata`'s keys in the apiserver's order.
 pub(crate) fn set_resource_version(obj: &mut Value, rv: u64) {
     let meta = obj.meta_mut();
-    let fresh = !meta.contains_key("resourceVersion");
-    meta.insert("resourceVersion".into(), Value::from(rv.to_string()));
-    if fresh {
-        if let Some(m) = obj.get_mut("metadata") {
-            schema::normalize(m, &schema::OBJECT_META);
-        }
+    let rv = Value::from(rv.to_string());
+    if let Some(v) = meta.get_mut("resourceVersion") {
+        *v = rv;
+        return;
+    }
+    // A new key goes where ObjectMeta's order puts it when the metadata is in that order
+    // already (then normalizing leaves the order alone instead of rebuilding the map; the
+    // result is the same either way: every key is a known field).
+    let order = |k: &str| schema::OBJECT_META.fields.iter().position(|f| f.name == k);
+    let at = order("resourceVersion").unwrap_or(usize::MAX);
+    if meta.keys().all(|k| order(k).is_some()) && meta.keys().map(|k| order(k)).is_sorted() {
+        let index = meta.keys().filter(|k| order(k).is_some_and(|i| i < at)).count();
+        meta.shift_insert(index, "resourceVersion".into(), rv);
+    } else {
+        meta.insert("resourceVersion".into(), rv);
+    }
+    if let Some(m) = obj.get_mut("metadata") {
+        schema::normalize(m, &schema::OBJECT_META);
     }
 }

@@ -449,8 +449,8 @@ impl ApiServer {
         }
         let key = Self::key(kind, ns, name);
         debug_assert_eq!(key.0, kind_index(kind));
-        let old = self.store.get(&key).ok_or_else(|| Status::not_found(kind, name))?;
-        let mut new = (*old).clone();
+        let old = self.store.get_shared(&key).ok_or_else(|| Status::not_found(kind, name))?;
+        let mut new = old.to_value();
         match patch {
             Patch::Merge(p) => {
                 if !p.is_object() {

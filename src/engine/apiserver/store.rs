@@ -69,6 +69,9 @@ pub struct ObjectMetadata {
     pub finalizers: Vec<String>,
     /// `metadata.ownerReferences`, in order.
     pub owner_references: Vec<OwnerReference>,
+    /// `status.phase` (Pods, Namespaces), if set: not metadata, but what a run's progress line
+    /// counts (pods running) without decoding every pod.
+    pub phase: Option<Box<str>>,
 }
 
 impl ObjectMetadata {
@@ -80,6 +83,7 @@ impl ObjectMetadata {
             deleting: obj.is_deleting(),
             finalizers: obj.finalizers().into_iter().map(str::to_string).collect(),
             owner_references: obj.owner_references(),
+            phase: obj.get("status").and_then(|s| s.get("phase")).and_then(Value::as_str).map(Box::from),
         }
     }
 }
@@ -101,9 +105,9 @@ struct Entry {
 }
 
 impl Entry {
-    fn new(obj: &Value, shared: &Shared) -> Arc<Entry> {
+    fn new(obj: &Value, shared: &Shared, size_hint: usize) -> Arc<Entry> {
         Arc::new(Entry {
-            text: encode(obj),
+            text: shared.to_json_sized(size_hint).into_boxed_str(),
             labels: obj
                 .pointer("/metadata/labels")
                 .filter(|l| l.as_object().is_some_and(|m| !m.is_empty()))
@@ -111,6 +115,11 @@ impl Entry {
             meta: ObjectMetadata::of(obj),
             shared: Mutex::new(Arc::downgrade(shared)),
         })
+    }
+
+    /// The memoized shared tree, if it is alive.
+    fn live(&self) -> Option<Shared> {
+        self.shared.lock().ok().and_then(|memo| memo.upgrade())
     }
 
     /// The shared tree: the memoized one while it lives, else decoded now (and memoized).
@@ -159,9 +168,14 @@ impl Store {
         self.get_value(key).map(Arc::new)
     }
 
-    /// One object, decoded, owned.
+    /// One object, decoded, owned: copied from its shared tree while someone holds that (an
+    /// informer cache usually does: copying a tree costs less than parsing the text), else
+    /// decoded from the text. Either way the same value.
     pub fn get_value(&self, key: &Key) -> Option<Value> {
-        self.objects.get(key).map(|e| decode(&e.text))
+        self.objects.get(key).map(|e| match e.live() {
+            Some(tree) => tree.to_value(),
+            None => decode(&e.text),
+        })
     }
 
     /// Whether an object exists (no decoding).
@@ -184,7 +198,9 @@ impl Store {
     pub fn put(&mut self, key: Key, obj: &Value) -> Shared {
         let k = key.0;
         let shared = Arc::new(Frozen::from(obj));
-        if self.objects.insert(key, Entry::new(obj, &shared)).is_none() {
+        // Room for the text: about what the previous version took (most writes change a little).
+        let size_hint = self.objects.get(&key).map_or(512, |e| e.text.len() + 64);
+        if self.objects.insert(key, Entry::new(obj, &shared, size_hint)).is_none() {
             self.counts[k] += 1;
         }
         shared
@@ -265,12 +281,8 @@ impl Store {
     }
 }
 
-/// The compact JSON encoding of an object (keys in the order they are in).
-pub fn encode(obj: &Value) -> Box<str> {
-    serde_json::to_string(obj).unwrap_or_default().into_boxed_str()
-}
-
-/// Decodes a stored encoding. The store only holds what [`encode`] wrote, so this cannot fail;
+/// Decodes a stored encoding. The store only holds what [`Frozen::to_json`] wrote (the compact
+/// JSON of an object, keys in the order they are in), so this cannot fail;
 /// were it ever to, the result is `null` rather than a panic.
 pub fn decode(text: &str) -> Value {
     serde_json::from_str(text).unwrap_or(Value::Null)

@@ -6,6 +6,7 @@
 use serde_json::{Map, Value};
 
 use super::validation::{go_quote, validate_labels, FieldError};
+use crate::engine::frozen::Frozen;
 use crate::engine::kinds::{Generation, Kind};
 use crate::engine::labels::Selector;
 use crate::engine::object::ObjectExt;
@@ -162,14 +163,16 @@ fn qos_class(pod: &Value) -> &'static str {
 /// `PrepareForUpdate` of the endpoint's strategy: copies from `old` what this endpoint may not
 /// change, then bumps generation per the kind's rule (the kind's `PrepareForUpdate`).
 /// `new`'s generation has already been reset to the stored one (`BeforeUpdate`).
-pub fn prepare_for_update(kind: &Kind, mode: UpdateMode, new: &mut Value, old: &Value) {
+pub fn prepare_for_update(kind: &Kind, mode: UpdateMode, new: &mut Value, old: &Frozen) {
+    // A field of the stored object, copied.
+    let take_old = |k: &str| old.get(k).map(Frozen::to_value);
     match mode {
         UpdateMode::Main => {
             if kind.status_subresource {
-                set(new, "status", take(old, "status"));
+                set(new, "status", take_old("status"));
             }
             if kind.kind == "Namespace" {
-                let old_finalizers = old.pointer("/spec/finalizers").cloned();
+                let old_finalizers = old.pointer("/spec/finalizers").map(Frozen::to_value);
                 if let Some(Value::Object(spec)) = new.get_mut("spec") {
                     match old_finalizers {
                         Some(f) => spec.insert("finalizers".into(), f),
@@ -182,13 +185,13 @@ pub fn prepare_for_update(kind: &Kind, mode: UpdateMode, new: &mut Value, old: &
             // Custom resources: only status comes from the request (status_strategy.go).
             "Bucket" => {
                 let status = take(new, "status");
-                *new = old.clone();
+                *new = old.to_value();
                 set(new, "status", status);
             }
             // Deployment: spec and labels are kept; annotations may change (§3.4).
             "Deployment" => {
-                set(new, "spec", take(old, "spec"));
-                let labels = old.meta().and_then(|m| m.get("labels")).cloned();
+                set(new, "spec", take_old("spec"));
+                let labels = old.meta().and_then(|m| m.get("labels")).map(Frozen::to_value);
                 match labels {
                     Some(l) => new.meta_mut().insert("labels".into(), l),
                     None => new.meta_mut().shift_remove("labels"),
@@ -196,22 +199,22 @@ pub fn prepare_for_update(kind: &Kind, mode: UpdateMode, new: &mut Value, old: &
             }
             // podStatusStrategy: spec and ownerReferences stay; a missing qosClass is backfilled.
             "Pod" => {
-                set(new, "spec", take(old, "spec"));
-                match old.meta().and_then(|m| m.get("ownerReferences")).cloned() {
+                set(new, "spec", take_old("spec"));
+                match old.meta().and_then(|m| m.get("ownerReferences")).map(Frozen::to_value) {
                     Some(r) => new.meta_mut().insert("ownerReferences".into(), r),
                     None => new.meta_mut().shift_remove("ownerReferences"),
                 };
-                let qos = old.pointer("/status/qosClass").cloned();
+                let qos = old.pointer("/status/qosClass").map(Frozen::to_value);
                 if let (Some(Value::Object(st)), Some(q)) = (new.get_mut("status"), qos) {
                     if st.get("qosClass").and_then(Value::as_str).is_none_or(str::is_empty) {
                         st.insert("qosClass".into(), q);
                     }
                 }
             }
-            _ => set(new, "spec", take(old, "spec")),
+            _ => set(new, "spec", take_old("spec")),
         },
         UpdateMode::Finalize => {
-            set(new, "status", take(old, "status"));
+            set(new, "status", take_old("status"));
         }
     }
     if kind.kind == "Namespace" {
@@ -223,24 +226,29 @@ pub fn prepare_for_update(kind: &Kind, mode: UpdateMode, new: &mut Value, old: &
     }
 }
 
-fn generation_changes(kind: &Kind, new: &Value, old: &Value) -> bool {
-    let field = |o: &Value, k: &str| o.get(k).cloned();
-    let annotations = |o: &Value| o.meta().and_then(|m| m.get("annotations")).cloned();
+fn generation_changes(kind: &Kind, new: &Value, old: &Frozen) -> bool {
+    // Whether two optional fields differ (absent on one side only counts), as `Value` equality.
+    let differ = |n: Option<&Value>, o: Option<&Frozen>| match (n, o) {
+        (None, None) => false,
+        (Some(n), Some(o)) => o != n,
+        _ => true,
+    };
+    let spec_differs = || differ(new.get("spec"), old.get("spec"));
+    let annotations =
+        || differ(new.meta().and_then(|m| m.get("annotations")), old.meta().and_then(|m| m.get("annotations")));
     match kind.generation {
         Generation::None => false,
-        Generation::Spec => field(new, "spec") != field(old, "spec"),
-        Generation::SpecAndAnnotations => {
-            field(new, "spec") != field(old, "spec") || annotations(new) != annotations(old)
-        }
+        Generation::Spec => spec_differs(),
+        Generation::SpecAndAnnotations => spec_differs() || annotations(),
         Generation::NonMetadata => {
-            let strip = |o: &Value| {
-                let mut m = o.as_object().cloned().unwrap_or_default();
-                for k in ["metadata", "apiVersion", "kind"] {
-                    m.shift_remove(k);
-                }
-                m
-            };
-            strip(new) != strip(old)
+            // Every top-level field but metadata, apiVersion and kind, compared as maps.
+            let skip = |k: &str| matches!(k, "metadata" | "apiVersion" | "kind");
+            let empty = serde_json::Map::new();
+            let n = new.as_object().unwrap_or(&empty);
+            let o: Vec<(&str, &Frozen)> =
+                old.as_object().map(|m| m.iter().filter(|(k, _)| !skip(k)).collect()).unwrap_or_default();
+            let n_len = n.keys().filter(|k| !skip(k)).count();
+            n_len != o.len() || o.iter().any(|(k, ov)| n.get(*k).is_none_or(|nv| *ov != nv))
         }
     }
 }
@@ -474,8 +482,9 @@ pub const POD_UPDATABLE_FIELDS: &str = "`spec.containers[*].image`,`spec.initCon
 /// real message continues with a `cmp.Diff` of the internal `core.PodSpec`, which the lab does
 /// not reproduce. Deviation: setting `spec.nodeName` on an unbound pod is allowed here, so that
 /// a scheduler written as an update keeps working; [`super::ApiServer::bind`] is the faithful way.
-fn validate_pod_update(new: &Value, old: &Value, errs: &mut Vec<FieldError>) {
-    let (Some(new_spec), Some(old_spec)) = (new.get("spec"), old.get("spec")) else { return };
+fn validate_pod_update(new: &Value, old: &Frozen, errs: &mut Vec<FieldError>) {
+    let old_spec = old.get("spec").map(Frozen::to_value);
+    let (Some(new_spec), Some(old_spec)) = (new.get("spec"), old_spec.as_ref()) else { return };
     let mut munged = new_spec.clone();
     let Some(m) = munged.as_object_mut() else { return };
     for list in ["containers", "initContainers"] {
@@ -521,14 +530,17 @@ fn validate_pod_update(new: &Value, old: &Value, errs: &mut Vec<FieldError>) {
 }
 
 /// The kind's own `ValidateUpdate` additions: immutable selectors, the pod spec rule.
-pub fn validate_update(kind: &Kind, new: &Value, old: &Value) -> Vec<FieldError> {
+pub fn validate_update(kind: &Kind, new: &Value, old: &Frozen) -> Vec<FieldError> {
     let mut errs = validate(kind, new);
     if kind.kind == "Pod" {
         validate_pod_update(new, old, &mut errs);
     }
-    if matches!(kind.kind, "Deployment" | "ReplicaSet")
-        && new.pointer("/spec/selector") != old.pointer("/spec/selector")
-    {
+    let selector_changed = match (new.pointer("/spec/selector"), old.pointer("/spec/selector")) {
+        (None, None) => false,
+        (Some(n), Some(o)) => o != n,
+        _ => true,
+    };
+    if matches!(kind.kind, "Deployment" | "ReplicaSet") && selector_changed {
         let sel = new.pointer("/spec/selector");
         errs.push(FieldError::invalid_raw(
             "spec.selector",

@@ -9,6 +9,7 @@
 
 use serde_json::{Map, Value};
 
+use crate::engine::frozen::Frozen;
 use crate::engine::kinds::Kind;
 use crate::engine::object::ObjectExt;
 use crate::engine::status::{Cause, Status};
@@ -472,12 +473,12 @@ fn validate_finalizers(kind: &Kind, obj: &Value, errs: &mut Vec<FieldError>) {
 
 /// `ValidateObjectMetaUpdate`: immutable system fields and `ValidateNoNewFinalizers`
 /// (apimachinery `pkg/api/validation/objectmeta.go`, `ValidateObjectMetaAccessorUpdate`).
-pub fn validate_object_meta_update(new: &Value, old: &Value, errs: &mut Vec<FieldError>) {
-    let get = |o: &Value, k: &str| o.meta().and_then(|m| m.get(k)).cloned().unwrap_or(Value::Null);
+pub fn validate_object_meta_update(new: &Value, old: &Frozen, errs: &mut Vec<FieldError>) {
     for field in ["name", "namespace", "uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds"] {
-        let (n, o) = (get(new, field), get(old, field));
-        if n != o {
-            let rendered = match &n {
+        let n = new.meta().and_then(|m| m.get(field)).unwrap_or(&Value::Null);
+        let o = old.meta().and_then(|m| m.get(field)).unwrap_or(&Frozen::Null);
+        if o != n {
+            let rendered = match n {
                 Value::String(s) => go_quote(s),
                 Value::Null => "null".to_string(),
                 other => other.to_string(),

@@ -203,6 +203,11 @@ impl Watches {
         }
     }
 
+    /// The limit, and each kind's floor (see [`super::ApiServer::watch_history`]).
+    pub fn window(&self) -> (usize, Vec<(&'static str, u64)>) {
+        (self.limit, KINDS.iter().zip(&self.floor).map(|(k, f)| (k.kind, *f)).collect())
+    }
+
     pub fn set_limit(&mut self, n: usize) {
         self.limit = n.max(1);
         for k in 0..self.history.len() {

@@ -18,6 +18,16 @@
 //!    it is gone, then remove the finalizer, which lets the API server delete the object.
 //!
 //! Cloud errors are written to the `Ready` condition and retried with the queue's back-off.
+//!
+//! **A buggy build** ([`BucketController::records_resource_version`], switched on by
+//! `lab buggy-operator on`): it also records in status the `metadata.resourceVersion` it
+//! reconciled (`status.observedResourceVersion`), a mistake real operators make when they mean
+//! `observedGeneration` (Kubernetes' API conventions: `observedGeneration` follows
+//! `metadata.generation`, which a status write leaves alone; every write changes the
+//! resourceVersion). Each status write then changes the very resourceVersion it just recorded;
+//! its watch event queues the Bucket again (like controller-runtime's `For(&Bucket{})` without
+//! `predicate.GenerationChangedPredicate`, this handler queues every update), the next reconcile
+//! finds the recorded version stale and writes again: a hot loop that never settles.
 
 use std::sync::OnceLock;
 use std::time::Duration;
@@ -50,12 +60,16 @@ pub fn external_name(obj: &Value) -> String {
 /// The Bucket controller. It keeps nothing between reconciles: the cloud and the API server hold
 /// all the state.
 #[derive(Clone, Debug, Default)]
-pub struct BucketController;
+pub struct BucketController {
+    /// The buggy build: status also records the resourceVersion reconciled (see the module
+    /// documentation). Which build is deployed outlives a restart of the process.
+    pub records_resource_version: bool,
+}
 
 impl BucketController {
     /// A Bucket controller.
     pub fn new() -> BucketController {
-        BucketController
+        BucketController::default()
     }
 }
 
@@ -72,6 +86,18 @@ fn write_status(
     cond: (&'static str, &'static str, String),
     ctx: &mut Ctx<'_>,
 ) -> Result<(), String> {
+    write_status_with(obj, url, cond, false, ctx)
+}
+
+/// [`write_status`], also recording the resourceVersion reconciled when `record_rv` (the buggy
+/// build).
+fn write_status_with(
+    obj: &Value,
+    url: Option<String>,
+    cond: (&'static str, &'static str, String),
+    record_rv: bool,
+    ctx: &mut Ctx<'_>,
+) -> Result<(), String> {
     let (status, reason, message) = cond;
     let generation = obj.generation();
     let old = obj.get("status").cloned().unwrap_or_else(|| json!({}));
@@ -86,6 +112,9 @@ fn write_status(
         _ => json!(ctx.now.rfc3339()),
     };
     let mut new_status = json!({"observedGeneration": generation});
+    if record_rv {
+        new_status["observedResourceVersion"] = json!(obj.resource_version().to_string());
+    }
     if let Some(url) = url.or_else(|| old.get("url").and_then(Value::as_str).map(String::from)) {
         new_status["url"] = json!(url);
     }
@@ -224,7 +253,8 @@ impl BucketController {
                     );
                 }
                 let msg = format!("Bucket {} is ready in {}", b.name, b.region);
-                match write_status(obj, Some(b.url()), ready("True", "Available", msg), ctx) {
+                let cond = ready("True", "Available", msg);
+                match write_status_with(obj, Some(b.url()), cond, self.records_resource_version, ctx) {
                     Ok(()) => Outcome::Done,
                     Err(e) => Outcome::Err(e),
                 }
@@ -279,7 +309,7 @@ impl Controller for BucketController {
     }
 
     fn restarted(&self) -> Box<dyn Controller> {
-        Box::new(BucketController::new())
+        Box::new(BucketController { records_resource_version: self.records_resource_version })
     }
 
     fn as_any_mut(&mut self) -> &mut dyn std::any::Any {

@@ -165,53 +165,58 @@ impl Api for WorldApi<'_> {
         r
     }
 
+    // The object goes to the server by value; the record needs only its kind and name, read
+    // first (copying every written object for them cost a deep clone per write).
     fn create(&mut self, obj: Value) -> Result<Value, Status> {
         let kind = Kind::for_object(obj.api_version(), obj.kind());
         let name = obj.name().to_string();
         let ns = obj.namespace().map(str::to_string);
+        let tkind = obj.kind().to_string();
+        let generate_name =
+            obj.meta().and_then(|m| m.get("generateName")).and_then(Value::as_str).unwrap_or("").to_string();
         let failure = kind.and_then(|k| self.fail("Post", k, ns.as_deref(), ""));
         let r = match failure {
             Some(e) => Err(e),
-            None => self.server.create(obj.clone()),
+            None => self.server.create(obj),
         };
         let shown = match &r {
             Ok(v) => v.name().to_string(),
-            Err(_) if name.is_empty() => {
-                obj.meta().and_then(|m| m.get("generateName")).and_then(Value::as_str).unwrap_or("").to_string()
-            }
+            Err(_) if name.is_empty() => generate_name,
             Err(_) => name,
         };
-        self.push(Verb::Create, target(obj.kind(), ns.as_deref(), &shown), 0, &r, 201);
+        self.push(Verb::Create, target(&tkind, ns.as_deref(), &shown), 0, &r, 201);
         r
     }
 
     fn update(&mut self, obj: Value) -> Result<Value, Status> {
         let sent = obj.resource_version();
         let kind = Kind::for_object(obj.api_version(), obj.kind());
+        let tgt = target(obj.kind(), obj.namespace(), obj.name());
         let r = match kind.and_then(|k| self.fail("Put", k, obj.namespace(), obj.name())) {
             Some(e) => Err(e),
             None => {
                 self.maybe_conflict(&obj);
-                self.server.update(obj.clone())
+                self.server.update(obj)
             }
         };
-        self.push(Verb::Update, target(obj.kind(), obj.namespace(), obj.name()), sent, &r, 200);
+        self.push(Verb::Update, tgt, sent, &r, 200);
         r
     }
 
     fn update_status(&mut self, obj: Value) -> Result<Value, Status> {
         let sent = obj.resource_version();
         let kind = Kind::for_object(obj.api_version(), obj.kind());
+        let tgt = target(obj.kind(), obj.namespace(), obj.name());
         let failure = self.failure;
         let r = match kind.and_then(|k| failure.map(|f| f.status_for("Put", k, obj.namespace(), obj.name(), "status")))
         {
             Some(e) => Err(e),
             None => {
                 self.maybe_conflict(&obj);
-                self.server.update_status(obj.clone())
+                self.server.update_status(obj)
             }
         };
-        self.push(Verb::UpdateStatus, target(obj.kind(), obj.namespace(), obj.name()), sent, &r, 200);
+        self.push(Verb::UpdateStatus, tgt, sent, &r, 200);
         r
     }
 

@@ -7,10 +7,13 @@ use super::api::WorldApi;
 use super::input::{Fault, Input};
 use super::narrate::fmt_duration;
 use super::record::{ActionKind, Actor, ApiCall, StepRecord};
-use super::topology::{controller_manager_controllers, controller_manager_elector, service_account, KUBELET};
+use super::topology::{
+    controller_manager_controllers, controller_manager_elector, service_account, BUCKET_OPERATOR, KUBELET,
+};
 use super::{State, World};
 use crate::engine::client::ElectionOutcome;
 use crate::engine::cloud::CloudFault;
+use crate::engine::controllers::bucket::BucketController;
 use crate::engine::kinds::Kind;
 
 fn kind_of(name: &str) -> Option<&'static Kind> {
@@ -22,6 +25,7 @@ impl World {
     pub fn fault(&mut self, f: Fault) -> Result<StepRecord, String> {
         self.check_fault(&f)?;
         self.log(Input::Fault(Box::new(f.clone())));
+        self.state.loops.fresh_input();
         let r = self.apply_fault(f);
         Ok(self.finish(r))
     }
@@ -70,6 +74,7 @@ impl World {
                     ))
                 }
             }
+            Fault::BuggyOperator(_) => self.process_index(BUCKET_OPERATOR).map(|_| ()),
             _ => Ok(()),
         }
     }
@@ -98,6 +103,7 @@ impl World {
             Fault::Thaw(name) => self.apply_thaw(name),
             Fault::Revoke(controller) => self.apply_revoke(controller),
             Fault::Grant(controller) => self.apply_grant(controller),
+            Fault::BuggyOperator(on) => self.apply_buggy_operator(*on),
         };
         self.record(Actor::Lab, ActionKind::Fault, Vec::new(), calls, sentence)
     }
@@ -342,6 +348,25 @@ impl World {
         } else {
             format!("{controller} has its RBAC permissions; nothing changes.")
         }
+    }
+
+    /// Redeploys the Bucket operator with its buggy build (or the fixed one): like rolling out a
+    /// new image of an operator's Deployment, the process restarts with the new code and empty
+    /// caches, so its first list queues every Bucket and each is reconciled by the new build.
+    fn apply_buggy_operator(&mut self, on: bool) -> String {
+        let pi = self.process_index(BUCKET_OPERATOR).unwrap_or(0);
+        for slot in &mut self.state.processes[pi].slots {
+            if let Some(b) = slot.controller.as_any_mut().downcast_mut::<BucketController>() {
+                b.records_resource_version = on;
+            }
+        }
+        let started = self.apply_start(BUCKET_OPERATOR, true);
+        let build = if on {
+            "a buggy build: it also records the resourceVersion it reconciled in status.observedResourceVersion, so every status write changes what it just recorded"
+        } else {
+            "the fixed build: status records observedGeneration only"
+        };
+        format!("{BUCKET_OPERATOR} was redeployed with {build}. {started}")
     }
 
     /// Makes the external cloud fail, hang, or (with `None`) work again.

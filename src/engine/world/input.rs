@@ -61,6 +61,10 @@ pub enum Fault {
     /// The external cloud fails every call (503) or hangs (operations never complete); `None`
     /// ends the fault.
     Cloud(Option<CloudFault>),
+    /// The Bucket operator is redeployed with its buggy build (`true`: it records the
+    /// resourceVersion it reconciled in status, a hot loop; see `controllers::bucket`) or the
+    /// fixed one (`false`). A redeploy restarts the process.
+    BuggyOperator(bool),
 }
 
 /// A user's API call, as kubectl or the editor makes it.

@@ -67,6 +67,7 @@ pub mod record;
 mod cloud_api;
 mod faults;
 mod history;
+mod hotloop;
 mod input;
 mod narrate;
 mod process;
@@ -94,6 +95,7 @@ pub use narrate::fmt_duration;
 pub(crate) use narrate::stored_rv;
 pub use process::Process;
 pub use record::{ActionKind, Actor, ApiCall, Delivered, ObjectRef, Pending, QueueWork, Settled, StepRecord, Verb};
+pub use run::{fmt_count, Remaining, SettleRun, SETTLE_BASE, SETTLE_PER_OBJECT};
 pub use schedule::WORK_STEP;
 pub use slot::{concurrent_syncs, Slot};
 pub use topology::{
@@ -125,6 +127,8 @@ struct State {
     /// Controllers whose RBAC permissions are revoked ([`Fault::Revoke`]), by name. Kept outside
     /// the processes: a restart does not give them back.
     revoked: std::collections::BTreeSet<String>,
+    /// The hot-loop detector ([`hotloop`]).
+    loops: hotloop::Loops,
 }
 
 /// The simulated cluster. See the module documentation.

@@ -299,6 +299,19 @@ pub struct Pending {
 pub enum Settled {
     /// Only periodic work (lease renewals) remains, after this many steps.
     Idle { steps: u64 },
-    /// The cap was reached with work still queued: a hot loop, explained.
+    /// The steps allowed ran out with work still queued and no loop found: progress so far (run
+    /// again to go on).
+    Working { steps: u64 },
+    /// Work repeats without progress: a hot loop, explained (the controller, the key and the
+    /// evidence; see `world::hotloop`).
     HotLoop { steps: u64, explanation: String },
+}
+
+impl Settled {
+    /// The steps taken.
+    pub fn steps(&self) -> u64 {
+        match self {
+            Settled::Idle { steps } | Settled::Working { steps } | Settled::HotLoop { steps, .. } => *steps,
+        }
+    }
 }

@@ -18,9 +18,10 @@
 //! progress deadline, image pull retries while the image fails), and polls
 //! ([`Outcome::PollAfter`](crate::engine::controllers::Outcome::PollAfter): the namespace controller waiting for content held by finalizers)
 //! while nothing has changed in the cluster since the poll was scheduled. Kubernetes polls a
-//! stuck namespace for ever too; the lab calls that idle, not a hot loop. When the step cap is
-//! reached, the hot-loop explanation names the actor and key that recur most (lease ticks left
-//! out).
+//! stuck namespace for ever too; the lab calls that idle, not a hot loop. Whether remaining work
+//! is a hot loop is the loop detector's call (`hotloop.rs`), never a step count's; only past
+//! [`World::settle_bound`] does a run until idle name the actor and key that recur most (lease
+//! ticks left out).
 
 use std::time::Duration;
 
@@ -98,7 +99,7 @@ pub(super) struct Order {
     due: Time,
     class: Class,
     age: u64,
-    act: Act,
+    pub(super) act: Act,
 }
 
 /// [`Order`]'s first rule.
@@ -163,8 +164,31 @@ impl Act {
     }
 }
 
+/// Every pending action with its [`Order`] and due time, unsorted.
+pub(super) type OrderedActs = Vec<(Order, Time)>;
+
 impl World {
+    /// Every pending action with its due time, in [`Order`].
     pub(super) fn acts(&self) -> Vec<(Time, Act)> {
+        let mut keyed = self.ordered_acts();
+        crate::sort::sort_by(&mut keyed, |x, y| x.0.cmp(&y.0));
+        let now = self.state.now;
+        keyed.into_iter().map(|(o, due)| (due.max(now), o.act)).collect()
+    }
+
+    /// The action [`World::step`] takes (the first of [`World::acts`]), found with one pass
+    /// instead of a sort (a step needs only it: sorting was most of the cost of choosing), and
+    /// every pending action unsorted with its [`Order`] (for the idleness test).
+    pub(super) fn next_act(&self) -> (Option<(Time, Act)>, OrderedActs) {
+        let keyed = self.ordered_acts();
+        let first = keyed.iter().min_by(|x, y| x.0.cmp(&y.0)).map(|(o, due)| ((*due).max(self.state.now), o.act));
+        (first, keyed)
+    }
+
+    /// Every pending action with its [`Order`] (computed once per action: an order reads the
+    /// work queues, and computing it in every comparison of the sort was a fifth of a step) and
+    /// its due time.
+    fn ordered_acts(&self) -> Vec<(Order, Time)> {
         let s = &self.state;
         let now = s.now;
         let mut out = Vec::new();
@@ -214,11 +238,7 @@ impl World {
             }
         }
         let caught_up = now.after(WORK_STEP.saturating_mul(u32::try_from(s.busy).unwrap_or(u32::MAX)));
-        crate::sort::sort_by_key(&mut out, |(due, act)| self.order(*due, *act, caught_up));
-        for (t, _) in &mut out {
-            *t = (*t).max(now);
-        }
-        out
+        out.into_iter().map(|(due, act)| (self.order(due, act, caught_up), due)).collect()
     }
 
     /// An action's place in the order ([`Order`]), for an action due at `due` when the work done

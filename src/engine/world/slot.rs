@@ -55,6 +55,14 @@ pub struct Slot {
     pub quiet_keys: BTreeMap<String, u64>,
     /// How many workers the controller runs (its `--concurrent-*-syncs`).
     pub workers: usize,
+    /// The loop detector's depth of each waiting (or dirty) key: the smallest depth of the
+    /// writes whose events queued it since it was last taken (absent: 0, fresh input). See
+    /// [`super::hotloop`].
+    depth: BTreeMap<String, u32>,
+    /// The depth each held key was taken with.
+    held_depth: BTreeMap<String, u32>,
+    /// Keys whose last reconciles failed, with the error and how many times in a row.
+    failures: BTreeMap<String, (String, u32)>,
 }
 
 impl Slot {
@@ -71,12 +79,48 @@ impl Slot {
             held: Vec::new(),
             quiet_keys: BTreeMap::new(),
             workers,
+            depth: BTreeMap::new(),
+            held_depth: BTreeMap::new(),
+            failures: BTreeMap::new(),
         }
     }
 
     /// The controller's work queue, to read.
     pub fn queue(&self) -> &WorkQueue<String> {
         &self.queue
+    }
+
+    /// The loop detector: `key` was queued (or marked dirty) by an event of a write at `depth`.
+    /// A key keeps the smallest depth until a worker takes it.
+    pub(super) fn note_trigger(&mut self, key: &str, depth: u32) {
+        if depth == 0 {
+            self.depth.remove(key);
+        } else {
+            let d = self.depth.entry(key.to_string()).or_insert(depth);
+            *d = (*d).min(depth);
+        }
+    }
+
+    /// The depth the held `key` was taken with (taken out: asked once, by its reconcile).
+    pub(super) fn take_depth(&mut self, key: &str) -> u32 {
+        self.held_depth.remove(key).unwrap_or(0)
+    }
+
+    /// A reconcile of `key` failed with `message` (`None`: it did not fail). Returns how many
+    /// times in a row it has now failed that same way (the same message but for the names it
+    /// quotes: [`super::hotloop::failure_shape`]).
+    pub(super) fn note_failure(&mut self, key: &str, message: Option<&str>) -> u32 {
+        let Some(message) = message else {
+            self.failures.remove(key);
+            return 0;
+        };
+        let shape = super::hotloop::failure_shape(message);
+        let entry = self.failures.entry(key.to_string()).or_insert_with(|| (shape.clone(), 0));
+        if entry.0 != shape {
+            *entry = (shape, 0);
+        }
+        entry.1 += 1;
+        entry.1
     }
 
     /// The keys the workers hold, each with the sequence number of its take, oldest first.
@@ -113,6 +157,9 @@ impl Slot {
     /// at once, which stamps its arrival.
     pub(super) fn add_rate_limited(&mut self, key: String, now: Time, seq: &mut u64) -> Duration {
         let d = self.queue.add_rate_limited(key.clone(), now);
+        if d.is_zero() {
+            self.depth.remove(&key);
+        }
         if d.is_zero() && !self.since.contains_key(&key) && self.queue.waiting_keys().any(|k| *k == key) {
             *seq += 1;
             self.since.insert(key, *seq);
@@ -125,6 +172,8 @@ impl Slot {
     pub(super) fn take(&mut self, seq: &mut u64) -> Option<String> {
         let key = self.queue.get()?;
         self.since.remove(&key);
+        let depth = self.depth.remove(&key).unwrap_or(0);
+        self.held_depth.insert(key.clone(), depth);
         *seq += 1;
         self.held.push((*seq, key.clone()));
         debug_assert_eq!(self.check_held(), Ok(()));
@@ -163,6 +212,8 @@ impl Slot {
         for k in &keys {
             self.check_keys.remove(k);
             self.quiet_keys.remove(k);
+            // Time passing is fresh input for the loop detector.
+            self.depth.remove(k);
             *seq += 1;
             if !self.held.iter().any(|h| h.1 == *k) {
                 self.since.entry(k.clone()).or_insert(*seq);

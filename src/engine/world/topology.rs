@@ -166,6 +166,7 @@ impl World {
             busy: 0,
             resync_rng: Rng::new(seed ^ 0x5E5C_0000_0000_0000),
             revoked: Default::default(),
+            loops: Default::default(),
         };
         World {
             seed,

@@ -16,6 +16,7 @@ impl World {
     /// A user API call (kubectl, the editor), logged so that going back replays it.
     pub fn user(&mut self, who: &str, call: UserCall) -> Result<UserResult, Status> {
         self.log(Input::User(Box::new((who.to_string(), call.clone()))));
+        self.state.loops.fresh_input();
         let (r, rec) = self.apply_user(who, call);
         self.finish(rec);
         r

@@ -256,6 +256,7 @@ fn hand_made_codes_round_trip_through_bytes() {
         Op::Goto(u64::MAX),
         Op::Fault(Fault::Cloud(Some(crate::engine::cloud::CloudFault::Hanging))),
         Op::Fault(Fault::ClockJump(std::time::Duration::from_millis(1500))),
+        Op::Fault(Fault::BuggyOperator(true)),
         Op::Fault(Fault::BreakWatch { process: "p".into(), kind: "Pod".into() }),
         Op::Fault(Fault::Freeze("kube-controller-manager-a".into())),
         Op::Fault(Fault::Thaw("kube-controller-manager-a".into())),
@@ -292,11 +293,12 @@ fn too_much_work_is_refused_before_replay() {
     assert_eq!(decode(&hand_made(Start::Sandbox { seed: 1 }, slices, NO_CHECK)), Err(ShareError::TooMuchWork));
     let backs = vec![Op::Back(u32::MAX)];
     assert_eq!(decode(&hand_made(Start::Sandbox { seed: 1 }, backs, NO_CHECK)), Err(ShareError::TooMuchWork));
-    // One slice may not run longer than Run until idle does (a hot loop would never end).
+    // A run until idle is logged with the steps it took, and those count: a huge one is refused
+    // before it replays (a hot loop would otherwise run for ever).
     let huge = vec![Op::Settle { slice: u64::MAX, count: 1 }];
-    assert!(matches!(decode(&hand_made(Start::Sandbox { seed: 1 }, huge, NO_CHECK)), Err(ShareError::Corrupt(_))));
-    // Runs until idle pressed many times count one each, not their cap: a long session shares.
-    let settles = vec![Op::Settle { slice: crate::session::SETTLE_CAP, count: 1000 }];
+    assert_eq!(decode(&hand_made(Start::Sandbox { seed: 1 }, huge, NO_CHECK)), Err(ShareError::TooMuchWork));
+    // A thousand replicas converging (about 38,000 steps) shares.
+    let settles = vec![Op::Settle { slice: 40_000, count: 1 }];
     assert!(decode(&hand_made(Start::Sandbox { seed: 1 }, settles, NO_CHECK)).is_ok());
 }
 

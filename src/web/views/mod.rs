@@ -25,6 +25,7 @@
 mod cloud;
 mod graph;
 mod leases;
+mod map;
 mod mount;
 mod objects;
 mod queues;
@@ -34,6 +35,7 @@ mod watch;
 pub use cloud::Cloud;
 pub use graph::OwnerGraph;
 pub use leases::Leases;
+pub use map::{selection, ControlPlaneMap, MapSelection, Reveal};
 pub use mount::{region_body, source};
 pub use objects::Objects;
 pub use queues::WorkQueues;

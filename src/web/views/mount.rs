@@ -3,7 +3,9 @@
 
 use leptos::prelude::*;
 
-use super::{Cloud, InformerCaches, Leases, Objects, OwnerGraph, WatchEvents, WorkQueues, WorldSource};
+use super::{
+    Cloud, ControlPlaneMap, InformerCaches, Leases, Objects, OwnerGraph, WatchEvents, WorkQueues, WorldSource,
+};
 use crate::engine::kinds::Kind;
 use crate::web::state::{use_lab, Lab, Part};
 
@@ -19,6 +21,7 @@ pub fn region_body(title: &str) -> Option<AnyView> {
     let lab = use_lab();
     let source = source(lab);
     Some(match title {
+        "Control plane" => view! { <ControlPlaneMap source /> }.into_any(),
         "Watch events" => view! { <WatchEvents source /> }.into_any(),
         "Informer caches" => view! { <InformerCaches source /> }.into_any(),
         "Work queues" => view! { <WorkQueues source /> }.into_any(),

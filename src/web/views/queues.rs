@@ -13,7 +13,9 @@ pub fn WorkQueues(
     /// The world to show.
     source: WorldSource,
 ) -> impl IntoView {
-    let queues = source.memo(queue_views);
+    let queues = super::map::filtered(source.memo(queue_views), |part, q| {
+        part.shows_queue(&q.process, &q.controller).then(|| q.clone())
+    });
     let busy = Memo::new(move |_| queues.get().into_iter().filter(|q| !q.is_empty()).collect::<Vec<_>>());
     let idle = Memo::new(move |_| {
         queues.with(|qs| qs.iter().filter(|q| q.is_empty()).map(|q| q.controller.clone()).collect::<Vec<_>>())
@@ -29,6 +31,7 @@ pub fn WorkQueues(
         _ => ().into_any(),
     });
     view! {
+        <super::map::FilterNote region="Work queues" />
         <Show
             when=move || !queues.with(Vec::is_empty)
             fallback=|| view! {

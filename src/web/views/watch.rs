@@ -4,6 +4,7 @@ use leptos::prelude::*;
 
 use super::{Item, Rows, WorldSource};
 use crate::views::caches::{process_caches_with, CacheRow, Freshness, ProcessCache, RvMemo};
+use crate::views::map::MapPart;
 use crate::views::watch::{watch_streams, WatchEventRow, WatchStream};
 
 /// "Watch events": one block per informer, its delivered events then those still in flight.
@@ -12,7 +13,9 @@ pub fn WatchEvents(
     /// The world to show.
     source: WorldSource,
 ) -> impl IntoView {
-    let streams = source.memo(watch_streams);
+    let streams = super::map::filtered(source.memo(watch_streams), |part, s| {
+        part.shows_informer(&s.process, &s.kind).then(|| s.clone())
+    });
     // Streams with events to show get a block each; those that only listed and have nothing in
     // flight share one line, so that the events stand out.
     let busy = Memo::new(move |_| streams.get().into_iter().filter(is_busy).collect::<Vec<_>>());
@@ -30,6 +33,7 @@ pub fn WatchEvents(
         _ => ().into_any(),
     });
     view! {
+        <super::map::FilterNote region="Watch events" />
         <Show
             when=move || !streams.with(Vec::is_empty)
             fallback=|| view! {
@@ -138,12 +142,23 @@ pub fn InformerCaches(
     // reached a cache since the last one (RvMemo says why).
     let rvs = StoredValue::new_local(RvMemo::default());
     let caches = source.memo(move |w| rvs.try_update_value(|m| process_caches_with(w, m)).unwrap_or_default());
+    // Selected on the map: one process's cache, or the rows of one informer's kind.
+    let caches = super::map::filtered(caches, |part, c| match part {
+        MapPart::Informer { process, kind } => (process == &c.process).then(|| {
+            let mut c = c.clone();
+            c.rows.items.retain(|r| &r.kind == kind);
+            c
+        }),
+        MapPart::Process(p) => (p == &c.process).then(|| c.clone()),
+        _ => Some(c.clone()),
+    });
     let processes = Memo::new(move |_| caches.with(|cs| cs.iter().map(|c| Item::Text(c.process.clone())).collect()));
     let table = UnsyncCallback::new(move |item: Item| match item {
         Item::Text(process) => view! { <ProcessCacheTable process caches /> }.into_any(),
         _ => ().into_any(),
     });
     view! {
+        <super::map::FilterNote region="Informer caches" />
         <Show
             when=move || !caches.with(Vec::is_empty)
             fallback=|| view! {

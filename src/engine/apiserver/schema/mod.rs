@@ -793,7 +793,13 @@ static BUCKET_SPEC: Struct =
 
 static BUCKET_STATUS: Struct = Struct {
     go_name: "BucketStatus",
-    fields: &[p("observedGeneration", Ty::Int64), p("url", Ty::Str), p("conditions", Ty::List(&CONDITION))],
+    fields: &[
+        p("observedGeneration", Ty::Int64),
+        // Only the buggy build of the operator writes it (controllers::bucket, `lab buggy-operator`).
+        p("observedResourceVersion", Ty::Str),
+        p("url", Ty::Str),
+        p("conditions", Ty::List(&CONDITION)),
+    ],
 };
 
 static BUCKET: Struct = Struct {
@@ -824,24 +830,41 @@ pub fn root(kind: &Kind) -> &'static Struct {
 
 // ---- defaults and order ----
 
-/// Applies the schema's defaults to absent fields, recursively.
+/// Applies the schema's defaults to absent (or `null`) fields, recursively. Only the fields
+/// that have a default or nested structs are looked up: every write of every object runs this.
 pub fn apply_defaults(obj: &mut Value, st: &'static Struct) {
     let Some(m) = obj.as_object_mut() else { return };
     for f in st.fields {
-        if !m.contains_key(f.name) || m.get(f.name).is_some_and(Value::is_null) {
-            let v = match f.def {
-                Def::No => continue,
-                Def::Int(i) => Value::from(i),
-                Def::Str(s) => Value::from(s),
-                Def::Bool(b) => Value::from(b),
-                Def::Empty => Value::Object(Map::new()),
-                Def::Null => Value::Null,
-            };
-            m.insert(f.name.to_string(), v);
+        let default = match f.def {
+            Def::No => None,
+            Def::Int(i) => Some(Value::from(i)),
+            Def::Str(s) => Some(Value::from(s)),
+            Def::Bool(b) => Some(Value::from(b)),
+            Def::Empty => Some(Value::Object(Map::new())),
+            Def::Null => Some(Value::Null),
+        };
+        let nested = matches!(f.ty, Ty::Obj(_) | Ty::List(_));
+        if default.is_none() && !nested {
+            continue;
         }
-        match (&f.ty, m.get_mut(f.name)) {
-            (Ty::Obj(inner), Some(v)) => apply_defaults(v, inner),
-            (Ty::List(inner), Some(Value::Array(items))) => {
+        let v = match (m.get_mut(f.name), default) {
+            (Some(v), _) if !v.is_null() => v,
+            (_, None) => continue,
+            (Some(v), Some(d)) => {
+                *v = d;
+                v
+            }
+            (None, Some(d)) => {
+                m.insert(f.name.to_string(), d);
+                match m.get_mut(f.name) {
+                    Some(v) => v,
+                    None => continue,
+                }
+            }
+        };
+        match (&f.ty, v) {
+            (Ty::Obj(inner), v) => apply_defaults(v, inner),
+            (Ty::List(inner), Value::Array(items)) => {
                 for item in items {
                     apply_defaults(item, inner);
                 }
@@ -855,42 +878,80 @@ pub fn apply_defaults(obj: &mut Value, st: &'static Struct) {
 /// and drops `null` fields, as a typed
 /// decode-then-encode round trip would; unknown keys (only under [`Ty::Any`]) keep their place
 /// after the known ones.
+///
+/// Every write normalizes the whole object, and almost every object written is already in
+/// order (it came from the store), so a map is rebuilt only when it is not; either way each
+/// known field is then normalized in place.
 pub fn normalize(obj: &mut Value, st: &'static Struct) {
     let Some(m) = obj.as_object_mut() else { return };
-    let mut old = std::mem::take(m);
-    for f in st.fields {
-        if let Some(mut v) = old.shift_remove(f.name) {
-            if v.is_null() {
-                if matches!(f.def, Def::Null) {
-                    m.insert(f.name.to_string(), v);
-                }
-                continue;
-            }
-            match &f.ty {
-                Ty::Obj(inner) => normalize(&mut v, inner),
-                // Go maps marshal with their keys sorted.
-                Ty::StrMap | Ty::QuantityMap => {
-                    if let Value::Object(map) = &mut v {
-                        map.sort_keys();
-                    }
-                }
-                Ty::List(inner) => {
-                    if let Value::Array(items) = &mut v {
-                        for item in items {
-                            normalize(item, inner);
-                        }
-                    }
-                }
+    if !in_order(m, st) {
+        let old = std::mem::take(m);
+        let mut entries: Vec<(usize, String, Value)> = Vec::with_capacity(old.len());
+        for (k, v) in old {
+            match st.fields.iter().position(|f| f.name == k) {
+                Some(i) if !v.is_null() || matches!(st.fields[i].def, Def::Null) => entries.push((i, k, v)),
+                None if !v.is_null() => entries.push((usize::MAX, k, v)),
                 _ => {}
             }
-            m.insert(f.name.to_string(), v);
         }
-    }
-    for (k, v) in old {
-        if !v.is_null() {
+        // Stable: unknown keys keep their order after the known ones.
+        crate::sort::sort_by_key(&mut entries, |e| e.0);
+        for (_, k, v) in entries {
             m.insert(k, v);
         }
     }
+    let mut from = 0;
+    for (k, v) in m.iter_mut() {
+        // Known keys are in schema order now: look for each after the previous one.
+        let Some(i) = st.fields[from..].iter().position(|f| f.name == k) else { continue };
+        let f = &st.fields[from + i];
+        from += i + 1;
+        match &f.ty {
+            Ty::Obj(inner) => normalize(v, inner),
+            // Go maps marshal with their keys sorted.
+            Ty::StrMap | Ty::QuantityMap => {
+                if let Value::Object(map) = v {
+                    if !map.keys().is_sorted() {
+                        map.sort_keys();
+                    }
+                }
+            }
+            Ty::List(inner) => {
+                if let Value::Array(items) = v {
+                    for item in items {
+                        normalize(item, inner);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Whether a map already has the order and content [`normalize`] gives it: known keys in
+/// schema order and none `null` (unless its default is `null`), then unknown keys, none `null`.
+fn in_order(m: &Map<String, Value>, st: &'static Struct) -> bool {
+    let mut from = 0;
+    let mut unknown_seen = false;
+    for (k, v) in m {
+        match st.fields[from..].iter().position(|f| f.name == k) {
+            Some(i) => {
+                let f = &st.fields[from + i];
+                if unknown_seen || (v.is_null() && !matches!(f.def, Def::Null)) {
+                    return false;
+                }
+                from += i + 1;
+            }
+            None => {
+                // An earlier known field out of order, or an unknown one.
+                if v.is_null() || st.fields[..from].iter().any(|f| f.name == k) {
+                    return false;
+                }
+                unknown_seen = true;
+            }
+        }
+    }
+    true
 }
 
 /// The kind-specific defaults that are not constants (`SetDefaults_Deployment`'s rolling update
@@ -987,6 +1048,7 @@ fn pod_only_defaults(spec: &mut Value) {
 
 #[cfg(test)]
 mod tests {
+    use super::strict::{At, Walk};
     use super::*;
     use serde_json::json;
 
@@ -1040,6 +1102,238 @@ mod tests {
         );
         assert_eq!(c["imagePullPolicy"], "Always");
         assert_eq!(d["spec"]["template"]["spec"]["terminationGracePeriodSeconds"], 30);
+    }
+
+    /// The previous, straightforward forms of the three walks every write makes (rebuild every
+    /// map; build both paths for every field), kept as the reference the faster ones must match.
+    mod reference {
+        use super::super::strict::is_int;
+        use super::super::*;
+
+        pub fn apply_defaults(obj: &mut Value, st: &'static Struct) {
+            let Some(m) = obj.as_object_mut() else { return };
+            for f in st.fields {
+                if !m.contains_key(f.name) || m.get(f.name).is_some_and(Value::is_null) {
+                    let v = match f.def {
+                        Def::No => continue,
+                        Def::Int(i) => Value::from(i),
+                        Def::Str(s) => Value::from(s),
+                        Def::Bool(b) => Value::from(b),
+                        Def::Empty => Value::Object(Map::new()),
+                        Def::Null => Value::Null,
+                    };
+                    m.insert(f.name.to_string(), v);
+                }
+                match (&f.ty, m.get_mut(f.name)) {
+                    (Ty::Obj(inner), Some(v)) => apply_defaults(v, inner),
+                    (Ty::List(inner), Some(Value::Array(items))) => {
+                        for item in items {
+                            apply_defaults(item, inner);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+
+        pub fn normalize(obj: &mut Value, st: &'static Struct) {
+            let Some(m) = obj.as_object_mut() else { return };
+            let mut old = std::mem::take(m);
+            for f in st.fields {
+                if let Some(mut v) = old.shift_remove(f.name) {
+                    if v.is_null() {
+                        if matches!(f.def, Def::Null) {
+                            m.insert(f.name.to_string(), v);
+                        }
+                        continue;
+                    }
+                    match &f.ty {
+                        Ty::Obj(inner) => normalize(&mut v, inner),
+                        Ty::StrMap | Ty::QuantityMap => {
+                            if let Value::Object(map) = &mut v {
+                                map.sort_keys();
+                            }
+                        }
+                        Ty::List(inner) => {
+                            if let Value::Array(items) = &mut v {
+                                for item in items {
+                                    normalize(item, inner);
+                                }
+                            }
+                        }
+                        _ => {}
+                    }
+                    m.insert(f.name.to_string(), v);
+                }
+            }
+            for (k, v) in old {
+                if !v.is_null() {
+                    m.insert(k, v);
+                }
+            }
+        }
+
+        pub struct Walk {
+            pub unknown: Vec<String>,
+            pub type_error: Option<(String, String)>,
+        }
+
+        impl Walk {
+            pub fn check_struct(&mut self, obj: &Map<String, Value>, st: &'static Struct, go_path: &str, path: &str) {
+                for (k, v) in obj {
+                    let child_go = if go_path.is_empty() { k.clone() } else { format!("{go_path}.{k}") };
+                    let child = if path.is_empty() { k.clone() } else { format!("{path}.{k}") };
+                    match st.fields.iter().find(|f| f.name == k) {
+                        None => self.unknown.push(child),
+                        Some(f) => self.check_value(v, &f.ty, &child_go, &child),
+                    }
+                }
+            }
+
+            fn err(&mut self, go_path: &str, path: &str) {
+                self.type_error.get_or_insert((go_path.to_string(), path.to_string()));
+            }
+
+            fn check_value(&mut self, v: &Value, ty: &Ty, go_path: &str, path: &str) {
+                if v.is_null() {
+                    return;
+                }
+                let ok = match ty {
+                    Ty::Str => v.is_string(),
+                    Ty::Int32 => is_int(v, true),
+                    Ty::Int64 => is_int(v, false),
+                    Ty::Bool => v.is_boolean(),
+                    Ty::IntOrString => v.is_string() || is_int(v, true),
+                    Ty::Quantity => v.is_string() || v.is_number(),
+                    Ty::Any => true,
+                    Ty::StrMap => match v.as_object() {
+                        Some(m) => {
+                            if m.values().any(|x| !x.is_string() && !x.is_null()) {
+                                self.err(go_path, path);
+                            }
+                            true
+                        }
+                        None => false,
+                    },
+                    Ty::QuantityMap => match v.as_object() {
+                        Some(m) => {
+                            if m.values().any(|x| !x.is_string() && !x.is_number()) {
+                                self.err(go_path, path);
+                            }
+                            true
+                        }
+                        None => false,
+                    },
+                    Ty::StrList => match v.as_array() {
+                        Some(a) => {
+                            if a.iter().any(|x| !x.is_string()) {
+                                self.err(go_path, path);
+                            }
+                            true
+                        }
+                        None => false,
+                    },
+                    Ty::Obj(inner) => match v.as_object() {
+                        Some(m) => {
+                            self.check_struct(m, inner, go_path, path);
+                            true
+                        }
+                        None => false,
+                    },
+                    Ty::List(inner) => match v.as_array() {
+                        Some(a) => {
+                            for (i, item) in a.iter().enumerate() {
+                                let item_path = format!("{path}[{i}]");
+                                match item.as_object() {
+                                    Some(m) => self.check_struct(m, inner, go_path, &item_path),
+                                    None if item.is_null() => {}
+                                    None => self.err(go_path, &item_path),
+                                }
+                            }
+                            true
+                        }
+                        None => false,
+                    },
+                };
+                if !ok {
+                    self.err(go_path, path);
+                }
+            }
+        }
+    }
+
+    /// A random object shaped by a schema: some of its fields, in a random order, some `null`,
+    /// some unknown keys anywhere, maps with unsorted keys, now and then a value of a wrong type.
+    fn arbitrary(rng: &mut crate::engine::rand::Rng, st: &'static Struct, depth: u32) -> Value {
+        let mut fields: Vec<&Prop> = st.fields.iter().filter(|_| rng.below(3) > 0).collect();
+        for i in (1..fields.len()).rev() {
+            if rng.below(4) == 0 {
+                fields.swap(i, rng.below(i as u64 + 1) as usize);
+            }
+        }
+        let mut m = Map::new();
+        for f in fields {
+            if rng.below(8) == 0 {
+                m.insert(format!("x{}", rng.below(3)), json!(rng.below(2) == 0));
+            }
+            let v = match rng.below(12) {
+                0 => Value::Null,
+                1 => json!([1, "a"]),
+                _ => match &f.ty {
+                    Ty::Str => json!("s"),
+                    Ty::Int32 | Ty::Int64 | Ty::IntOrString => json!(3),
+                    Ty::Bool => json!(true),
+                    Ty::Quantity => json!("1Gi"),
+                    Ty::StrMap | Ty::QuantityMap => json!({"b": "1", "a": "2", "c": null}),
+                    Ty::StrList => json!(["a", "b"]),
+                    Ty::Any => json!({"z": 1, "a": null}),
+                    Ty::Obj(inner) if depth < 5 => arbitrary(rng, inner, depth + 1),
+                    Ty::List(inner) if depth < 5 => {
+                        Value::Array((0..rng.below(3)).map(|_| arbitrary(rng, inner, depth + 1)).collect())
+                    }
+                    _ => json!({}),
+                },
+            };
+            m.insert(f.name.to_string(), v);
+        }
+        Value::Object(m)
+    }
+
+    #[test]
+    fn the_walks_match_their_reference_on_arbitrary_objects() {
+        let mut rng = crate::engine::rand::Rng::new(7);
+        for kind_name in ["Pod", "Deployment", "ReplicaSet", "Event", "Namespace", "Node", "Lease", "ConfigMap"] {
+            let st = root(Kind::by_kind(kind_name).unwrap());
+            for _ in 0..200 {
+                let obj = arbitrary(&mut rng, st, 0);
+                let (mut a, mut b) = (obj.clone(), obj.clone());
+                normalize(&mut a, st);
+                reference::normalize(&mut b, st);
+                assert_eq!(a.to_string(), b.to_string(), "normalize of {obj}");
+                // Normalizing twice changes nothing.
+                normalize(&mut a, st);
+                assert_eq!(a.to_string(), b.to_string(), "normalize again of {obj}");
+                let (mut a, mut b) = (obj.clone(), obj.clone());
+                apply_defaults(&mut a, st);
+                reference::apply_defaults(&mut b, st);
+                assert_eq!(a.to_string(), b.to_string(), "defaults of {obj}");
+                let mut w = Walk { unknown: Vec::new(), type_error: None };
+                let mut r = reference::Walk { unknown: Vec::new(), type_error: None };
+                if let Some(m) = obj.as_object() {
+                    w.check_struct(m, st, &At::ROOT, &At::ROOT);
+                    r.check_struct(m, st, "", "");
+                }
+                assert_eq!(w.unknown, r.unknown, "unknown fields of {obj}");
+                let paths = w.type_error.map(|e| match e {
+                    DecodeError::Type { go_path, path, .. } => (go_path, path),
+                    DecodeError::Unknown(_) => Default::default(),
+                });
+                assert_eq!(paths.is_some(), r.type_error.is_some(), "type error of {obj}");
+                if let (Some(p), Some(q)) = (&paths, &r.type_error) {
+                    assert_eq!(p, q, "type error path of {obj}");
+                }
+            }
+        }
     }
 
     #[test]

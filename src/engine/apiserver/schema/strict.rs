@@ -96,7 +96,7 @@ fn openapi_type(ty: &Ty) -> &'static str {
     }
 }
 
-fn is_int(v: &Value, bits32: bool) -> bool {
+pub(super) fn is_int(v: &Value, bits32: bool) -> bool {
     match v {
         Value::Number(n) => match n.as_i64() {
             Some(i) => !bits32 || i32::try_from(i).is_ok(),
@@ -106,13 +106,87 @@ fn is_int(v: &Value, bits32: bool) -> bool {
     }
 }
 
-struct Walk {
-    unknown: Vec<String>,
-    type_error: Option<DecodeError>,
+/// Where the walk is, as a chain of segments up to the root: the two spellings of the path
+/// (`go_path` without list indexes, `path` with them) are built only for an error, not for every
+/// field of every object written (which allocated two strings per field).
+#[derive(Clone, Copy)]
+pub(super) struct At<'a> {
+    parent: Option<&'a At<'a>>,
+    seg: Seg<'a>,
+}
+
+#[derive(Clone, Copy)]
+enum Seg<'a> {
+    Root,
+    Key(&'a str),
+    Index(usize),
+}
+
+impl<'a> At<'a> {
+    pub(super) const ROOT: At<'static> = At { parent: None, seg: Seg::Root };
+
+    fn key(&'a self, k: &'a str) -> At<'a> {
+        At { parent: Some(self), seg: Seg::Key(k) }
+    }
+
+    fn index(&'a self, i: usize) -> At<'a> {
+        At { parent: Some(self), seg: Seg::Index(i) }
+    }
+
+    fn segs(&self) -> Vec<Seg<'a>> {
+        let mut out = vec![self.seg];
+        let mut at = self.parent;
+        while let Some(a) = at {
+            out.push(a.seg);
+            at = a.parent;
+        }
+        out.reverse();
+        out
+    }
+
+    /// The dotted path without list indexes (`spec.template.spec.containers.image`): each key
+    /// joined to what precedes it with a dot, unless that is empty.
+    fn go_path(&self) -> String {
+        let mut out = String::new();
+        for seg in self.segs() {
+            if let Seg::Key(k) = seg {
+                if !out.is_empty() {
+                    out.push('.');
+                }
+                out.push_str(k);
+            }
+        }
+        out
+    }
+
+    /// The path with list indexes (`spec.template.spec.containers[0].image`).
+    fn path(&self) -> String {
+        let mut out = String::new();
+        for seg in self.segs() {
+            match seg {
+                Seg::Root => {}
+                Seg::Key(k) => {
+                    if !out.is_empty() {
+                        out.push('.');
+                    }
+                    out.push_str(k);
+                }
+                Seg::Index(i) => out.push_str(&format!("[{i}]")),
+            }
+        }
+        out
+    }
+}
+
+pub(super) struct Walk {
+    pub(super) unknown: Vec<String>,
+    pub(super) type_error: Option<DecodeError>,
 }
 
 impl Walk {
-    fn type_err(&mut self, v: &Value, st: &'static Struct, go_path: &str, path: &str, ty: &Ty) {
+    /// `go_at` is where the Go path stands (a list item's fields keep the list's Go path), `at`
+    /// where the indexed path stands.
+    fn type_err(&mut self, v: &Value, st: &'static Struct, go_at: &At<'_>, at: &At<'_>, ty: &Ty) {
         if self.type_error.is_none() {
             // encoding/json names the literal only when a number does not fit a numeric field.
             let found = match (v, ty) {
@@ -122,27 +196,27 @@ impl Walk {
             self.type_error = Some(DecodeError::Type {
                 found,
                 go_struct: st.go_name,
-                go_path: go_path.to_string(),
+                go_path: go_at.go_path(),
                 go_type: go_type(ty),
-                path: path.to_string(),
+                path: at.path(),
                 openapi_type: openapi_type(ty),
                 openapi_found: openapi_json_type(v),
             });
         }
     }
 
-    fn check_struct(&mut self, obj: &Map<String, Value>, st: &'static Struct, go_path: &str, path: &str) {
+    pub(super) fn check_struct(&mut self, obj: &Map<String, Value>, st: &'static Struct, go_at: &At<'_>, at: &At<'_>) {
         for (k, v) in obj {
-            let child_go = if go_path.is_empty() { k.clone() } else { format!("{go_path}.{k}") };
-            let child = if path.is_empty() { k.clone() } else { format!("{path}.{k}") };
+            let child_go = go_at.key(k);
+            let child = at.key(k);
             match st.fields.iter().find(|f| f.name == k) {
-                None => self.unknown.push(child),
+                None => self.unknown.push(child.path()),
                 Some(f) => self.check_value(v, &f.ty, st, &child_go, &child),
             }
         }
     }
 
-    fn check_value(&mut self, v: &Value, ty: &Ty, st: &'static Struct, go_path: &str, path: &str) {
+    fn check_value(&mut self, v: &Value, ty: &Ty, st: &'static Struct, go_at: &At<'_>, at: &At<'_>) {
         if v.is_null() {
             return;
         }
@@ -158,7 +232,7 @@ impl Walk {
                 Some(m) => {
                     for val in m.values() {
                         if !val.is_string() && !val.is_null() {
-                            self.type_err(val, st, go_path, path, &Ty::Str);
+                            self.type_err(val, st, go_at, at, &Ty::Str);
                         }
                     }
                     true
@@ -169,7 +243,7 @@ impl Walk {
                 Some(m) => {
                     for val in m.values() {
                         if !val.is_string() && !val.is_number() {
-                            self.type_err(val, st, go_path, path, &Ty::Quantity);
+                            self.type_err(val, st, go_at, at, &Ty::Quantity);
                         }
                     }
                     true
@@ -180,7 +254,7 @@ impl Walk {
                 Some(a) => {
                     for val in a {
                         if !val.is_string() {
-                            self.type_err(val, st, go_path, path, &Ty::Str);
+                            self.type_err(val, st, go_at, at, &Ty::Str);
                         }
                     }
                     true
@@ -189,7 +263,7 @@ impl Walk {
             },
             Ty::Obj(inner) => match v.as_object() {
                 Some(m) => {
-                    self.check_struct(m, inner, go_path, path);
+                    self.check_struct(m, inner, go_at, at);
                     true
                 }
                 None => false,
@@ -197,11 +271,11 @@ impl Walk {
             Ty::List(inner) => match v.as_array() {
                 Some(a) => {
                     for (i, item) in a.iter().enumerate() {
-                        let item_path = format!("{path}[{i}]");
+                        let item_at = at.index(i);
                         match item.as_object() {
-                            Some(m) => self.check_struct(m, inner, go_path, &item_path),
+                            Some(m) => self.check_struct(m, inner, go_at, &item_at),
                             None if item.is_null() => {}
-                            None => self.type_err(item, st, go_path, &item_path, &Ty::Obj(inner)),
+                            None => self.type_err(item, st, go_at, &item_at, &Ty::Obj(inner)),
                         }
                     }
                     true
@@ -210,7 +284,7 @@ impl Walk {
             },
         };
         if !ok {
-            self.type_err(v, st, go_path, path, ty);
+            self.type_err(v, st, go_at, at, ty);
         }
     }
 }
@@ -220,7 +294,7 @@ pub fn strict_decode(kind: &Kind, obj: &Value) -> Result<(), DecodeError> {
     let st = root(kind);
     let mut w = Walk { unknown: Vec::new(), type_error: None };
     match obj.as_object() {
-        Some(m) => w.check_struct(m, st, "", ""),
+        Some(m) => w.check_struct(m, st, &At::ROOT, &At::ROOT),
         None => {
             return Err(DecodeError::Type {
                 found: json_type(obj),

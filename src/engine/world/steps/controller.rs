@@ -19,6 +19,7 @@ use crate::engine::object::ObjectExt;
 use crate::engine::world::api::{Failure, WorldApi};
 use crate::engine::world::cloud_api::CloudApi;
 use crate::engine::world::history::count_changes;
+use crate::engine::world::hotloop::{read_target, Alarm, SAME_FAILURE};
 use crate::engine::world::informer::to_notification;
 use crate::engine::world::narrate::fmt_duration;
 use crate::engine::world::process::Process;
@@ -30,8 +31,8 @@ impl World {
     /// One handler call: the oldest call queued for one controller's handler on one informer.
     pub(super) fn handler(&mut self, pi: usize, si: usize, hi: usize) -> StepRecord {
         let now = self.state.now;
-        let seq = &mut self.state.queue_seq;
-        let p = &mut self.state.processes[pi];
+        let State { processes, queue_seq: seq, loops, .. } = &mut self.state;
+        let p = &mut processes[pi];
         let Process { caches, slots, name, .. } = p;
         let slot = &mut slots[si];
         let actor = Actor::Controller { process: name.clone(), controller: slot.controller.name().to_string() };
@@ -44,17 +45,23 @@ impl World {
         let kind = caches.informers()[ii].kind();
         let n = to_notification(&call);
         let keys = slot.controller.handle(kind, &n, caches, now);
+        // The loop detector: the keys queued now answer the write behind this event.
+        let depth = loops.depth_of(n.object().resource_version());
         let mut added = Vec::new();
         let mut work = QueueWork { queue: slot.queue().name().to_string(), ..QueueWork::default() };
         for k in keys {
             match k {
                 Enqueue::Now(k) => {
                     slot.add(k.clone(), seq);
+                    slot.note_trigger(&k, depth);
                     added.push(k.clone());
                     work.added.push(k);
                 }
                 Enqueue::After(k, d) => {
                     slot.add_after(k.clone(), d, now, seq);
+                    if d.is_zero() {
+                        slot.note_trigger(&k, depth);
+                    }
                     slot.check_keys.remove(&k);
                     added.push(format!("{k} (in {})", fmt_duration(d)));
                     work.delayed.push((k, d));
@@ -106,7 +113,7 @@ impl World {
     /// `AddAfter` or `AddRateLimited` as the outcome says.
     pub(super) fn reconcile(&mut self, pi: usize, si: usize, wi: usize) -> StepRecord {
         let now = self.state.now;
-        let State { api, processes, event_seq, cloud, queue_seq, changes, last_change_rv, revoked, .. } =
+        let State { api, processes, event_seq, cloud, queue_seq, changes, last_change_rv, revoked, loops, .. } =
             &mut self.state;
         let p = &mut processes[pi];
         let failure = p.failure(now);
@@ -121,12 +128,30 @@ impl World {
             return self.record(actor, ActionKind::Reconcile, Vec::new(), Vec::new(), String::new());
         };
         let mut calls = Vec::new();
+        let rv_before = api.resource_version();
+        // The loop detector: this reconcile's writes are one deeper than what queued its key.
+        let depth = slot.take_depth(&key) + 1;
         let outcome = {
             let mut wapi = WorldApi { server: api, calls: &mut calls, failure, conflict_armed };
             let mut capi = CloudApi { inner: &mut wapi, cloud, now };
             let mut ctx = Ctx { now, cache: caches, api: &mut capi, event_seq };
             slot.controller.reconcile(&key, &mut ctx)
         };
+        let who = format!("{cname} ({name})");
+        loops.wrote(depth, &calls, rv_before, &who, &key, |t| read_target(api, t));
+        let failed = match &outcome {
+            Outcome::Err(e) => Some(e.as_str()),
+            _ => None,
+        };
+        let in_a_row = slot.note_failure(&key, failed);
+        if let Some(message) = failed.filter(|_| in_a_row >= SAME_FAILURE) {
+            loops.alarm = Some(Alarm::Failure {
+                actor: who.clone(),
+                key: key.clone(),
+                message: message.to_string(),
+                count: in_a_row,
+            });
+        }
         let mut work =
             QueueWork { queue: slot.queue().name().to_string(), key: Some(key.clone()), ..QueueWork::default() };
         let changes_after = *changes + count_changes(&calls, *last_change_rv).0;
@@ -142,11 +167,15 @@ impl World {
             match k {
                 Enqueue::Now(k) => {
                     slot.add(k.clone(), queue_seq);
+                    slot.note_trigger(&k, depth);
                     queued_more.push(k.clone());
                     work.added.push(k);
                 }
                 Enqueue::After(k, d) => {
                     slot.add_after(k.clone(), d, now, queue_seq);
+                    if d.is_zero() {
+                        slot.note_trigger(&k, depth);
+                    }
                     queued_more.push(format!("{k} (in {})", fmt_duration(d)));
                     work.delayed.push((k, d));
                 }

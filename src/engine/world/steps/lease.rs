@@ -154,9 +154,18 @@ impl World {
                         let Some(call) = caches.informers_mut()[ii].pop_notification(h) else { continue };
                         let n = to_notification(&call);
                         for k in slot.controller.handle(kind, &n, caches, now) {
+                            // A lease renewal is fresh input for the loop detector (depth 0).
                             match k {
-                                Enqueue::Now(k) => slot.add(k, queue_seq),
-                                Enqueue::After(k, d) => slot.add_after(k, d, now, queue_seq),
+                                Enqueue::Now(k) => {
+                                    slot.note_trigger(&k, 0);
+                                    slot.add(k, queue_seq);
+                                }
+                                Enqueue::After(k, d) => {
+                                    if d.is_zero() {
+                                        slot.note_trigger(&k, 0);
+                                    }
+                                    slot.add_after(k, d, now, queue_seq);
+                                }
                             }
                         }
                     }

@@ -1,0 +1,88 @@
+//! How many steps each slice of Run until idle takes in the page: the run goes one slice per
+//! animation frame (the page redraws at most once a frame, whatever the cluster's size), and a
+//! slice is sized by time, not by a fixed step count, because a step costs microseconds in a
+//! small cluster and far more in a large one.
+//!
+//! The rule: a slice aims at a time budget of [`ENGINE_SHARE`] times what the page spent outside
+//! the last slice (the redraw, layout, paint and whatever input arrived, measured from the end of
+//! one slice to the start of the next), at least [`MIN_SLICE_MS`] and at most [`MAX_SLICE_MS`];
+//! the steps that fit are estimated from the steps per millisecond of the slices so far. So the
+//! engine gets about three quarters of the page's time while the views stay live, and Pause or a
+//! key press waits at most one slice.
+//!
+//! Plain Rust: the page passes the clock in (`performance.now()`, milliseconds), so this is
+//! tested natively. The other animation in the page (the control-plane map) redraws from the
+//! same session changes, so it follows the same pace.
+
+/// The shortest slice, in milliseconds.
+pub const MIN_SLICE_MS: f64 = 8.0;
+/// The longest slice, in milliseconds: the most a key press or Pause waits.
+pub const MAX_SLICE_MS: f64 = 80.0;
+/// A slice's budget as a multiple of the time the page spent outside the previous one.
+pub const ENGINE_SHARE: f64 = 3.0;
+/// The first slice's steps, before any measurement.
+pub const FIRST_SLICE: u64 = 50;
+
+/// Sizes the slices of one run. See the module documentation.
+#[derive(Clone, Debug, Default)]
+pub struct Pacer {
+    /// Steps per millisecond, a moving average over the slices so far (0: not measured yet).
+    rate: f64,
+    /// When the last slice ended.
+    last_end: Option<f64>,
+}
+
+impl Pacer {
+    /// A pacer for a new run.
+    pub fn new() -> Pacer {
+        Pacer::default()
+    }
+
+    /// The steps for the slice starting at `now`.
+    pub fn plan(&self, now: f64) -> u64 {
+        if self.rate <= 0.0 {
+            return FIRST_SLICE;
+        }
+        let outside = self.last_end.map_or(MIN_SLICE_MS, |end| (now - end).max(0.0));
+        let budget = (outside * ENGINE_SHARE).clamp(MIN_SLICE_MS, MAX_SLICE_MS);
+        ((budget * self.rate) as u64).max(1)
+    }
+
+    /// The slice that started at `started` took `steps` steps and ended at `ended`.
+    pub fn done(&mut self, started: f64, ended: f64, steps: u64) {
+        let took = (ended - started).max(0.01);
+        let rate = steps as f64 / took;
+        // Steps get dearer as the cluster grows, so recent slices weigh more.
+        self.rate = if self.rate <= 0.0 { rate } else { 0.5 * self.rate + 0.5 * rate };
+        self.last_end = Some(ended);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slices_fill_a_share_of_the_frame_and_adapt_to_the_step_cost() {
+        let mut p = Pacer::new();
+        assert_eq!(p.plan(0.0), FIRST_SLICE);
+        // 50 steps took 5 ms (10 a millisecond); the page then spent 6 ms redrawing.
+        p.done(0.0, 5.0, 50);
+        assert_eq!(p.plan(11.0), 180, "3 × 6 ms at 10 steps/ms");
+        // A slow redraw (40 ms) gives the engine the longest slice, no more.
+        p.done(11.0, 29.0, 180);
+        assert_eq!(p.plan(69.0), 800, "80 ms at 10 steps/ms");
+        // Steps got twice as dear: the estimate follows.
+        p.done(69.0, 229.0, 800);
+        assert_eq!(p.plan(231.0), (8.0 * 7.5) as u64, "the shortest slice at (10 + 5) / 2 steps/ms");
+    }
+
+    #[test]
+    fn a_clock_that_goes_backwards_or_stands_still_is_harmless() {
+        let mut p = Pacer::new();
+        p.done(10.0, 10.0, 100);
+        assert!(p.plan(5.0) >= 1);
+        p.done(10.0, 5.0, 0);
+        assert!(p.plan(20.0) >= 1);
+    }
+}
