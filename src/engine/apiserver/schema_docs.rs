@@ -854,6 +854,7 @@ pub static DOCS: &[TypeDoc] = &[
         text: "What the bucket controller last observed of the bucket.",
         fields: &[
             f("observedGeneration", "The metadata.generation the controller last acted on."),
+            f("observedResourceVersion", "The metadata.resourceVersion the controller last reconciled. Only the operator's buggy build (lab buggy-operator on) writes it: every write of it changes the resourceVersion it records, so the operator reconciles its own writes for ever."),
             f("url", "The bucket's address in the simulated cloud, once created."),
             f("conditions", "The bucket's conditions: Ready, with the cloud's errors as its reason and message."),
         ],

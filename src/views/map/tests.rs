@@ -1,3 +1,4 @@
+use super::motion::chip_key;
 use super::*;
 use crate::engine::kinds::Kind;
 use crate::engine::world::World;
