@@ -20,7 +20,8 @@ fn now_ms() -> f64 {
 /// after the slice, so at most once per frame however many steps the slice took. `run` is this
 /// run's number: a frame of a run that was paused (and perhaps started again) ends it there.
 fn settle_frame(lab: Lab, settling: RwSignal<bool>, runs: StoredValue<(u64, Pacer), LocalStorage>, run: u64) {
-    if !settling.get_untracked() || runs.with_value(|r| r.0) != run {
+    // `try_`: a frame can come after the page left the lab (a route change disposes the signals).
+    if settling.try_get_untracked() != Some(true) || runs.try_with_value(|r| r.0) != Some(run) {
         return;
     }
     let started = now_ms();

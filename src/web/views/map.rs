@@ -64,8 +64,11 @@ pub fn ControlPlaneMap(
             let el = el.clone();
             move || {
                 let w = (el.client_width() / 8 * 8).max(NARROW_MIN);
-                if width.get_untracked() != w {
-                    width.set(w);
+                // The observer outlives the map: after a route change takes the map away, its
+                // element reports one last size (0) to a signal already disposed. Nothing to lay
+                // out then (a plain get would panic and stop the app).
+                if width.try_get_untracked().is_some_and(|old| old != w) {
+                    width.try_set(w);
                 }
             }
         };
