@@ -58,7 +58,35 @@ const sizeText = run("node", ["scripts/size-report.mjs", "dist"]).trimEnd();
 const sizeSection = (marker) => {
   const lines = sizeText.split("\n");
   const from = lines.findIndex((l) => l.startsWith(marker));
-  const secs = (x) => (x == null ? "n/a" : `${x.toFixed(2)} s`);
+  const rows = [];
+  for (const l of lines.slice(from + 1)) {
+    const m = /^(\S+\.html) \((\d+) files\)\s+[\d.]+\s+([\d.]+)$/.exec(l.trim());
+    if (m) rows.push({ page: m[1], files: Number(m[2]), gzipKiB: Number(m[3]) });
+    else if (l.startsWith("(")) break;
+  }
+  return from < 0 ? [] : rows;
+};
+const firstViews = sizeSection("(a)");
+const appLoads = sizeSection("(b)");
+
+// 2. The page.
+const page = JSON.parse(run("node", ["scripts/bench-page.mjs", ...(quick ? ["--quick"] : [])]));
+
+// 3. The engine, natively, with the load average before and after (a busy machine slows it).
+const loadNow = () => machine().load;
+const worldLoadBefore = loadNow();
+const world = run("cargo", ["bench", "--bench", "world", "--", ...(quick ? ["--quick"] : [])]).trimEnd();
+const worldLoad = `${worldLoadBefore} → ${loadNow()}`;
+/** A row of the world bench's table: its step count and wall seconds. */
+const worldRow = (scenario) => {
+  const line = world.split("\n").find((l) => l.startsWith(`| ${scenario} `));
+  const m = line && /^\|[^|]+\|\s*(\d+)\s*\|\s*([\d.]+) s/.exec(line);
+  return m ? { steps: Number(m[1]), seconds: Number(m[2]) } : null;
+};
+const apiserver = run("cargo", ["bench", "--bench", "apiserver"]).trimEnd();
+
+// 4. Issue 17's scale budgets: in the page and natively, each with the load beside it.
+const secs = (x) => (x == null ? "n/a" : `${x.toFixed(2)} s`);
 const pageRun = (pods) => page.runUntilIdle?.find((r) => r.pods === pods);
 const scaleRows = [
   ...[
@@ -87,39 +115,13 @@ const scaleRows = [
   }),
 ];
 
-const rows = [
-  ...scaleRows,];
-  for (const l of lines.slice(from + 1)) {
-    const m = /^(\S+\.html) \((\d+) files\)\s+[\d.]+\s+([\d.]+)$/.exec(l.trim());
-    if (m) rows.push({ page: m[1], files: Number(m[2]), gzipKiB: Number(m[3]) });
-    else if (l.startsWith("(")) break;
-  }
-  return from < 0 ? [] : rows;
-};
-const firstViews = sizeSection("(a)");
-const appLoads = sizeSection("(b)");
-
-// 2. The page.
-const page = JSON.parse(run("node", ["scripts/bench-page.mjs", ...(quick ? ["--quick"] : [])]));
-
-// 3. The engine, natively, with the load average before and after (a busy machine slows it).
-const loadNow = () => machine().load;
-const worldLoadBefore = loadNow();
-const world = run("cargo", ["bench", "--bench", "world", "--", ...(quick ? ["--quick"] : [])]).trimEnd();
-const worldLoad = `${worldLoadBefore} → ${loadNow()}`;
-/** A row of the world bench's table: its step count and wall seconds. */
-const worldRow = (scenario) => {
-  const line = world.split("\n").find((l) => l.startsWith(`| ${scenario} `));
-  const m = line && /^\|[^|]+\|\s*(\d+)\s*\|\s*([\d.]+) s/.exec(line);
-  return m ? { steps: Number(m[1]), seconds: Number(m[2]) } : null;
-};
-const apiserver = run("cargo", ["bench", "--bench", "apiserver"]).trimEnd();
 
 const home = page.startup.find((s) => s.route === "");
 const step1000 = page.steps.find((s) => s.pods === 1000);
 const memTotal = page.memory ? page.memory.wasmBytes + page.memory.jsHeapBytes : null;
 
 const rows = [
+  ...scaleRows,
   ...firstViews.map((v) => [
     `First interactive view of ${v.page} (${v.files} files, gzip -9)`,
     `${v.gzipKiB} KiB`,
