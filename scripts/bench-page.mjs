@@ -72,7 +72,9 @@ const FIRST_CONTROL = () => {
       }
     }
     if (window.__stepButton === undefined) {
-      const step = [...document.querySelectorAll("#app button")].find((b) => b.textContent.trim() === "Step");
+      // The button's own words, without its key cap (<kbd>→</kbd>, hidden from its name).
+      const words = (b) => [...b.childNodes].filter((n) => n.nodeName !== "KBD").map((n) => n.textContent).join("").trim();
+      const step = [...document.querySelectorAll("#app button")].find((b) => words(b) === "Step");
       if (step) window.__stepButton = { at: performance.now(), what: 'button "Step"' };
     }
     return window.__firstControl !== undefined && window.__stepButton !== undefined;
