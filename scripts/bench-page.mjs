@@ -225,7 +225,8 @@ function mainThreadCpu(trace) {
 /** One press of "Step", timed in the page (see the header). Resolves to milliseconds. */
 function timeOneStep(page) {
   return page.evaluate(async () => {
-    const step = [...document.querySelectorAll("button")].find((b) => b.textContent.trim() === "Step");
+    const words = (b) => [...b.childNodes].filter((n) => n.nodeName !== "KBD").map((n) => n.textContent).join("").trim();
+    const step = [...document.querySelectorAll("button")].find((b) => words(b) === "Step");
     const narration = document.querySelector('[role="status"][aria-label="Narration"]');
     const number = (t) => Number((/Step (\d+)/.exec(t) ?? [0, 0])[1]);
     const before = number(narration.textContent);
