@@ -449,32 +449,24 @@ impl Regex {
         if p.pos < chars.len() {
             return Err("Unmatched ) or \\)".into());
         }
-        let mut c = Compiler { prog: Vec::new() };
-        if anchoring.line {
-            c.emit(Inst::Bol)?;
-        } else if anchoring.word {
-            c.emit(Inst::NotWordBefore)?;
-        }
-        c.node(&node, fold)?;
-        if anchoring.line {
-            c.emit(Inst::Eol)?;
-        } else if anchoring.word {
-            c.emit(Inst::NotWordAfter)?;
-        }
-        c.emit(Inst::Match)?;
-        Ok(Regex { prog: c.prog, fold })
+        Regex::compile(&node, fold, anchoring)
     }
 
     /// A pattern matching `text` literally (grep -F).
     pub fn literal(text: &str, fold: bool, anchoring: Anchoring) -> Result<Regex, String> {
         let node = Node::Concat(text.chars().map(Node::Char).collect());
+        Regex::compile(&node, fold, anchoring)
+    }
+
+    /// The program for a parsed pattern: the anchors `-x` or `-w` ask for around it, then Match.
+    fn compile(node: &Node, fold: bool, anchoring: Anchoring) -> Result<Regex, String> {
         let mut c = Compiler { prog: Vec::new() };
         if anchoring.line {
             c.emit(Inst::Bol)?;
         } else if anchoring.word {
             c.emit(Inst::NotWordBefore)?;
         }
-        c.node(&node, fold)?;
+        c.node(node, fold)?;
         if anchoring.line {
             c.emit(Inst::Eol)?;
         } else if anchoring.word {
