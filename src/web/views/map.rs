@@ -115,7 +115,7 @@ pub fn ControlPlaneMap(
                 <Streams scene />
                 <Decorations scene />
                 <For each=move || ids.get() key=MapPart::id let:part>
-                    <Part part scene selected focused />
+                    <Part part scene ids selected focused />
                 </For>
                 <Tokens scene />
             </svg>
@@ -198,6 +198,7 @@ fn Streams(scene: Memo<ControlPlane>) -> impl IntoView {
 fn Part(
     part: MapPart,
     scene: Memo<ControlPlane>,
+    ids: Memo<Vec<MapPart>>,
     selected: RwSignal<Option<MapPart>>,
     focused: RwSignal<Option<MapPart>>,
 ) -> impl IntoView {
@@ -211,21 +212,22 @@ fn Part(
     });
     let (p1, p2, p3, p4, p5) = (part.clone(), part.clone(), part.clone(), part.clone(), part.clone());
     let is_selected = Memo::new(move |_| selected.with(|s| s.as_ref() == Some(&p1)));
-    // One tab stop: the focused part, else the selected one, else the first.
+    // One tab stop: the focused part, else the selected one, else the first. It reads the list
+    // of parts (`ids`, which changes only when a part comes or goes), not the scene: a step that
+    // only changes what the parts show costs each part no walk of every part.
     let tab_stop = Memo::new(move |_| {
         let current = focused.get().or_else(|| selected.get());
-        let parts = scene.with(ControlPlane::parts);
-        match current.filter(|c| parts.contains(c)) {
+        ids.with(|parts| match current.filter(|c| parts.contains(c)) {
             Some(c) => c == p2,
             None => parts.first() == Some(&p2),
-        }
+        })
     });
     let select = move || {
         selected.set(Some(p3.clone()));
         focused.set(Some(p3.clone()));
     };
     let on_key = move |ev: web_sys::KeyboardEvent| {
-        let parts = scene.with_untracked(ControlPlane::parts);
+        let parts = ids.get_untracked();
         let Some(i) = parts.iter().position(|x| x == &p4) else { return };
         let last = parts.len().saturating_sub(1);
         let to = match ev.key().as_str() {
