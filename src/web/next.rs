@@ -12,6 +12,10 @@ const SHOWN: usize = 40;
 
 #[derive(Clone, Debug, PartialEq)]
 struct Row {
+    /// What the row is and shows, not where it is: the actor, the description, which of the
+    /// identical ones, when and whether it can run now (a pending action's `id` is its position
+    /// in the list, so it changes whenever an action ahead of it runs; a key with the id in it
+    /// rebuilt every row at every step).
     key: String,
     id: u64,
     when: String,
@@ -30,17 +34,26 @@ pub fn WhatHappensNext() -> impl IntoView {
             let now = s.world().now();
             let pending = s.pending();
             let total = pending.len();
+            let mut seen: Vec<String> = Vec::new();
             let rows: Vec<Row> = pending
                 .into_iter()
                 .take(SHOWN)
-                .map(|p| Row {
-                    key: format!("{}|{}|{}", p.id, p.actor, p.description),
-                    id: p.id,
-                    when: if p.at <= now { "now".into() } else { format!("in {}", fmt_duration(p.at.since(now))) },
-                    actor: p.actor.to_string(),
-                    description: p.description.clone(),
-                    runnable: p.runnable,
-                    faults: faults_for(&p),
+                .map(|p| {
+                    let when = if p.at <= now { "now".into() } else { format!("in {}", fmt_duration(p.at.since(now))) };
+                    let what = format!("{}|{}", p.actor, p.description);
+                    let n = seen.iter().filter(|s| **s == what).count();
+                    seen.push(what.clone());
+                    Row {
+                        // What the row shows besides is in the key too, so that a row whose time
+                        // or runnability changed is drawn again.
+                        key: format!("{what}|{n}|{when}|{}", p.runnable),
+                        id: p.id,
+                        when,
+                        actor: p.actor.to_string(),
+                        description: p.description.clone(),
+                        runnable: p.runnable,
+                        faults: faults_for(&p),
+                    }
                 })
                 .collect();
             (rows, total)
@@ -57,7 +70,7 @@ pub fn WhatHappensNext() -> impl IntoView {
         >
             <ol class="next">
                 <For each=move || rows.get().0 key=|r| r.key.clone() let:row>
-                    <NextRow row=row />
+                    <NextRow row=row rows />
                 </For>
             </ol>
             {move || {
@@ -68,10 +81,12 @@ pub fn WhatHappensNext() -> impl IntoView {
     }
 }
 
+/// One pending action. The row stays while its action waits unchanged (its key says what it
+/// shows); its id, which is its position in the list, is read when Run this next is clicked.
 #[component]
-fn NextRow(row: Row) -> impl IntoView {
+fn NextRow(row: Row, rows: Memo<(Vec<Row>, usize)>) -> impl IntoView {
     let lab = use_lab();
-    let id = row.id;
+    let key = row.key.clone();
     view! {
         <li class="next__item">
             <p class="next__what">
@@ -84,7 +99,10 @@ fn NextRow(row: Row) -> impl IntoView {
             <div class="next__actions">
                 {row.runnable.then(|| view! {
                     <button type="button" class="next__run" on:click=move |_| {
-                        let _ = lab.act(|s| s.run_pending(id));
+                        let id = rows.with_untracked(|(all, _)| all.iter().find(|r| r.key == key).map(|r| r.id));
+                        if let Some(id) = id {
+                            let _ = lab.act(|s| s.run_pending(id));
+                        }
                     }>"Run this next"</button>
                 })}
                 {row.faults.into_iter().map(|f| {

@@ -43,6 +43,38 @@ describe("stepping through a Deployment", () => {
     await context.close();
   });
 
+  test("What happens next keeps a row while its action waits, and Run this next runs the row clicked", async () => {
+    const { context, page, problems } = await openPage(browser, `${server.origin}/#/sandbox`, WIDE);
+    await run(page, "kubectl create deployment web --image=nginx --replicas=3");
+    await consoleLog(page).getByText("deployment.apps/web created").waitFor();
+    const next = page.getByRole("region", { name: "What happens next" });
+    const rows = next.getByRole("listitem");
+    const narration = page.getByRole("status", { name: "Narration" });
+    const texts = async () => (await rows.allInnerTexts()).map((t) => t.split("\n")[0].trim());
+    // Step until at least three actions wait, so that the second one stays after a step.
+    for (let i = 0; i < 20 && (await rows.count()) < 3; i++) await page.getByRole("button", { name: "Step", exact: true }).click();
+    assert.ok((await rows.count()) >= 3, await next.innerText());
+    // The second row is the same element after the first one runs (a row is not rebuilt because
+    // the actions ahead of it moved), and it is then first.
+    const second = (await texts())[1];
+    await rows.nth(1).evaluate((li) => { li.dataset.seen = "kept"; });
+    await page.getByRole("button", { name: "Step", exact: true }).click();
+    await narration.getByText(/Step \d+/).waitFor();
+    assert.equal((await texts())[0], second);
+    assert.equal(await rows.first().getAttribute("data-seen"), "kept", "the waiting action's row was rebuilt by the step");
+    // Run this next on a row other than the first runs that row's action: the narration says it.
+    const n = await rows.count();
+    assert.ok(n >= 2, await next.innerText());
+    const target = rows.nth(n - 1);
+    const actor = (await target.innerText()).split("\n")[0].replace(/^\S+ /, "").split(": ")[0];
+    const stepBefore = Number(/Step (\d+)/.exec(await narration.innerText())[1]);
+    await target.getByRole("button", { name: "Run this next" }).click();
+    await narration.getByText(`Step ${stepBefore + 1}`).waitFor();
+    assert.ok((await narration.innerText()).includes(`${actor}: `), `${actor} in: ${await narration.innerText()}`);
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
   test("a stale editor apply gets the real 409, and Reload and re-apply recovers", async () => {
     const { context, page, problems } = await openPage(browser, `${server.origin}/#/sandbox`, WIDE);
     await run(page, "kubectl create deployment web --image=nginx --replicas=3");
