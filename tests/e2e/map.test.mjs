@@ -101,6 +101,30 @@ describe("the Control plane region", () => {
     await context.close();
   });
 
+  test("every step's tokens travel from the start, not only the first step's", async () => {
+    const { context, page, problems } = await openPage(browser, `${server.origin}/#/sandbox`, WIDE);
+    await run(page, "kubectl create deployment web --image=nginx --replicas=3");
+    const tokens = map(page).locator(".map__token");
+    let withTokens = 0;
+    for (let i = 0; i < 6; i++) {
+      // Let the last step's tokens arrive (a token's travel takes 600 ms, a reply's twice that).
+      await page.waitForTimeout(1300);
+      await stepButton(page).click();
+      await narration(page).getByText(`Step ${i + 2}`).waitFor();
+      // Each token of this step is travelling or about to leave: its animation is running and
+      // not at its end (a token kept from an earlier step would sit at its end, invisible).
+      const states = await tokens.evaluateAll((ts) => ts.map((t) => t.getAnimations().map((a) => `${a.playState} ${Math.round(a.currentTime)}`)[0] ?? "none"));
+      if (states.length > 0) withTokens++;
+      for (const s of states) {
+        const m = /^running (\d+)$/.exec(s);
+        assert.ok(m && Number(m[1]) < 600, `step ${i + 2}: ${states.join(", ")}`);
+      }
+    }
+    assert.ok(withTokens >= 4, `${withTokens} of 6 steps moved tokens`);
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
   test("three scales with no step between: the key merges into one waiting entry, and the count shows it", async () => {
     const { context, page, problems } = await sandboxWith(WIDE);
     for (const n of [2, 3, 4]) await runInConsole(page, `kubectl scale deployment web --replicas=${n}`);

@@ -16,7 +16,7 @@
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
-use super::WorldSource;
+use super::{Item, Rows, WorldSource};
 use crate::views::map::{control_plane, Chip, ControlPlane, Label, MapPart, Node, Token, NARROW_MIN, TRAVEL_MS};
 
 /// The map's selection, provided by the shell: the panels that are its details filter to it.
@@ -303,13 +303,25 @@ fn Part(
     }
 }
 
-/// The last step's tokens: new elements every step, so that their animation starts again.
+/// The last step's tokens: new elements every step, so that their animation starts again. A
+/// list rebuilt in place would keep the last step's elements, whose animation has already run to
+/// its end (invisible), and only move their coordinates; so the tokens are one row of the views'
+/// keyed list ([`Rows`]: no second copy of the keyed diff in the wasm), keyed by the step's
+/// number and the width the picture is laid out for.
 #[component]
 fn Tokens(scene: Memo<ControlPlane>) -> impl IntoView {
-    let tokens = Memo::new(move |_| scene.with(|s| s.step.as_ref().map(|c| (c.number, c.tokens.clone()))));
+    let tokens = Memo::new(move |_| scene.with(|s| s.step.as_ref().map(|c| (c.number, s.width, c.tokens.clone()))));
+    let key = Memo::new(move |_| {
+        tokens.with(|t| t.iter().map(|(n, w, _)| Item::Text(format!("{n} {w}"))).collect::<Vec<_>>())
+    });
+    let render = UnsyncCallback::new(move |_: Item| {
+        tokens
+            .with_untracked(|t| t.iter().flat_map(|(_, _, ts)| ts.iter().cloned().map(token)).collect_view())
+            .into_any()
+    });
     view! {
         <g class="map__tokens" aria-hidden="true">
-            {move || tokens.get().map(|(_, ts)| ts.into_iter().map(token).collect_view())}
+            <Rows items=key render />
         </g>
     }
 }
