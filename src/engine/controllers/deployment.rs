@@ -17,7 +17,7 @@ use serde_json::{json, Map, Value};
 
 use super::hash::compute_hash;
 use super::util::{int_at, is_controlled_by, scaled_value, selector_is_empty, selector_matches, spec_replicas, str_at};
-use super::{Caches, Controller, Ctx, DeleteOpts, Enqueue, Notification, Outcome};
+use super::{Caches, Controller, Ctx, DeleteOpts, Enqueue, Outcome, ResourceEvent};
 use crate::engine::frozen::{Frozen, Json};
 use crate::engine::kinds::Kind;
 use crate::engine::object::{ObjectExt, OwnerReference};
@@ -1038,10 +1038,10 @@ impl Controller for DeploymentController {
         W.get_or_init(|| [kind("Deployment"), kind("ReplicaSet"), kind("Pod")])
     }
 
-    fn handle(&mut self, k: &'static Kind, n: &Notification, cache: &Caches, _now: Time) -> Vec<Enqueue> {
+    fn handle(&mut self, k: &'static Kind, n: &ResourceEvent, cache: &Caches, _now: Time) -> Vec<Enqueue> {
         let keys = match (k.kind, n) {
             ("Deployment", _) => vec![n.object().key()],
-            ("ReplicaSet", Notification::Update(old, new)) => {
+            ("ReplicaSet", ResourceEvent::Update(old, new)) => {
                 if old.resource_version() == new.resource_version() {
                     return Vec::new();
                 }
@@ -1052,15 +1052,15 @@ impl Controller for DeploymentController {
                 keys.extend(Self::deployment_keys_for_rs(new, cache));
                 keys
             }
-            ("ReplicaSet", Notification::Delete { obj, .. }) => {
+            ("ReplicaSet", ResourceEvent::Delete { obj, .. }) => {
                 if obj.controller_ref().is_none() {
                     return Vec::new();
                 }
                 Self::deployment_keys_for_rs(obj, cache)
             }
-            ("ReplicaSet", Notification::Add(rs)) => Self::deployment_keys_for_rs(rs, cache),
+            ("ReplicaSet", ResourceEvent::Add(rs)) => Self::deployment_keys_for_rs(rs, cache),
             // deletePod: only a Recreate rollout waits for pods to be gone.
-            ("Pod", Notification::Delete { obj, .. }) => {
+            ("Pod", ResourceEvent::Delete { obj, .. }) => {
                 let ns = obj.namespace().unwrap_or("");
                 let Some(r) = obj.controller_ref().filter(|r| r.kind == "ReplicaSet") else { return Vec::new() };
                 let Some(rs) = cache.get(kind("ReplicaSet"), &format!("{ns}/{}", r.name)) else { return Vec::new() };

@@ -12,7 +12,7 @@
 //!    runs one shared informer per kind (client-go `tools/cache/reflector.go`, `ListAndWatch`):
 //!    list, then watch; the cache is updated *before* handlers run.
 //! 2. **Handlers.** For every cache change the world calls [`Controller::handle`] with a
-//!    [`Notification`] (`Add`, `Update(old, new)`, `Delete(final state)`), once per step ("run one
+//!    [`ResourceEvent`] (`Add`, `Update(old, new)`, `Delete(final state)`), once per step ("run one
 //!    queued handler"). The handler may update the controller's own bookkeeping (for example
 //!    ReplicaSet expectations, §6.6) and returns the keys to add to the controller's work queue as
 //!    [`Enqueue`] values. Handlers never call the API server.
@@ -60,13 +60,16 @@ use super::kinds::Kind;
 use super::object::{ObjectExt, Shared};
 use super::time::Time;
 
-/// What an informer tells its handlers (client-go `ResourceEventHandler`,
-/// `tools/cache/controller.go`, `processDeltas`). The cache already holds the new state when a
-/// handler sees a notification. The objects are the cache's own (`Shared`), as client-go hands
+/// One call of a controller's event handler: what its `ResourceEventHandler` hears (client-go
+/// `tools/cache/controller.go`, `ResourceEventHandler`'s `OnAdd`, `OnUpdate`, `OnDelete`). The
+/// informer queues the call as a [`Notification`](crate::engine::client::informer::Notification)
+/// (client-go's `addNotification`, ...); the World hands it to [`Controller::handle`] in this
+/// form (`world::informer::to_resource_event`). The cache already holds the new state when a
+/// handler sees it. The objects are the cache's own (`Shared`), as client-go hands
 /// handlers the cached pointers: a queued notification costs two pointers, not a copy of the
 /// object.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Notification {
+pub enum ResourceEvent {
     /// `OnAdd(obj)`.
     Add(Shared),
     /// `OnUpdate(old, new)`; after a relist or resync `old` and `new` may have the same RV.
@@ -76,20 +79,20 @@ pub enum Notification {
     Delete { obj: Shared, final_state_unknown: bool },
 }
 
-impl Notification {
+impl ResourceEvent {
     /// The newest object the notification carries.
     pub fn object(&self) -> &Frozen {
         match self {
-            Notification::Add(o) | Notification::Update(_, o) | Notification::Delete { obj: o, .. } => o,
+            ResourceEvent::Add(o) | ResourceEvent::Update(_, o) | ResourceEvent::Delete { obj: o, .. } => o,
         }
     }
 
     /// `Add`, `Update` or `Delete`, for records.
     pub fn verb(&self) -> &'static str {
         match self {
-            Notification::Add(_) => "OnAdd",
-            Notification::Update(..) => "OnUpdate",
-            Notification::Delete { .. } => "OnDelete",
+            ResourceEvent::Add(_) => "OnAdd",
+            ResourceEvent::Update(..) => "OnUpdate",
+            ResourceEvent::Delete { .. } => "OnDelete",
         }
     }
 }
@@ -289,7 +292,7 @@ pub trait Controller {
     /// The kinds whose informers this controller needs.
     fn watches(&self) -> &'static [&'static Kind];
     /// One informer notification → keys to enqueue. Never calls the API server.
-    fn handle(&mut self, kind: &'static Kind, n: &Notification, cache: &Caches, now: Time) -> Vec<Enqueue>;
+    fn handle(&mut self, kind: &'static Kind, n: &ResourceEvent, cache: &Caches, now: Time) -> Vec<Enqueue>;
     /// Reconciles one key.
     fn reconcile(&mut self, key: &str, ctx: &mut Ctx<'_>) -> Outcome;
     /// A copy of this controller (the world snapshots itself for "step back").

@@ -1,7 +1,7 @@
 //! How the World runs client-go's informers ([`crate::engine::client::informer::Informer`]):
 //! the [`ListerWatcher`] each process's reflectors call (the API server seen through the faults
 //! the World injects), the one conversion of the client informer's handler calls into the
-//! controllers' [`Notification`], the resync period of kube-controller-manager's informer
+//! controllers' [`ResourceEvent`], the resync period of kube-controller-manager's informer
 //! factory, and the plain-English sentence of each informer step.
 //!
 //! Each process runs one shared informer per kind its controllers watch, kept in its
@@ -58,8 +58,8 @@ use std::time::Duration;
 use super::api::Failure;
 use super::record::{ApiCall, Verb};
 use crate::engine::apiserver::{ApiServer, PendingEvent, WatchFrom, WatchId};
-use crate::engine::client::informer::{DeletedObject, InformerStep, ListerWatcher, Notification as Call, SharedList};
-use crate::engine::controllers::Notification;
+use crate::engine::client::informer::{DeletedObject, InformerStep, ListerWatcher, Notification, SharedList};
+use crate::engine::controllers::ResourceEvent;
 use crate::engine::kinds::Kind;
 use crate::engine::labels::Selector;
 use crate::engine::object::Shared;
@@ -78,16 +78,18 @@ pub fn controller_manager_resync_period(rng: &mut Rng) -> Duration {
 
 /// The one conversion of a client informer's handler call into what [`crate::engine::controllers::Controller::handle`]
 /// takes: `OnAdd`, `OnUpdate(old, new)`, `OnDelete` with a tombstone flag.
-pub fn to_notification(call: &Call) -> Notification {
+pub fn to_resource_event(n: &Notification) -> ResourceEvent {
     fn owned(s: &Shared) -> Shared {
         Shared::clone(s)
     }
-    match call {
-        Call::Add { obj, .. } => Notification::Add(owned(obj)),
-        Call::Update { old, new } => Notification::Update(owned(old), owned(new)),
-        Call::Delete(DeletedObject::Final(obj)) => Notification::Delete { obj: owned(obj), final_state_unknown: false },
-        Call::Delete(DeletedObject::Unknown(t)) => {
-            Notification::Delete { obj: owned(&t.obj), final_state_unknown: true }
+    match n {
+        Notification::Add { obj, .. } => ResourceEvent::Add(owned(obj)),
+        Notification::Update { old, new } => ResourceEvent::Update(owned(old), owned(new)),
+        Notification::Delete(DeletedObject::Final(obj)) => {
+            ResourceEvent::Delete { obj: owned(obj), final_state_unknown: false }
+        }
+        Notification::Delete(DeletedObject::Unknown(t)) => {
+            ResourceEvent::Delete { obj: owned(&t.obj), final_state_unknown: true }
         }
     }
 }

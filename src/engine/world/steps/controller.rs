@@ -20,7 +20,7 @@ use crate::engine::world::api::{Failure, WorldApi};
 use crate::engine::world::cloud_api::CloudApi;
 use crate::engine::world::history::count_changes;
 use crate::engine::world::hotloop::{read_target, Alarm, SAME_FAILURE};
-use crate::engine::world::informer::to_notification;
+use crate::engine::world::informer::to_resource_event;
 use crate::engine::world::narrate::fmt_duration;
 use crate::engine::world::process::Process;
 use crate::engine::world::record::{ActionKind, Actor, ObjectRef, QueueWork, StepRecord, Verb};
@@ -43,7 +43,7 @@ impl World {
             return self.record(actor, ActionKind::RunHandler, Vec::new(), Vec::new(), String::new());
         };
         let kind = caches.informers()[ii].kind();
-        let n = to_notification(&call);
+        let n = to_resource_event(&call);
         let keys = slot.controller.handle(kind, &n, caches, now);
         // The loop detector: the keys queued now answer the write behind this event.
         let depth = loops.depth_of(n.object().resource_version());
