@@ -5,7 +5,7 @@
 //! entry here plus its module.
 
 use super::cluster::Cluster;
-use super::cmd::{CmdError, Ctx, EditSession, Output};
+use super::cmd::{CmdCtx, CmdError, EditSession, Output};
 use super::continuation::Continuation;
 use super::flags::{self, FlagSpec, Parsed};
 use super::mutate::{apply, create, delete, edit, label, patch, run, scale, set_image};
@@ -16,14 +16,14 @@ use super::{admin, describe, events, explain, get, rollout, wait};
 #[derive(Clone, Copy)]
 pub enum Run {
     /// Prints, and that is all.
-    Plain(fn(&mut dyn Cluster, &Ctx<'_>, &Parsed, &mut Output)),
+    Plain(fn(&mut dyn Cluster, &CmdCtx<'_>, &Parsed, &mut Output)),
     /// May keep running (a watch, a wait): the verb returns its own state, which the table
     /// wraps (`.map(Continuation::from)`).
-    Continues(fn(&mut dyn Cluster, &Ctx<'_>, &Parsed, &mut Output) -> Option<Continuation>),
+    Continues(fn(&mut dyn Cluster, &CmdCtx<'_>, &Parsed, &mut Output) -> Option<Continuation>),
     /// May open an object in the page's editor.
-    Edits(fn(&mut dyn Cluster, &Ctx<'_>, &Parsed, &mut Output) -> Option<EditSession>),
+    Edits(fn(&mut dyn Cluster, &CmdCtx<'_>, &Parsed, &mut Output) -> Option<EditSession>),
     /// Leaves any [`Effect`].
-    Custom(fn(&mut dyn Cluster, &Ctx<'_>, &Parsed, &mut Output) -> Effect),
+    Custom(fn(&mut dyn Cluster, &CmdCtx<'_>, &Parsed, &mut Output) -> Effect),
     /// A verb of kubectl the lab does not model: it answers with this text (after `error: `,
     /// exit status 1), whatever its arguments and flags; `--help` still shows its help.
     Unmodeled(&'static str),
@@ -31,7 +31,7 @@ pub enum Run {
 
 impl Run {
     /// Runs the command; returns what it leaves to the console.
-    pub fn call(self, api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) -> Effect {
+    pub fn call(self, api: &mut dyn Cluster, ctx: &CmdCtx<'_>, p: &Parsed, out: &mut Output) -> Effect {
         match self {
             Run::Plain(f) => {
                 f(api, ctx, p, out);

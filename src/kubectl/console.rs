@@ -12,7 +12,7 @@
 //! shows at once.
 
 use super::cluster::Cluster;
-use super::cmd::{CmdError, Ctx, EditSession, Output};
+use super::cmd::{CmdCtx, CmdError, EditSession, Output};
 use super::commands::{self, Effect, Run};
 use super::continuation::Continuation;
 use super::flags::{self, FlagSpec, Parsed};
@@ -265,7 +265,7 @@ impl Console {
         out: &mut Output,
     ) -> Option<Continuation> {
         let ns = self.ns(p);
-        let ctx = Ctx { ns: &ns, explicit_ns: p.has("namespace"), stdin, files: &self.files };
+        let ctx = CmdCtx { ns: &ns, explicit_ns: p.has("namespace"), stdin, files: &self.files };
         match run.call(api, &ctx, p, out) {
             Effect::None => None,
             Effect::Continue(c) => Some(c),
