@@ -473,7 +473,7 @@ fn tv38_expectations_hold_until_the_informer_catches_up() {
                  "template": {"metadata": {"labels": {"app": "front"}},
                               "spec": {"containers": [{"name": "web", "image": "nginx"}]}}}});
     w.create(rs).unwrap();
-    let pod_informer = |p: &reconcile_lab::engine::world::Pending| {
+    let pod_informer = |p: &reconcile_lab::engine::world::PendingAction| {
         p.action == ActionKind::DeliverEvent && p.actor.to_string() == format!("Pod informer ({CONTROLLER_MANAGER_A})")
     };
     // Run everything except the controller-manager's pod deliveries until the 3 creates happen.
@@ -582,7 +582,8 @@ fn workers_hold_different_keys_never_the_same_one() {
         w.create(deployment(name, 1, "nginx")).unwrap();
     }
     // Deliver and handle everything, then let deployment-controller workers take all three keys.
-    let is_dc = |p: &reconcile_lab::engine::world::Pending| p.actor.to_string().starts_with("deployment-controller");
+    let is_dc =
+        |p: &reconcile_lab::engine::world::PendingAction| p.actor.to_string().starts_with("deployment-controller");
     loop {
         let next = w.pending();
         let Some(p) = next
@@ -760,7 +761,7 @@ fn workers_wait_for_their_informers_to_sync() {
     while !w.process(CONTROLLER_MANAGER_A).unwrap().leading() {
         w.step();
     }
-    let is = |p: &reconcile_lab::engine::world::Pending, action: ActionKind, who: &str| {
+    let is = |p: &reconcile_lab::engine::world::PendingAction, action: ActionKind, who: &str| {
         p.action == action
             && match &p.actor {
                 Actor::Informer { process, kind } => process == CONTROLLER_MANAGER_A && kind == who,

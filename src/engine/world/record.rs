@@ -36,7 +36,7 @@ impl fmt::Display for Actor {
     }
 }
 
-/// The kind of atomic action a step performed.
+/// The kind of atomic action a step performed, or that a pending action would perform.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum ActionKind {
     /// An informer lists its kind: at start, or a relist (after a 410, or a watch that failed or
@@ -276,9 +276,10 @@ impl fmt::Display for StepRecord {
     }
 }
 
-/// Something that can happen next.
+/// Something a process can do next, as [`World::pending`](super::World::pending) lists it (the
+/// World's own form is `schedule::ActionRef`; `schedule.rs` documents the stages of an action).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Pending {
+pub struct PendingAction {
     /// Stable id for `World::run` (valid until the next step).
     pub id: u64,
     /// When it can happen (now, or a timer's deadline).
