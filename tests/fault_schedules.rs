@@ -480,7 +480,8 @@ impl Watchdog {
             // the same object may show one revision twice (found by the long run: a status retry
             // after a 409 that a conflicting writer had already made moot).
             let mut prev = self.last_rv;
-            let mut owner_of: std::collections::BTreeMap<u64, &str> = Default::default();
+            let mut owner_of: std::collections::BTreeMap<u64, &reconcile_lab::engine::world::CallTarget> =
+                Default::default();
             let writes = r.calls.iter().filter(|c| WRITES.iter().any(|v| c.verb.as_str().starts_with(v)));
             for c in writes.filter(|c| c.resource_version > self.last_rv) {
                 assert!(
@@ -490,9 +491,9 @@ impl Watchdog {
                     c.resource_version,
                     r.sentence
                 );
-                let first = *owner_of.entry(c.resource_version).or_insert(c.target.as_str());
+                let first = *owner_of.entry(c.resource_version).or_insert(&c.target);
                 assert_eq!(
-                    first, c.target,
+                    first, &c.target,
                     "step {} gave resourceVersion {} to two objects: {}",
                     r.number, c.resource_version, r.sentence
                 );

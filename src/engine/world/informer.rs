@@ -56,7 +56,7 @@
 use std::time::Duration;
 
 use super::api::Failure;
-use super::record::{ApiCall, Verb};
+use super::record::{ApiCall, CallTarget, Verb};
 use crate::engine::apiserver::{ApiServer, PendingEvent, WatchFrom, WatchId};
 use crate::engine::client::informer::{DeletedObject, InformerStep, ListerWatcher, Notification, SharedList};
 use crate::engine::controllers::ResourceEvent;
@@ -122,7 +122,7 @@ impl WorldLw<'_> {
         };
         self.calls.push(ApiCall {
             verb,
-            target: kind.resource.into(),
+            target: CallTarget::Resource(kind.resource),
             sent_resource_version: sent,
             code,
             resource_version,

@@ -231,11 +231,8 @@ impl World {
                 format!(" It failed ({e}) and does not retry: the namespace is being terminated, so it forgets {key}.")
             }
         };
-        let writes: Vec<String> = calls
-            .iter()
-            .filter(|c| c.verb != Verb::Get && !c.target.starts_with("Event "))
-            .map(|c| c.to_string())
-            .collect();
+        let writes: Vec<String> =
+            calls.iter().filter(|c| c.verb != Verb::Get && !c.target.is_event()).map(|c| c.to_string()).collect();
         let did = if writes.is_empty() { "found nothing to change".to_string() } else { writes.join("; ") };
         // While two replicas both believe they lead (a leader thawed after its Lease was taken
         // over), say whose controller this is.
@@ -252,9 +249,9 @@ impl World {
         }
         let mut objects: Vec<ObjectRef> = Vec::new();
         for c in &calls {
-            if let Some((k, t)) = c.target.split_once(' ') {
+            if let Some((k, key)) = c.target.kind_and_key() {
                 if k != "Event" {
-                    objects.push(ObjectRef { kind: k.into(), key: t.into(), resource_version: c.resource_version });
+                    objects.push(ObjectRef { kind: k.into(), key, resource_version: c.resource_version });
                 }
             }
         }
