@@ -66,7 +66,7 @@ use super::time::Time;
 /// (client-go's `addNotification`, ...); the World hands it to [`Controller::handle`] in this
 /// form (`world::informer::to_resource_event`). The cache already holds the new state when a
 /// handler sees it. The objects are the cache's own (`Shared`), as client-go hands
-/// handlers the cached pointers: a queued notification costs two pointers, not a copy of the
+/// handlers the cached pointers: an event costs two pointers, not a copy of the
 /// object.
 #[derive(Clone, Debug, PartialEq)]
 pub enum ResourceEvent {
@@ -80,7 +80,7 @@ pub enum ResourceEvent {
 }
 
 impl ResourceEvent {
-    /// The newest object the notification carries.
+    /// The newest object the event carries.
     pub fn object(&self) -> &Frozen {
         match self {
             ResourceEvent::Add(o) | ResourceEvent::Update(_, o) | ResourceEvent::Delete { obj: o, .. } => o,
@@ -291,7 +291,7 @@ pub trait Controller {
     fn name(&self) -> &'static str;
     /// The kinds whose informers this controller needs.
     fn watches(&self) -> &'static [&'static Kind];
-    /// One informer notification → keys to enqueue. Never calls the API server.
+    /// One handler call (a [`ResourceEvent`]) → keys to enqueue. Never calls the API server.
     fn handle(&mut self, kind: &'static Kind, n: &ResourceEvent, cache: &Caches, now: Time) -> Vec<Enqueue>;
     /// Reconciles one key.
     fn reconcile(&mut self, key: &str, ctx: &mut Ctx<'_>) -> Outcome;
