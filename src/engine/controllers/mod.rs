@@ -14,7 +14,9 @@
 //! 2. **Handlers.** For every cache change the world calls [`Controller::handle`] with a
 //!    [`ResourceEvent`] (`Add`, `Update(old, new)`, `Delete(final state)`), once per step ("run one
 //!    queued handler"). The handler may update the controller's own bookkeeping (for example
-//!    ReplicaSet expectations, §6.6) and returns the keys to add to the controller's work queue as
+//!    ReplicaSet expectations, `ControllerExpectations` in
+//!    kubernetes/pkg/controller/controller_utils.go) and returns the keys to add to the
+//!    controller's work queue as
 //!    [`Enqueue`] values. Handlers never call the API server.
 //! 3. **Reconcile.** A worker takes one key from the queue and calls [`Controller::reconcile`]
 //!    with a [`Ctx`]: read-only access to the process's informer caches ([`Caches`]), and an

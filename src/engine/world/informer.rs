@@ -23,13 +23,14 @@
 //! - **A watch that cannot be opened.** reflector.go `isWatchErrorRetriable`: "connection refused"
 //!   (the World's partition) and 429 back off and watch again without relisting; any other error
 //!   (the World's injected 500s) returns from `ListAndWatch`: back off, then relist.
-//! - **Unchanged objects in a relist.** controller.go `processDeltas` marks a `Replaced` delta whose
+//! - **Unchanged objects in a relist.** controller.go `processDeltas` marks a `Replaced` delta
+//!   whose
 //!   resourceVersion equals the cached one as a sync, and shared_informer.go `distribute` gives
 //!   sync notifications to every listener in the syncing set: `OnUpdate(x, x)`. `addListener`
 //!   puts a listener in that set, and `shouldResync` keeps it there whenever its period is due,
 //!   which for listeners sharing the factory's period is every check. So every handler of every
-//!   process hears each unchanged object of a relist (the reference's §2.3 "nothing" is what
-//!   the handlers *do* with most of them: ReplicaSet `updatePod` ignores equal resourceVersions;
+//!   process hears each unchanged object of a relist (whether that changes anything is up to
+//!   what the handlers *do* with it: ReplicaSet `updatePod` ignores equal resourceVersions;
 //!   ReplicaSet `updateRS` and Deployment `updateDeployment` enqueue, which makes a relist a full
 //!   resync of those controllers).
 //! - **Resync.** kube-controller-manager's informer factory resyncs every `ResyncPeriod(c)`
@@ -76,7 +77,8 @@ pub fn controller_manager_resync_period(rng: &mut Rng) -> Duration {
     Duration::from_millis(ms + rng.below(ms))
 }
 
-/// The one conversion of a client informer's handler call into what [`crate::engine::controllers::Controller::handle`]
+/// The one conversion of a client informer's handler call into what
+/// [`crate::engine::controllers::Controller::handle`]
 /// takes: `OnAdd`, `OnUpdate(old, new)`, `OnDelete` with a tombstone flag.
 pub fn to_resource_event(n: &Notification) -> ResourceEvent {
     fn owned(s: &Shared) -> Shared {
