@@ -172,7 +172,13 @@ impl Obj {
     }
     /// A `serde_json` copy.
     pub fn to_map(&self) -> Map<String, Value> {
-        self.0.iter().map(|(k, v)| (k.to_string(), v.to_value())).collect()
+        // `String::from(&str)`, not `to_string()`: an `Arc<str>`'s `to_string` goes through
+        // `Display` and the formatter (a fifth of copying a pod, which every write does).
+        let mut map = Map::with_capacity(self.0.len());
+        for (k, v) in self.0.iter() {
+            map.insert(String::from(&**k), v.to_value());
+        }
+        map
     }
 }
 
@@ -190,7 +196,7 @@ impl Frozen {
             Frozen::PosInt(n) => Value::from(*n),
             Frozen::NegInt(n) => Value::from(*n),
             Frozen::Float(f) => serde_json::Number::from_f64(*f).map_or(Value::Null, Value::Number),
-            Frozen::Str(_) | Frozen::Short(_) => Value::String(self.as_str().unwrap_or_default().to_string()),
+            Frozen::Str(_) | Frozen::Short(_) => Value::String(String::from(self.as_str().unwrap_or_default())),
             Frozen::Array(a) => Value::Array(a.iter().map(Frozen::to_value).collect()),
             Frozen::Object(o) => Value::Object(o.to_map()),
         }
@@ -310,6 +316,8 @@ pub trait Json: Sized {
     fn pairs(&self) -> Vec<(&str, &Self)>;
     /// The number of entries or elements of an object or array.
     fn count(&self) -> Option<usize>;
+    /// A `serde_json::Value` copy (a clone, or [`Frozen::to_value`]).
+    fn owned(&self) -> Value;
 }
 
 impl Json for Frozen {
@@ -334,6 +342,9 @@ impl Json for Frozen {
     fn count(&self) -> Option<usize> {
         self.as_object().map(Obj::len).or(self.as_array().map(<[Frozen]>::len))
     }
+    fn owned(&self) -> Value {
+        self.to_value()
+    }
 }
 
 impl Json for Value {
@@ -357,6 +368,9 @@ impl Json for Value {
     }
     fn count(&self) -> Option<usize> {
         self.as_object().map(Map::len).or(self.as_array().map(Vec::len))
+    }
+    fn owned(&self) -> Value {
+        self.clone()
     }
 }
 
@@ -435,6 +449,28 @@ impl PartialEq<Value> for Frozen {
             (Frozen::PosInt(a), Value::Number(n)) => n.as_u64() == Some(*a),
             (Frozen::NegInt(a), Value::Number(n)) => n.is_i64() && n.as_i64() == Some(*a),
             (Frozen::Float(a), Value::Number(n)) => n.is_f64() && n.as_f64() == Some(*a),
+            _ => false,
+        }
+    }
+}
+
+impl Frozen {
+    /// Whether [`Frozen::to_value`] would give exactly `v`: equal, with object keys in the same
+    /// order and numbers of the same representation (`==` ignores key order). A writer can then
+    /// keep `v` instead of copying this tree over it, and the result is the same value, encoded
+    /// the same.
+    pub fn same_as(&self, v: &Value) -> bool {
+        match (self, v) {
+            (Frozen::Null, Value::Null) => true,
+            (Frozen::Bool(a), Value::Bool(b)) => a == b,
+            (Frozen::Str(_) | Frozen::Short(_), Value::String(b)) => self.as_str() == Some(b.as_str()),
+            (Frozen::Array(a), Value::Array(b)) => a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.same_as(y)),
+            (Frozen::Object(a), Value::Object(b)) => {
+                a.len() == b.len() && a.iter().zip(b).all(|((k, x), (l, y))| k == l && x.same_as(y))
+            }
+            (Frozen::PosInt(a), Value::Number(n)) => n.is_u64() && n.as_u64() == Some(*a),
+            (Frozen::NegInt(a), Value::Number(n)) => !n.is_u64() && n.is_i64() && n.as_i64() == Some(*a),
+            (Frozen::Float(a), Value::Number(n)) => n.is_f64() && n.as_f64().map(f64::to_bits) == Some(a.to_bits()),
             _ => false,
         }
     }
