@@ -814,6 +814,22 @@ mod tests {
     }
 
     #[test]
+    fn same_as_is_equality_with_the_same_key_order_and_number_forms() {
+        let v = json!({"a": 1, "b": [-2, 1.5, "x", null, true], "c": {"d": "a longer string than fourteen"}});
+        let f = Frozen::from(&v);
+        assert!(f.same_as(&v));
+        assert!(f.same_as(&f.to_value()));
+        let reordered = json!({"b": [-2, 1.5, "x", null, true], "a": 1, "c": {"d": "a longer string than fourteen"}});
+        assert!(f == reordered && !f.same_as(&reordered), "equal, but not in the same order");
+        assert!(!Frozen::from(&json!(1)).same_as(&json!(1.0)));
+        assert!(!Frozen::from(&json!(0.0)).same_as(&json!(-0.0)));
+        assert!(!f.same_as(&json!({"a": 1})));
+        assert!(
+            !f.same_as(&json!({"a": 1, "b": [-2, 1.5, "x", null, false], "c": {"d": "a longer string than fourteen"}}))
+        );
+    }
+
+    #[test]
     fn equality_ignores_key_order_like_value() {
         assert_eq!(Frozen::from(json!({"a": 1, "b": 2})), Frozen::from(json!({"b": 2, "a": 1})));
         assert_ne!(Frozen::from(json!({"a": 1})), Frozen::from(json!({"a": 1.0})));
