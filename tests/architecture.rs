@@ -2,7 +2,10 @@
 //!
 //! - no import cycle between source files (a file imports another when one of
 //!   its `use` declarations or written-out `crate::`/`super::` paths names an item of it);
-//! - no source file over 1,200 lines.
+//! - no source file over 1,200 lines;
+//! - the repository stands alone: no comment cites a file that is not in it (the semantics
+//!   notes the project started from, by name, section or test-vector id); code cites the
+//!   upstream source, repository path and function.
 //!
 //! An import names the file that defines the item, not the module that re-exports it: a
 //! `use super::Indexer` in `client/informer.rs`, where `client/mod.rs` re-exports `Indexer` from
@@ -45,6 +48,39 @@ fn no_source_file_over_the_line_limit() {
         "source files over {MAX_LINES} lines (split them by responsibility):\n{}",
         long.join("\n")
     );
+}
+
+#[test]
+fn comments_cite_the_upstream_source_not_notes_outside_the_repository() {
+    let mut files = source_files();
+    for dir in ["tests", "benches", "docs"] {
+        walk(&Path::new(env!("CARGO_MANIFEST_DIR")).join(dir), &mut files, &["rs", "md"]);
+    }
+    let this = file!().replace('\\', "/");
+    let cites: Vec<String> = files
+        .iter()
+        .filter(|(path, _)| !this.ends_with(path.as_str()))
+        .flat_map(|(path, text)| {
+            text.lines()
+                .enumerate()
+                .filter(|(_, line)| cites_outside_notes(line))
+                .map(move |(n, line)| format!("{path}:{}: {}", n + 1, line.trim()))
+        })
+        .collect();
+    assert!(cites.is_empty(), "citations of notes that are not in this repository:\n{}", cites.join("\n"));
+    assert!(cites_outside_notes("// stored one is a no-op (§3.1)."));
+    assert!(cites_outside_notes("/// see kubernetes-semantics.md"));
+    assert!(cites_outside_notes("// TV-12: the queue dedupes"));
+    assert!(!cites_outside_notes("// `GuaranteedUpdate`, k8s.io/apiserver/pkg/storage/etcd3/store.go"));
+}
+
+/// Whether a line cites the semantics notes: by file name, by section (`§2.3`) or by test-vector
+/// id (`TV-07`).
+fn cites_outside_notes(line: &str) -> bool {
+    let section =
+        line.match_indices('§').any(|(i, _)| line[i + '§'.len_utf8()..].starts_with(|c: char| c.is_ascii_digit()));
+    let vector = line.match_indices("TV-").any(|(i, _)| line[i + 3..].starts_with(|c: char| c.is_ascii_digit()));
+    section || vector || line.contains("kubernetes-semantics")
 }
 
 /// The checker itself: a cycle through a re-export is found; a child importing what its parent
@@ -97,23 +133,26 @@ fn the_checker_finds_cycles() {
 
 /// Every `.rs` file under `src/`, as (path from the repository root, text), in path order.
 fn source_files() -> Vec<(String, String)> {
-    fn walk(dir: &Path, out: &mut Vec<(String, String)>) {
-        let entries = std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
-        for entry in entries {
-            let path = entry.expect("directory entry").path();
-            if path.is_dir() {
-                walk(&path, out);
-            } else if path.extension().is_some_and(|ext| ext == "rs") {
-                let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-                let relative = path.strip_prefix(env!("CARGO_MANIFEST_DIR")).expect("under the manifest directory");
-                out.push((relative.to_string_lossy().replace('\\', "/"), text));
-            }
-        }
-    }
     let mut files = Vec::new();
-    walk(&Path::new(env!("CARGO_MANIFEST_DIR")).join("src"), &mut files);
+    walk(&Path::new(env!("CARGO_MANIFEST_DIR")).join("src"), &mut files, &["rs"]);
     files.sort();
     files
+}
+
+/// Every file under `dir` whose extension is one of `extensions`, as (path from the repository
+/// root, text).
+fn walk(dir: &Path, out: &mut Vec<(String, String)>, extensions: &[&str]) {
+    let entries = std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+    for entry in entries {
+        let path = entry.expect("directory entry").path();
+        if path.is_dir() {
+            walk(&path, out, extensions);
+        } else if path.extension().is_some_and(|ext| extensions.iter().any(|e| ext == *e)) {
+            let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            let relative = path.strip_prefix(env!("CARGO_MANIFEST_DIR")).expect("under the manifest directory");
+            out.push((relative.to_string_lossy().replace('\\', "/"), text));
+        }
+    }
 }
 
 /// A module's path below the crate root (`["engine", "world"]`); the root is empty.

@@ -11,7 +11,7 @@ use reconcile_lab::engine::apiserver::{DeleteOptions, Patch, WatchFrom};
 use reconcile_lab::engine::cloud::{CloudBucketState, CloudFault};
 use reconcile_lab::engine::labels::Selector;
 use reconcile_lab::engine::object::ObjectExt;
-use reconcile_lab::engine::world::{Fault, Settled, World, BUCKET_OPERATOR};
+use reconcile_lab::engine::world::{Fault, Settled, Verb, World, BUCKET_OPERATOR};
 use serde_json::{json, Value};
 
 fn settle(w: &mut World) {
@@ -139,12 +139,8 @@ fn failing_cloud_then_recovery() {
                 .into()
         )
     );
-    let failures = w
-        .history()
-        .iter()
-        .flat_map(|r| &r.calls)
-        .filter(|c| c.verb.as_str().starts_with("CLOUD") && c.code == 503)
-        .count();
+    let failures =
+        w.history().iter().flat_map(|r| &r.calls).filter(|c| matches!(c.verb, Verb::Cloud(_)) && c.code == 503).count();
     assert!(failures >= 2, "retried with back-off: {failures}");
     w.cloud_fault(None).unwrap();
     settle(&mut w);

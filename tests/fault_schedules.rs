@@ -52,7 +52,7 @@ use reconcile_lab::engine::object::ObjectExt;
 use reconcile_lab::engine::rand::Rng;
 use reconcile_lab::engine::time::Time;
 use reconcile_lab::engine::world::{
-    Settled, World, BUCKET_OPERATOR, CONTROLLER_MANAGER_A, CONTROLLER_MANAGER_B, KUBELET, SCHEDULER,
+    Settled, Verb, World, BUCKET_OPERATOR, CONTROLLER_MANAGER_A, CONTROLLER_MANAGER_B, KUBELET, SCHEDULER,
 };
 use serde_json::{json, Value};
 
@@ -460,9 +460,6 @@ struct Watchdog {
     seen_records: usize,
 }
 
-/// The verbs of the calls that write (reads report the list's revision, which is not new).
-const WRITES: [&str; 4] = ["CREATE", "UPDATE", "PATCH", "DELETE"];
-
 impl Watchdog {
     fn new(w: &World) -> Watchdog {
         Watchdog { last_rv: w.api().resource_version(), seen_records: w.history().len() }
@@ -480,8 +477,11 @@ impl Watchdog {
             // the same object may show one revision twice (found by the long run: a status retry
             // after a 409 that a conflicting writer had already made moot).
             let mut prev = self.last_rv;
-            let mut owner_of: std::collections::BTreeMap<u64, &str> = Default::default();
-            let writes = r.calls.iter().filter(|c| WRITES.iter().any(|v| c.verb.as_str().starts_with(v)));
+            let mut owner_of: std::collections::BTreeMap<u64, &reconcile_lab::engine::world::CallTarget> =
+                Default::default();
+            // The API server's writes: reads report the list's revision, which is not new, and a
+            // cloud call's "resourceVersion" is not the API server's.
+            let writes = r.calls.iter().filter(|c| !c.verb.is_read() && !matches!(c.verb, Verb::Cloud(_)));
             for c in writes.filter(|c| c.resource_version > self.last_rv) {
                 assert!(
                     c.resource_version >= prev,
@@ -490,9 +490,9 @@ impl Watchdog {
                     c.resource_version,
                     r.sentence
                 );
-                let first = *owner_of.entry(c.resource_version).or_insert(c.target.as_str());
+                let first = *owner_of.entry(c.resource_version).or_insert(&c.target);
                 assert_eq!(
-                    first, c.target,
+                    first, &c.target,
                     "step {} gave resourceVersion {} to two objects: {}",
                     r.number, c.resource_version, r.sentence
                 );

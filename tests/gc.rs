@@ -239,7 +239,7 @@ fn tv27_dangling_owner() {
         .history()
         .iter()
         .flat_map(|r| &r.calls)
-        .filter(|c| c.verb == Verb::Get && c.target == "ReplicaSet default/ghost");
+        .filter(|c| c.verb == Verb::Get && c.target.is_object("ReplicaSet", Some("default"), "ghost"));
     assert!(gets.clone().count() >= 1 && gets.clone().all(|c| c.code == 404));
     graph_ok(&w);
 }

@@ -500,7 +500,7 @@ fn tv38_expectations_hold_until_the_informer_catches_up() {
                  "template": {"metadata": {"labels": {"app": "front"}},
                               "spec": {"containers": [{"name": "web", "image": "nginx"}]}}}});
     w.create(rs).unwrap();
-    let pod_informer = |p: &reconcile_lab::engine::world::Pending| {
+    let pod_informer = |p: &reconcile_lab::engine::world::PendingAction| {
         p.action == ActionKind::DeliverEvent && p.actor.to_string() == format!("Pod informer ({CONTROLLER_MANAGER_A})")
     };
     // Run everything except the controller-manager's pod deliveries until the 3 creates happen.
@@ -508,7 +508,7 @@ fn tv38_expectations_hold_until_the_informer_catches_up() {
     for _ in 0..500 {
         let p = w.pending().into_iter().find(|p| !pod_informer(p) && p.at <= w.now()).expect("work to do");
         let r = w.run(p.id).unwrap();
-        creates += r.calls.iter().filter(|c| c.verb == Verb::Create && c.target.starts_with("Pod ")).count();
+        creates += r.calls.iter().filter(|c| c.verb == Verb::Create && c.target.kind() == Some("Pod")).count();
         if creates == 3 {
             break;
         }
@@ -525,7 +525,7 @@ fn tv38_expectations_hold_until_the_informer_catches_up() {
         {
             resynced = true;
             assert!(
-                r.calls.iter().all(|c| c.verb != Verb::Create || !c.target.starts_with("Pod ")),
+                r.calls.iter().all(|c| c.verb != Verb::Create || c.target.kind() != Some("Pod")),
                 "no double creation: {}",
                 r.sentence
             );
@@ -609,7 +609,8 @@ fn workers_hold_different_keys_never_the_same_one() {
         w.create(deployment(name, 1, "nginx")).unwrap();
     }
     // Deliver and handle everything, then let deployment-controller workers take all three keys.
-    let is_dc = |p: &reconcile_lab::engine::world::Pending| p.actor.to_string().starts_with("deployment-controller");
+    let is_dc =
+        |p: &reconcile_lab::engine::world::PendingAction| p.actor.to_string().starts_with("deployment-controller");
     loop {
         let next = w.pending();
         let Some(p) = next
@@ -707,12 +708,12 @@ fn the_scheduler_binds_through_pods_binding() {
     let binds: Vec<_> = w.history()[from..]
         .iter()
         .filter(|r| r.action == ActionKind::Reconcile && r.actor.to_string().starts_with("default-scheduler"))
-        .flat_map(|r| r.calls.iter().filter(|c| c.verb != Verb::Get && !c.target.starts_with("Event ")))
+        .flat_map(|r| r.calls.iter().filter(|c| c.verb != Verb::Get && !c.target.is_event()))
         .collect();
     assert_eq!(binds.len(), 2, "{binds:?}");
     for c in binds {
         assert_eq!((c.verb.as_str(), c.code), ("CREATE /binding", 201), "{c}");
-        assert!(c.target.starts_with("Pod default/web-"), "{c}");
+        assert!(c.target.to_string().starts_with("Pod default/web-"), "{c}");
     }
     for p in list(&w, "Pod") {
         assert!(p["spec"]["nodeName"].as_str().is_some_and(|n| n.starts_with("node-")));
@@ -787,7 +788,7 @@ fn workers_wait_for_their_informers_to_sync() {
     while !w.process(CONTROLLER_MANAGER_A).unwrap().leading() {
         w.step();
     }
-    let is = |p: &reconcile_lab::engine::world::Pending, action: ActionKind, who: &str| {
+    let is = |p: &reconcile_lab::engine::world::PendingAction, action: ActionKind, who: &str| {
         p.action == action
             && match &p.actor {
                 Actor::Informer { process, kind } => process == CONTROLLER_MANAGER_A && kind == who,

@@ -177,7 +177,7 @@ pub fn parse_text(text: &str) -> Incoming {
 
 /// What a request did: the `result` message's `ok` and `output`.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Outcome {
+pub struct RequestResult {
     /// False on an error.
     pub ok: bool,
     /// For `run`: exactly what the console printed (both streams, in order).
@@ -194,11 +194,11 @@ fn delimiter(text: &str) -> String {
 }
 
 /// Runs a request on the session. `reset` builds the embed's starting session.
-pub fn execute(session: &mut Session, request: &Request, reset: impl FnOnce() -> Session) -> Outcome {
+pub fn execute(session: &mut Session, request: &Request, reset: impl FnOnce() -> Session) -> RequestResult {
     match request {
         Request::Run { command, .. } => {
             let out = session.console_submit(command);
-            Outcome { ok: out.exit_code == 0, output: out.terminal() }
+            RequestResult { ok: out.exit_code == 0, output: out.terminal() }
         }
         Request::Step { count, .. } => {
             let mut output = String::new();
@@ -216,17 +216,17 @@ pub fn execute(session: &mut Session, request: &Request, reset: impl FnOnce() ->
                 output.push_str(session.notice().unwrap_or("Nothing can happen now."));
                 output.push('\n');
             }
-            Outcome { ok: taken > 0, output }
+            RequestResult { ok: taken > 0, output }
         }
         Request::Reset { .. } => {
             session.replace_with(reset());
-            Outcome { ok: true, output: String::new() }
+            RequestResult { ok: true, output: String::new() }
         }
         Request::Load { manifests, .. } => {
             let d = delimiter(manifests);
             let body = manifests.strip_suffix('\n').unwrap_or(manifests);
             let out = session.console_submit(&format!("kubectl apply -f - <<'{d}'\n{body}\n{d}"));
-            Outcome { ok: out.exit_code == 0, output: out.terminal() }
+            RequestResult { ok: out.exit_code == 0, output: out.terminal() }
         }
     }
 }
@@ -237,13 +237,13 @@ pub fn ready() -> Value {
 }
 
 /// `{source, type: "result", version, id, ok, output}`.
-pub fn result(id: &Value, outcome: &Outcome) -> Value {
-    json!({"source": SOURCE, "type": "result", "version": VERSION, "id": id, "ok": outcome.ok, "output": outcome.output})
+pub fn result(id: &Value, r: &RequestResult) -> Value {
+    json!({"source": SOURCE, "type": "result", "version": VERSION, "id": id, "ok": r.ok, "output": r.output})
 }
 
 /// The result of a refused message.
 pub fn refusal(id: &Value, error: &str) -> Value {
-    result(id, &Outcome { ok: false, output: format!("error: {error}\n") })
+    result(id, &RequestResult { ok: false, output: format!("error: {error}\n") })
 }
 
 /// `{source, type: "resize", version, height}` (CSS pixels, rounded up).

@@ -5,7 +5,7 @@
 //! that stays for verbs kubectl does not have.
 
 use super::cluster::Cluster;
-use super::cmd::{CmdError, Ctx, Output};
+use super::cmd::{CmdCtx, CmdError, Output};
 use super::flags::{flag, FlagKind, FlagSpec, Parsed, SELECTOR};
 use crate::engine::apiserver::{Patch, Subresource};
 use crate::engine::kinds::{Kind, KINDS};
@@ -19,7 +19,7 @@ pub const CONTROL_PLANE: &str = "in-page://reconcile-lab/kube-apiserver";
 /// `kubectl cluster-info` (kubectl pkg/cmd/clusterinfo, `Run`): the control plane, then one line
 /// per cluster service (`kubernetes.io/cluster-service=true` in kube-system: the lab runs none,
 /// so no CoreDNS line), then the hint about `dump`.
-pub fn cluster_info(_api: &mut dyn Cluster, _ctx: &Ctx<'_>, _p: &Parsed, out: &mut Output) {
+pub fn cluster_info(_api: &mut dyn Cluster, _ctx: &CmdCtx<'_>, _p: &Parsed, out: &mut Output) {
     out.out(format!(
         "Kubernetes control plane is running at {CONTROL_PLANE}\n\nTo further debug and diagnose cluster problems, use 'kubectl cluster-info dump'.\n"
     ));
@@ -27,7 +27,7 @@ pub fn cluster_info(_api: &mut dyn Cluster, _ctx: &Ctx<'_>, _p: &Parsed, out: &m
 
 /// `kubectl api-versions` (kubectl pkg/cmd/apiresources, `RunAPIVersions`): every group/version
 /// the server serves, sorted.
-pub fn api_versions(_api: &mut dyn Cluster, _ctx: &Ctx<'_>, _p: &Parsed, out: &mut Output) {
+pub fn api_versions(_api: &mut dyn Cluster, _ctx: &CmdCtx<'_>, _p: &Parsed, out: &mut Output) {
     let mut versions: Vec<String> = KINDS.iter().map(Kind::api_version).collect();
     crate::sort::sort(&mut versions);
     versions.dedup();
@@ -48,19 +48,19 @@ pub const CORDON_FLAGS: &[FlagSpec] = &[
 ];
 
 /// `kubectl cordon NODE`.
-pub fn cordon(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) {
+pub fn cordon(api: &mut dyn Cluster, ctx: &CmdCtx<'_>, p: &Parsed, out: &mut Output) {
     cordon_or_uncordon(api, ctx, p, out, true);
 }
 
 /// `kubectl uncordon NODE`.
-pub fn uncordon(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) {
+pub fn uncordon(api: &mut dyn Cluster, ctx: &CmdCtx<'_>, p: &Parsed, out: &mut Output) {
     cordon_or_uncordon(api, ctx, p, out, false);
 }
 
 /// kubectl pkg/cmd/drain/drain.go, `RunCordonOrUncordon`: for each node, `node/NAME cordoned` after a
 /// patch of `spec.unschedulable` (the two-way merge patch `CordonHelper.PatchOrReplace` sends),
 /// or `already cordoned` when there is nothing to change.
-fn cordon_or_uncordon(api: &mut dyn Cluster, _ctx: &Ctx<'_>, p: &Parsed, out: &mut Output, desired: bool) {
+fn cordon_or_uncordon(api: &mut dyn Cluster, _ctx: &CmdCtx<'_>, p: &Parsed, out: &mut Output, desired: bool) {
     let verb = if desired { "cordon" } else { "uncordon" };
     let selector = p.str("selector");
     if p.args.is_empty() && selector.is_none() {

@@ -1,5 +1,5 @@
 //! What every kubectl command shares with the console that runs it: the context it runs in
-//! ([`Ctx`]: namespace, here-document, editor buffers), what it prints ([`Output`], on which
+//! ([`CmdCtx`]: namespace, here-document, editor buffers), what it prints ([`Output`], on which
 //! [`Stream`]), how it fails ([`CmdError`], printed as kubectl's `CheckErr` prints it, and
 //! [`Deferred`] for verbs that visit several objects), and the object `kubectl edit` opens
 //! ([`EditSession`]). The verbs import these from here, not from the console that dispatches
@@ -237,7 +237,7 @@ pub struct EditSession {
 }
 
 /// What a command needs from the session.
-pub struct Ctx<'a> {
+pub struct CmdCtx<'a> {
     /// The namespace in effect (`-n` or the session's).
     pub ns: &'a str,
     /// Whether `-n` was given (then a manifest's own namespace must match it).
@@ -248,7 +248,7 @@ pub struct Ctx<'a> {
     pub files: &'a BTreeMap<String, String>,
 }
 
-impl Ctx<'_> {
+impl CmdCtx<'_> {
     /// Reads `-f` sources: `-` is the here-document (source `STDIN`), anything else an editor
     /// buffer. Returns (source name, text) pairs.
     pub fn read_files(&self, names: &[String]) -> Result<Vec<(String, String)>, CmdError> {

@@ -5,7 +5,7 @@
 //! entry here plus its module.
 
 use super::cluster::Cluster;
-use super::cmd::{CmdError, Ctx, EditSession, Output};
+use super::cmd::{CmdCtx, CmdError, EditSession, Output};
 use super::continuation::Continuation;
 use super::flags::{self, FlagSpec, Parsed};
 use super::mutate::{apply, create, delete, edit, label, patch, run, scale, set_image};
@@ -16,14 +16,14 @@ use super::{admin, describe, events, explain, get, rollout, wait};
 #[derive(Clone, Copy)]
 pub enum Run {
     /// Prints, and that is all.
-    Plain(fn(&mut dyn Cluster, &Ctx<'_>, &Parsed, &mut Output)),
+    Plain(fn(&mut dyn Cluster, &CmdCtx<'_>, &Parsed, &mut Output)),
     /// May keep running (a watch, a wait): the verb returns its own state, which the table
     /// wraps (`.map(Continuation::from)`).
-    Continues(fn(&mut dyn Cluster, &Ctx<'_>, &Parsed, &mut Output) -> Option<Continuation>),
+    Continues(fn(&mut dyn Cluster, &CmdCtx<'_>, &Parsed, &mut Output) -> Option<Continuation>),
     /// May open an object in the page's editor.
-    Edits(fn(&mut dyn Cluster, &Ctx<'_>, &Parsed, &mut Output) -> Option<EditSession>),
-    /// Leaves any [`Effect`].
-    Custom(fn(&mut dyn Cluster, &Ctx<'_>, &Parsed, &mut Output) -> Effect),
+    Edits(fn(&mut dyn Cluster, &CmdCtx<'_>, &Parsed, &mut Output) -> Option<EditSession>),
+    /// Leaves any [`Handoff`].
+    Custom(fn(&mut dyn Cluster, &CmdCtx<'_>, &Parsed, &mut Output) -> Handoff),
     /// A verb of kubectl the lab does not model: it answers with this text (after `error: `,
     /// exit status 1), whatever its arguments and flags; `--help` still shows its help.
     Unmodeled(&'static str),
@@ -31,25 +31,25 @@ pub enum Run {
 
 impl Run {
     /// Runs the command; returns what it leaves to the console.
-    pub fn call(self, api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) -> Effect {
+    pub fn call(self, api: &mut dyn Cluster, ctx: &CmdCtx<'_>, p: &Parsed, out: &mut Output) -> Handoff {
         match self {
             Run::Plain(f) => {
                 f(api, ctx, p, out);
-                Effect::None
+                Handoff::None
             }
-            Run::Continues(f) => f(api, ctx, p, out).map_or(Effect::None, Effect::Continue),
-            Run::Edits(f) => f(api, ctx, p, out).map_or(Effect::None, Effect::Edit),
+            Run::Continues(f) => f(api, ctx, p, out).map_or(Handoff::None, Handoff::Continue),
+            Run::Edits(f) => f(api, ctx, p, out).map_or(Handoff::None, Handoff::Edit),
             Run::Custom(f) => f(api, ctx, p, out),
             Run::Unmodeled(text) => {
                 out.fail(CmdError::Plain(text.to_string()));
-                Effect::None
+                Handoff::None
             }
         }
     }
 }
 
-/// What a command leaves to the console besides what it printed.
-pub enum Effect {
+/// What a command hands back to the console besides what it printed.
+pub enum Handoff {
     /// Nothing.
     None,
     /// Something kubectl keeps doing (a watch, a wait), resumed as the world advances.
@@ -539,12 +539,12 @@ pub fn find(name: &str) -> Option<&'static Command> {
 
 /// `kubectl config set-context --current --namespace=X` and `view --minify` are the two
 /// config commands the console understands (they change the session's namespace).
-fn config(p: &Parsed, out: &mut Output) -> Effect {
-    let mut effect = Effect::None;
+fn config(p: &Parsed, out: &mut Output) -> Handoff {
+    let mut handoff = Handoff::None;
     match p.args.first().map(String::as_str) {
         Some("set-context") if p.args.get(1).map(String::as_str) == Some("--current") || p.has("current") => {
             if let Some(ns) = p.str("namespace") {
-                effect = Effect::SetNamespace(ns.to_string());
+                handoff = Handoff::SetNamespace(ns.to_string());
             }
             out.out("Context \"reconcile-lab\" modified.\n");
         }
@@ -552,7 +552,7 @@ fn config(p: &Parsed, out: &mut Output) -> Effect {
             "this console supports only: kubectl config set-context --current --namespace=NAME".into(),
         )),
     }
-    effect
+    handoff
 }
 
 #[cfg(test)]

@@ -12,8 +12,8 @@
 //! shows at once.
 
 use super::cluster::Cluster;
-use super::cmd::{CmdError, Ctx, EditSession, Output};
-use super::commands::{self, Effect, Run};
+use super::cmd::{CmdCtx, CmdError, EditSession, Output};
+use super::commands::{self, Handoff, Run};
 use super::continuation::Continuation;
 use super::flags::{self, FlagSpec, Parsed};
 use super::help;
@@ -265,16 +265,16 @@ impl Console {
         out: &mut Output,
     ) -> Option<Continuation> {
         let ns = self.ns(p);
-        let ctx = Ctx { ns: &ns, explicit_ns: p.has("namespace"), stdin, files: &self.files };
+        let ctx = CmdCtx { ns: &ns, explicit_ns: p.has("namespace"), stdin, files: &self.files };
         match run.call(api, &ctx, p, out) {
-            Effect::None => None,
-            Effect::Continue(c) => Some(c),
-            Effect::Edit(session) => {
+            Handoff::None => None,
+            Handoff::Continue(c) => Some(c),
+            Handoff::Edit(session) => {
                 out.edit = Some(session.clone());
                 self.open_edit = Some(session);
                 None
             }
-            Effect::SetNamespace(ns) => {
+            Handoff::SetNamespace(ns) => {
                 self.namespace = ns;
                 None
             }

@@ -4,7 +4,7 @@
 //! consecutive lines that have the column.
 
 use super::cluster::Cluster;
-use super::cmd::{CmdError, Ctx, Output};
+use super::cmd::{CmdCtx, CmdError, Output};
 use super::flags::{flag, FlagKind, FlagSpec, Parsed, ALL_NAMESPACES, SELECTOR};
 use super::printers::{age, format_label_selector};
 use super::resources::{self, Target};
@@ -1013,7 +1013,7 @@ fn pod_phases(api: &dyn Cluster, rs: &Value) -> (usize, usize, usize, usize) {
 }
 
 /// `kubectl describe TYPE [NAME...]`.
-pub fn run(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) {
+pub fn run(api: &mut dyn Cluster, ctx: &CmdCtx<'_>, p: &Parsed, out: &mut Output) {
     let targets = match resources::resolve(&p.args, false) {
         Ok(t) if !t.is_empty() => t,
         Ok(_) => {

@@ -18,7 +18,7 @@
 use serde_json::Value;
 
 use super::cluster::Cluster;
-use super::cmd::{CmdError, Ctx, Output};
+use super::cmd::{CmdCtx, CmdError, Output};
 use super::event_printer::{event_time, EventRows};
 use super::flags::{flag, FlagKind, FlagSpec, Parsed};
 use super::resources;
@@ -58,14 +58,14 @@ fn decode_for(s: &str) -> Result<(&'static Kind, String), CmdError> {
 
 /// `kubectl events`; with `--watch`, the running watch (every current event as the watch's
 /// initial ADDED, in the API server's order, then each new one).
-pub fn run(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) -> Option<WatchState> {
+pub fn run(api: &mut dyn Cluster, ctx: &CmdCtx<'_>, p: &Parsed, out: &mut Output) -> Option<WatchState> {
     let rows = EventRows::new(p.bool("all-namespaces"), !p.bool("no-headers"));
     list_or_watch(api, ctx, p, out, rows)
 }
 
 fn list_or_watch(
     api: &mut dyn Cluster,
-    ctx: &Ctx<'_>,
+    ctx: &CmdCtx<'_>,
     p: &Parsed,
     out: &mut Output,
     mut rows: EventRows,

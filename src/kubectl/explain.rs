@@ -21,7 +21,7 @@
 //! `throw`), and the argument checks of kubectl `pkg/cmd/explain/explain.go` (`Validate`).
 
 use super::cluster::Cluster;
-use super::cmd::{CmdError, Ctx, Output};
+use super::cmd::{CmdCtx, CmdError, Output};
 use super::flags::{flag, FlagKind, FlagSpec, Parsed};
 use crate::engine::apiserver::schema::{self, Prop, Struct, Ty};
 use crate::engine::apiserver::schema_docs::{self, FieldDoc};
@@ -40,7 +40,7 @@ pub const FLAGS: &[FlagSpec] = &[
 ];
 
 /// `kubectl explain TYPE[.FIELD...]`.
-pub fn run(_api: &mut dyn Cluster, _ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) {
+pub fn run(_api: &mut dyn Cluster, _ctx: &CmdCtx<'_>, p: &Parsed, out: &mut Output) {
     match p.args.len() {
         0 => {
             return out.fail(CmdError::Plain(

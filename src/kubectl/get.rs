@@ -2,7 +2,7 @@
 //! (kubectl `pkg/cmd/get/get.go`, `GetOptions.Run`).
 
 use super::cluster::Cluster;
-use super::cmd::{CmdError, Ctx, Output};
+use super::cmd::{CmdCtx, CmdError, Output};
 use super::flags::{flag, FlagKind, FlagSpec, Parsed, ALL_NAMESPACES};
 use super::jsonpath::JsonPath;
 use super::printers::{self, TableOptions};
@@ -282,7 +282,7 @@ fn check_flags(p: &Parsed, out: &mut Output) -> Result<(), CmdError> {
 }
 
 /// Runs `kubectl get`; returns the watch to keep running for `--watch`.
-pub fn run(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) -> Option<WatchState> {
+pub fn run(api: &mut dyn Cluster, ctx: &CmdCtx<'_>, p: &Parsed, out: &mut Output) -> Option<WatchState> {
     if let Err(e) = check_flags(p, out) {
         out.fail(e);
         return None;

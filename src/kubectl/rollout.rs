@@ -3,7 +3,7 @@
 //! `DeploymentRollbacker`, `defaultObjectRestarter`).
 
 use super::cluster::Cluster;
-use super::cmd::{CmdError, Ctx, Output};
+use super::cmd::{CmdCtx, CmdError, Output};
 use super::flags::{flag, FlagKind, FlagSpec, Parsed};
 use super::resources::{self, Target};
 use crate::engine::apiserver::{Patch, Subresource};
@@ -96,7 +96,7 @@ pub struct StatusWait {
 
 /// `kubectl rollout status deployment/NAME`: prints the current state and, unless done (or
 /// `--watch=false`), keeps waiting ([`StatusWait`]) to print each new state once.
-pub fn status(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) -> Option<StatusWait> {
+pub fn status(api: &mut dyn Cluster, ctx: &CmdCtx<'_>, p: &Parsed, out: &mut Output) -> Option<StatusWait> {
     let (kind, name) = match deployment_target(p, "status") {
         Ok(t) => t,
         Err(e) => {
@@ -171,7 +171,7 @@ fn owned_replicasets(api: &dyn Cluster, d: &Value, ns: &str) -> Vec<(i64, Value)
 }
 
 /// `kubectl rollout history deployment/NAME`.
-pub fn history(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) {
+pub fn history(api: &mut dyn Cluster, ctx: &CmdCtx<'_>, p: &Parsed, out: &mut Output) {
     let (kind, name) = match deployment_target(p, "history") {
         Ok(t) => t,
         Err(e) => return out.fail(e),
@@ -211,7 +211,7 @@ pub fn history(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Outpu
 
 /// `kubectl rollout undo deployment/NAME [--to-revision=N]`: copies the chosen revision's pod
 /// template (without `pod-template-hash`) back into the deployment.
-pub fn undo(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) {
+pub fn undo(api: &mut dyn Cluster, ctx: &CmdCtx<'_>, p: &Parsed, out: &mut Output) {
     let (kind, name) = match deployment_target(p, "undo") {
         Ok(t) => t,
         Err(e) => return out.fail(e),
@@ -284,7 +284,7 @@ pub fn undo(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) 
 
 /// `kubectl rollout restart deployment/NAME`: sets the pod template annotation
 /// `kubectl.kubernetes.io/restartedAt` to now, which starts a new rollout.
-pub fn restart(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) {
+pub fn restart(api: &mut dyn Cluster, ctx: &CmdCtx<'_>, p: &Parsed, out: &mut Output) {
     let (kind, name) = match deployment_target(p, "restart") {
         Ok(t) => t,
         Err(e) => return out.fail(e),
@@ -307,16 +307,16 @@ pub const PAUSE_FLAGS: &[FlagSpec] = &[];
 /// (or resuming one that is not paused) is the helper's error, `is already paused` / `is not
 /// paused`, printed as `error: deployments.apps "web" is already paused`; any other kind cannot
 /// be paused (`pausing is not supported`).
-pub fn pause(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) {
+pub fn pause(api: &mut dyn Cluster, ctx: &CmdCtx<'_>, p: &Parsed, out: &mut Output) {
     pause_or_resume(api, ctx, p, out, true);
 }
 
 /// `kubectl rollout resume`: see [`pause_or_resume`].
-pub fn resume(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) {
+pub fn resume(api: &mut dyn Cluster, ctx: &CmdCtx<'_>, p: &Parsed, out: &mut Output) {
     pause_or_resume(api, ctx, p, out, false);
 }
 
-fn pause_or_resume(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output, pause: bool) {
+fn pause_or_resume(api: &mut dyn Cluster, ctx: &CmdCtx<'_>, p: &Parsed, out: &mut Output, pause: bool) {
     let targets = match resources::resolve(&p.args, false) {
         Ok(t) => t,
         Err(e) => return out.fail(e),

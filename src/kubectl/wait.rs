@@ -4,7 +4,7 @@
 //! timeout (default 30s) is measured on the virtual clock.
 
 use super::cluster::Cluster;
-use super::cmd::{CmdError, Ctx, Output};
+use super::cmd::{CmdCtx, CmdError, Output};
 use super::flags::{flag, FlagKind, FlagSpec, Parsed};
 use super::jsonpath::JsonPath;
 use super::resources::{self, Target};
@@ -108,7 +108,7 @@ fn met(cond: &WaitFor, obj: Option<&Value>, uid: &str) -> bool {
 }
 
 /// Runs `kubectl wait`; returns the continuation when something is still awaited.
-pub fn run(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) -> Option<WaitState> {
+pub fn run(api: &mut dyn Cluster, ctx: &CmdCtx<'_>, p: &Parsed, out: &mut Output) -> Option<WaitState> {
     let Some(for_) = p.str("for") else {
         out.fail(CmdError::Plain("--for must be set to one of: [delete|condition=condition-name[=condition-value]|jsonpath='{JSONPath expression}'=[JSONPath value]]".into()));
         return None;

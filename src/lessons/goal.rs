@@ -54,9 +54,9 @@ use crate::engine::world::{ActionKind, Actor, StepRecord, World};
 use crate::kubectl::jsonpath::JsonPath;
 use crate::kubectl::shell;
 
-/// A comparison.
+/// A goal's comparison operator (`==`, `!=`, `<`, `<=`, `>`, `>=`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Op {
+pub enum Comparison {
     /// `==`
     Eq,
     /// `!=`
@@ -71,15 +71,15 @@ pub enum Op {
     Ge,
 }
 
-impl Op {
-    fn parse(s: &str) -> Option<Op> {
+impl Comparison {
+    fn parse(s: &str) -> Option<Comparison> {
         Some(match s {
-            "==" | "=" => Op::Eq,
-            "!=" => Op::Ne,
-            "<" => Op::Lt,
-            "<=" => Op::Le,
-            ">" => Op::Gt,
-            ">=" => Op::Ge,
+            "==" | "=" => Comparison::Eq,
+            "!=" => Comparison::Ne,
+            "<" => Comparison::Lt,
+            "<=" => Comparison::Le,
+            ">" => Comparison::Gt,
+            ">=" => Comparison::Ge,
             _ => return None,
         })
     }
@@ -93,13 +93,13 @@ impl Op {
             _ => a == b,
         };
         match self {
-            Op::Eq => eq,
-            Op::Ne => !eq,
+            Comparison::Eq => eq,
+            Comparison::Ne => !eq,
             _ => match (num(a), num(b)) {
                 (Some(x), Some(y)) => match self {
-                    Op::Lt => x < y,
-                    Op::Le => x <= y,
-                    Op::Gt => x > y,
+                    Comparison::Lt => x < y,
+                    Comparison::Le => x <= y,
+                    Comparison::Gt => x > y,
                     _ => x >= y,
                 },
                 _ => false,
@@ -108,15 +108,15 @@ impl Op {
     }
 }
 
-impl fmt::Display for Op {
+impl fmt::Display for Comparison {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
-            Op::Eq => "==",
-            Op::Ne => "!=",
-            Op::Lt => "<",
-            Op::Le => "<=",
-            Op::Gt => ">",
-            Op::Ge => ">=",
+            Comparison::Eq => "==",
+            Comparison::Ne => "!=",
+            Comparison::Lt => "<",
+            Comparison::Le => "<=",
+            Comparison::Gt => ">",
+            Comparison::Ge => ">=",
         })
     }
 }
@@ -148,7 +148,7 @@ pub struct Filter {
     /// JSONPath.
     pub path: String,
     /// Comparison.
-    pub op: Op,
+    pub op: Comparison,
     /// Right-hand side.
     pub value: Operand,
 }
@@ -196,11 +196,18 @@ pub enum Check {
     /// The object does not exist.
     Absent(Target),
     /// A field compares.
-    Field { target: Target, path: String, op: Op, value: Operand },
+    Field { target: Target, path: String, op: Comparison, value: Operand },
     /// A condition has a status.
     Condition { target: Target, condition_type: String, status: String },
     /// A number of objects match.
-    Count { kind: &'static str, namespace: Option<String>, selector: String, filters: Vec<Filter>, op: Op, n: i64 },
+    Count {
+        kind: &'static str,
+        namespace: Option<String>,
+        selector: String,
+        filters: Vec<Filter>,
+        op: Comparison,
+        n: i64,
+    },
     /// Step records matched at least this many times since the lesson started.
     Seen { at_least: u64, filter: RecordFilter },
     /// A process is in a state.
@@ -256,8 +263,8 @@ fn operand(s: &str) -> Result<Operand, String> {
     Ok(Operand::Value(serde_json::from_str(s).unwrap_or_else(|_| Value::String(s.to_string()))))
 }
 
-fn op(s: Option<&String>) -> Result<Op, String> {
-    s.and_then(|s| Op::parse(s)).ok_or_else(|| "expected a comparison: ==, !=, <, <=, > or >=".to_string())
+fn op(s: Option<&String>) -> Result<Comparison, String> {
+    s.and_then(|s| Comparison::parse(s)).ok_or_else(|| "expected a comparison: ==, !=, <, <=, > or >=".to_string())
 }
 
 /// Parses a check (the text after `Check:`, or after `step until`).
@@ -508,7 +515,7 @@ fn find(obj: &Value, path: &str) -> Value {
     }
 }
 
-fn compare(obj: &Value, p: &str, op: Op, rhs: &Operand) -> bool {
+fn compare(obj: &Value, p: &str, op: Comparison, rhs: &Operand) -> bool {
     let left = find(obj, p);
     let right = match rhs {
         Operand::Value(v) => v.clone(),

@@ -77,11 +77,15 @@ pub use crate::lessons::markdown::{blocks, inline, Block, Inline};
 
 /// Whether a lesson's code span is a console line the learner may want to type: it starts with
 /// `kubectl` or `lab` and says more than the program's name, and is not an elided sketch
-/// (`kubectl get ... -o jsonpath`). The page offers such spans as buttons that put the line
-/// into the console input, where the learner reads, edits and runs it.
+/// (`kubectl get ... -o jsonpath`) or a flag named without its value (`kubectl delete
+/// --cascade=`). The page offers such spans as buttons that put the line into the console input,
+/// where the learner reads, edits and runs it (a placeholder such as `NAME` is there to be edited).
 pub fn is_console_command(code: &str) -> bool {
     let mut words = code.split_whitespace();
-    matches!(words.next(), Some("kubectl" | "lab")) && words.next().is_some() && !code.contains("...")
+    matches!(words.next(), Some("kubectl" | "lab"))
+        && words.next().is_some()
+        && !code.contains("...")
+        && !code.split_whitespace().any(|w| w.starts_with('-') && w.ends_with('='))
 }
 
 /// One lesson on the home page.
@@ -418,7 +422,16 @@ mod tests {
         for yes in ["kubectl get pods", "lab step 3", "kubectl delete pod NAME", "  kubectl  scale deployment web"] {
             assert!(is_console_command(yes), "{yes}");
         }
-        for no in ["kubectl", "lab", "kubectl get ... -o jsonpath", "resourceVersion", "409", "kubectlx get", ""] {
+        for no in [
+            "kubectl",
+            "lab",
+            "kubectl get ... -o jsonpath",
+            "kubectl delete --cascade=",
+            "resourceVersion",
+            "409",
+            "kubectlx get",
+            "",
+        ] {
             assert!(!is_console_command(no), "{no}");
         }
         // The lessons' text is full of them.

@@ -18,7 +18,7 @@ pub mod saved;
 pub mod share;
 pub mod timeline;
 
-use crate::engine::world::{ActionKind, Actor, Fault, Pending, SettleRun, Settled, StepRecord, World};
+use crate::engine::world::{ActionKind, Actor, Fault, PendingAction, SettleRun, Settled, StepRecord, World};
 use crate::kubectl::cmd::{Output, Stream};
 use crate::kubectl::Console;
 use crate::lessons::LessonRun;
@@ -165,7 +165,7 @@ pub struct FaultOption {
 
 /// The faults that make sense right before `p` runs: break the informer's watch, restart or
 /// partition the process, make its next write conflict, fail its API calls.
-pub fn faults_for(p: &Pending) -> Vec<FaultOption> {
+pub fn faults_for(p: &PendingAction) -> Vec<FaultOption> {
     let opt = |label: &str, fault| FaultOption { label: label.to_string(), fault };
     match &p.actor {
         Actor::Informer { process, kind } => {
@@ -349,7 +349,7 @@ impl Session {
     }
 
     /// What can happen next, in order.
-    pub fn pending(&self) -> Vec<Pending> {
+    pub fn pending(&self) -> Vec<PendingAction> {
         self.world().pending()
     }
 

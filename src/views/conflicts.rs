@@ -5,7 +5,7 @@
 //! succeeded; the loser's next step shows what it did next (re-read and retried, requeued with
 //! back-off, gave up).
 
-use crate::engine::world::{StepRecord, Verb, World};
+use crate::engine::world::{CallTarget, StepRecord, Verb, World};
 
 use super::recent;
 
@@ -17,8 +17,8 @@ pub const CONFLICTS_SHOWN: usize = 20;
 pub struct ConflictView {
     /// The step that got the 409.
     pub step: u64,
-    /// `Deployment default/web`.
-    pub target: String,
+    /// The object both wrote (prints `Deployment default/web`).
+    pub target: CallTarget,
     /// Who lost: `deployment-controller (kube-controller-manager-a)`, `kubectl`, ...
     pub loser: String,
     /// The resourceVersion the loser sent.
@@ -84,6 +84,7 @@ pub fn conflicts_in(history: &[StepRecord]) -> Vec<ConflictView> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::kinds::Kind;
     use crate::engine::time::Time;
     use crate::engine::world::{ActionKind, Actor, ApiCall};
 
@@ -105,7 +106,7 @@ mod tests {
     fn call(verb: Verb, sent: u64, code: u16, rv: u64) -> ApiCall {
         ApiCall {
             verb,
-            target: "Deployment default/web".into(),
+            target: CallTarget::object(Kind::by_kind("Deployment").expect("served"), Some("default"), "web"),
             sent_resource_version: sent,
             stored_resource_version: 0,
             code,

@@ -2,7 +2,7 @@
 //! (`util/workqueue/queue.go`, `Add`, `Get`, `Done`: a key waits in the queue and the dirty set; a
 //! key being processed is in the processing set; a key added while processing is dirty and runs
 //! once more after Done; delayed keys wait out `AddAfter` or the rate limiter's back-off). A burst
-//! of adds for one key collapses into one waiting entry: [`QueuedKey::adds`] counts the handler
+//! of adds for one key collapses into one waiting entry: [`QueuedKeyRow::adds`] counts the handler
 //! adds it absorbed.
 
 use crate::engine::world::{fmt_duration, ActionKind, Actor, World};
@@ -14,7 +14,7 @@ pub const KEYS_SHOWN: usize = 50;
 
 /// A waiting or processing key.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct QueuedKey {
+pub struct QueuedKeyRow {
     /// `default/web`.
     pub key: String,
     /// Handler adds of this key since it was last taken by a worker (a burst of 3 events that
@@ -24,9 +24,10 @@ pub struct QueuedKey {
     pub requeues: u32,
 }
 
-/// A key waiting out a delay.
+/// A key waiting out a delay, as the panel lists it (the queue's own entry is
+/// [`crate::engine::client::workqueue::DelayedKey`]).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct DelayedKey {
+pub struct DelayedKeyRow {
     /// `default/web`.
     pub key: String,
     /// `in 1.6s`, or `now` when due.
@@ -45,13 +46,13 @@ pub struct QueueView {
     /// `deployment-controller`.
     pub controller: String,
     /// Keys waiting for a worker, in queue order.
-    pub waiting: Capped<QueuedKey>,
+    pub waiting: Capped<QueuedKeyRow>,
     /// Keys a worker holds.
-    pub processing: Capped<QueuedKey>,
+    pub processing: Capped<QueuedKeyRow>,
     /// Keys added while being processed: they go back to waiting at Done.
     pub dirty_while_processing: Capped<String>,
     /// Delayed keys, soonest first.
-    pub delayed: Capped<DelayedKey>,
+    pub delayed: Capped<DelayedKeyRow>,
 }
 
 impl QueueView {
@@ -98,23 +99,24 @@ pub fn queue_views(world: &World) -> Vec<QueueView> {
         for slot in &p.slots {
             let q = slot.queue();
             let controller = slot.controller.name().to_string();
-            let keyed = |k: &String, count_adds: bool| QueuedKey {
+            let keyed = |k: &String, count_adds: bool| QueuedKeyRow {
                 key: k.clone(),
                 adds: if count_adds { adds_since_taken(world, &p.name, &controller, k) } else { 0 },
                 requeues: q.num_requeues(k),
             };
-            let waiting: Vec<QueuedKey> = q.waiting_keys().enumerate().map(|(i, k)| keyed(k, i < KEYS_SHOWN)).collect();
-            let processing: Vec<QueuedKey> =
+            let waiting: Vec<QueuedKeyRow> =
+                q.waiting_keys().enumerate().map(|(i, k)| keyed(k, i < KEYS_SHOWN)).collect();
+            let processing: Vec<QueuedKeyRow> =
                 q.processing_keys().enumerate().map(|(i, k)| keyed(k, i < KEYS_SHOWN)).collect();
             let dirty: Vec<String> = q.dirty_while_processing().cloned().collect();
-            let delayed: Vec<DelayedKey> = q
+            let delayed: Vec<DelayedKeyRow> = q
                 .delayed_keys()
                 .into_iter()
                 .map(|d| {
                     let ms = d.ready_at.since(now).as_millis() as u64;
                     let countdown =
                         if ms == 0 { "now".to_string() } else { format!("in {}", fmt_duration(d.ready_at.since(now))) };
-                    DelayedKey { key: d.key, countdown, ready_in_ms: ms, requeues: d.requeues }
+                    DelayedKeyRow { key: d.key, countdown, ready_in_ms: ms, requeues: d.requeues }
                 })
                 .collect();
             out.push(QueueView {
@@ -168,7 +170,7 @@ mod tests {
         // Deliver and handle, but do not reconcile.
         deliver_and_handle(&mut w);
         let dq = deployment_queue(&w);
-        let web: Vec<&QueuedKey> = dq.waiting.items.iter().filter(|k| k.key == "default/web").collect();
+        let web: Vec<&QueuedKeyRow> = dq.waiting.items.iter().filter(|k| k.key == "default/web").collect();
         assert_eq!(web.len(), 1, "one key for the burst: {dq:?}");
         assert_eq!(web[0].adds, 3);
         // A worker takes it (step A): it leaves the waiting list and is processing.

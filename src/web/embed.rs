@@ -57,8 +57,8 @@ fn on_message(lab: Lab, config: &EmbedConfig, ev: &web_sys::MessageEvent) {
         Incoming::Ignore => {}
         Incoming::Refuse { id, error } => post(&protocol::refusal(&id, &error), &origin),
         Incoming::Request(r) => {
-            let outcome = lab.act(|s| protocol::execute(s, &r, || config.session().0));
-            post(&protocol::result(r.id(), &outcome), &origin);
+            let answer = lab.act(|s| protocol::execute(s, &r, || config.session().0));
+            post(&protocol::result(r.id(), &answer), &origin);
         }
     }
 }

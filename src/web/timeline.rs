@@ -106,6 +106,8 @@ pub fn Timeline() -> impl IntoView {
                     "No step has been taken yet.".to_string()
                 } else if current < len {
                     format!("At step {current} of {len}: stepping replays the later steps; acting now starts a new branch.")
+                } else if len == 1 {
+                    "1 step so far.".to_string()
                 } else {
                     format!("{len} steps so far.")
                 };

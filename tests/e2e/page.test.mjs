@@ -85,6 +85,25 @@ describe("stepping through a Deployment", () => {
     await context.close();
   });
 
+  test("the stepping buttons stay put while the narration above them changes height", async () => {
+    const { context, page, problems } = await openPage(browser, `${server.origin}/#/sandbox`, WIDE);
+    await run(page, "kubectl create deployment web --image=nginx --replicas=3");
+    const narration = page.getByRole("status", { name: "Narration" });
+    const step = page.getByRole("button", { name: "Step", exact: true });
+    const heights = new Set();
+    const tops = new Set();
+    for (let i = 0; i < 12; i++) {
+      await step.click();
+      await narration.getByText(`Step ${i + 2}`, { exact: false }).first().waitFor();
+      heights.add(Math.round((await narration.boundingBox()).height));
+      tops.add(Math.round((await step.boundingBox()).y));
+    }
+    assert.ok(heights.size > 1, `the narration changed height across the steps (${[...heights]})`);
+    assert.deepEqual([...tops], [[...tops][0]], "Step stayed at one place on the screen");
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
   test("keyboard: Right steps, Left steps back, Space plays and pauses", async () => {
     const { context, page } = await openPage(browser, `${server.origin}/#/sandbox`, WIDE);
     await run(page, "kubectl create deployment web --image=nginx --replicas=3");

@@ -128,13 +128,13 @@ fn step_reset_and_load_act_on_the_session() {
     let o = execute(&mut s, &load, Session::sandbox);
     // The text contains the usual delimiter as a line (in a block scalar): the here-document
     // still ends where the text does.
-    assert_eq!(o, Outcome { ok: true, output: "configmap/a created\nconfigmap/b created\n".into() });
+    assert_eq!(o, RequestResult { ok: true, output: "configmap/a created\nconfigmap/b created\n".into() });
     let got = s.console_submit("kubectl get cm b -o jsonpath={.data.x}");
     assert_eq!(got.stdout(), "RECONCILE_LAB_EOF\n");
     let clean = req(json!({"source": "reconcile-lab", "type": "load", "id": 2,
         "manifests": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n"}));
     let o = execute(&mut s, &clean, Session::sandbox);
-    assert_eq!(o, Outcome { ok: true, output: "configmap/c created\n".into() });
+    assert_eq!(o, RequestResult { ok: true, output: "configmap/c created\n".into() });
     s.console_submit("kubectl create deployment web --image=nginx");
     let before = s.world().position();
     let o = execute(&mut s, &req(json!({"source": "reconcile-lab", "type": "step", "count": 3})), Session::sandbox);

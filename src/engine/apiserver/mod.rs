@@ -14,12 +14,14 @@
 //! - [`strategy`]: per-kind create/update preparation, generation, per-kind validation;
 //! - [`validation`]: metadata validation and the 422 field errors;
 //! - [`create`], [`update`], [`patch`], [`delete`]: the verbs;
-//! - [`store`]: the objects (compact JSON, ~2.8 KB a running pod, shared with snapshots) and the global revision;
+//! - [`store`]: the objects (compact JSON, ~2.8 KB a running pod, shared with snapshots) and the
+//!   global revision;
 //! - [`watch`]: history window and per-watch queues; [`fields`]: field selectors.
 //!
 //! The API in one place (all on [`ApiServer`]):
 //! - reads: `get`, `get_shared`, `list`, `list_shared`, `list_filtered` (+ field selector),
-//!   `list_metadata` (metadata only, nothing decoded), `all_objects`, `count`, `stored_bytes`, `resource_version`;
+//!   `list_metadata` (metadata only, nothing decoded), `all_objects`, `count`, `stored_bytes`,
+//!   `resource_version`;
 //! - writes: `create` / `create_validated`, `update` / `update_validated`, `update_status`,
 //!   `finalize_namespace`, `bind` (pods/binding), `patch` / `patch_with` (fieldValidation),
 //!   `delete` (→ [`Deleted`], whose `response()` is the HTTP body);
@@ -234,7 +236,9 @@ impl ApiServer {
         self.open_watch(kind, ns, sel, FieldSelector::everything(), from)
     }
 
-    /// A streaming list (`sendInitialEvents=true`, the WatchList feature; §3.6): ADDED for every
+    /// A streaming list (`sendInitialEvents=true`, the WatchList feature;
+    /// `cacheWatcher.processInterval`,
+    /// k8s.io/apiserver/pkg/storage/cacher/cache_watcher.go): ADDED for every
     /// current object, then a BOOKMARK at the current revision annotated
     /// `k8s.io/initial-events-end: "true"`, then changes.
     pub fn watch_list(&mut self, kind: &Kind, ns: Option<&str>, sel: Selector) -> WatchId {
@@ -397,7 +401,8 @@ impl ApiServer {
     }
 
     /// Removes an object and records DELETED carrying its last state stamped with the
-    /// deletion revision (§3.6). Returns that last state.
+    /// deletion revision (etcd3 `watchChan.transform`,
+    /// k8s.io/apiserver/pkg/storage/etcd3/watcher.go). Returns that last state.
     fn commit_delete(&mut self, key: Key, old: Arc<Value>) -> Value {
         let rv = self.store.next_revision();
         let prev = self.store.get_shared(&key);

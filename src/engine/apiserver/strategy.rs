@@ -198,7 +198,9 @@ pub fn prepare_for_update(kind: &Kind, mode: UpdateMode, new: &mut Value, old: &
                 *new = old.to_value();
                 set(new, "status", status);
             }
-            // Deployment: spec and labels are kept; annotations may change (§3.4).
+            // Deployment: spec and labels are kept; annotations may change
+            // (`deploymentStatusStrategy.PrepareForUpdate`,
+            // kubernetes/pkg/registry/apps/deployment/strategy.go).
             "Deployment" => {
                 keep_old(new, old, "spec");
                 let labels = old.meta().and_then(|m| m.get("labels")).map(Frozen::to_value);

@@ -322,8 +322,9 @@ impl Watches {
         }
     }
 
-    /// Queues a BOOKMARK carrying only `metadata.resourceVersion` (§3.6), for watches that asked
-    /// for bookmarks (`allowWatchBookmarks`). The object has the watched kind's apiVersion/kind.
+    /// Queues a BOOKMARK carrying only `metadata.resourceVersion` (`Cacher.dispatchEvents`,
+    /// k8s.io/apiserver/pkg/storage/cacher/cacher.go), for watches that asked for bookmarks
+    /// (`allowWatchBookmarks`). The object has the watched kind's apiVersion/kind.
     pub fn bookmark(&mut self, id: WatchId, rv: u64, initial_events_end: bool) {
         if let Some(w) = self.watches.get_mut(&id) {
             let k = &KINDS[w.kind_idx];

@@ -27,7 +27,8 @@ use std::time::Duration;
 use super::ratelimit::RateLimiter;
 use crate::engine::time::Time;
 
-/// A key waiting in the delaying queue, as the page shows it.
+/// A key waiting in the delaying queue: what client-go's `waitFor` holds (the key and when it is
+/// added), read out for the World and the Work queues panel.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DelayedKey<K> {
     /// The key.

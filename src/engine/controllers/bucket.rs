@@ -34,7 +34,7 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use super::{Caches, Controller, Ctx, Enqueue, Notification, Outcome};
+use super::{Caches, Controller, Ctx, Enqueue, Outcome, ResourceEvent};
 use crate::engine::cloud::{CloudBucket, CloudBucketState, CloudCall, CloudError};
 use crate::engine::frozen::Frozen;
 use crate::engine::kinds::Kind;
@@ -273,11 +273,11 @@ impl Controller for BucketController {
         WATCHES.get_or_init(|| [bucket_kind()])
     }
 
-    fn handle(&mut self, _kind: &'static Kind, n: &Notification, _cache: &Caches, _now: Time) -> Vec<Enqueue> {
+    fn handle(&mut self, _kind: &'static Kind, n: &ResourceEvent, _cache: &Caches, _now: Time) -> Vec<Enqueue> {
         match n {
-            Notification::Update(old, new) if old.resource_version() == new.resource_version() => Vec::new(),
+            ResourceEvent::Update(old, new) if old.resource_version() == new.resource_version() => Vec::new(),
             // A deleted object needs nothing: its finalizer kept it until the cleanup was done.
-            Notification::Delete { .. } => Vec::new(),
+            ResourceEvent::Delete { .. } => Vec::new(),
             _ => vec![Enqueue::Now(n.object().key())],
         }
     }

@@ -3,12 +3,15 @@
 //! `util/deployment_util.go`).
 //!
 //! `syncDeployment`: claim ReplicaSets (adopt matching orphans, release non-matching); a
-//! Deployment being deleted only gets its status synced (§4.3); a change of `spec.replicas` alone
+//! Deployment being deleted only gets its status synced (`syncDeployment` in
+//! kubernetes/pkg/controller/deployment/deployment_controller.go); a change of `spec.replicas`
+//! alone
 //! is a *scaling event* (resize the ReplicaSets, proportionally during a rollout); otherwise roll
 //! out with the strategy: RollingUpdate (new ReplicaSet up to `replicas + maxSurge` pods, old ones
 //! down while at least `replicas - maxUnavailable` are available) or Recreate (old to zero, wait
 //! for their pods to be gone, then the new one up). ReplicaSets are named
-//! `<deployment>-<pod-template-hash>` (§6.3) and carry revision annotations.
+//! `<deployment>-<pod-template-hash>` (`getNewReplicaSet`,
+//! kubernetes/pkg/controller/deployment/sync.go) and carry revision annotations.
 
 use std::cmp::Ordering;
 use std::time::Duration;
@@ -17,7 +20,7 @@ use serde_json::{json, Map, Value};
 
 use super::hash::compute_hash;
 use super::util::{int_at, is_controlled_by, scaled_value, selector_is_empty, selector_matches, spec_replicas, str_at};
-use super::{Caches, Controller, Ctx, DeleteOpts, Enqueue, Notification, Outcome};
+use super::{Caches, Controller, Ctx, DeleteOpts, Enqueue, Outcome, ResourceEvent};
 use crate::engine::frozen::{Frozen, Json};
 use crate::engine::kinds::Kind;
 use crate::engine::object::{ObjectExt, OwnerReference};
@@ -59,7 +62,8 @@ fn is_rolling(d: &impl Json) -> bool {
     str_at(d, "/spec/strategy/type") != "Recreate"
 }
 
-/// `ResolveFenceposts` (§6.2): `(maxSurge, maxUnavailable)`.
+/// `ResolveFenceposts` (kubernetes/pkg/controller/deployment/util/deployment_util.go): `(maxSurge,
+/// maxUnavailable)`.
 pub fn resolve_fenceposts(d: &Value) -> (i64, i64) {
     let desired = spec_replicas(d);
     let ru = d.pointer("/spec/strategy/rollingUpdate");
@@ -289,7 +293,8 @@ fn deployment_timed_out(d: &Value, st: &Value, now: Time) -> bool {
     }
 }
 
-/// `calculateStatus` (§6.5): counts from the ReplicaSets, and the `Available` condition.
+/// `calculateStatus` (kubernetes/pkg/controller/deployment/sync.go): counts from the ReplicaSets,
+/// and the `Available` condition.
 fn calculate_status(all: &[Value], new_rs: Option<&Value>, d: &Value, now: Time) -> Value {
     let sum = |f: &dyn Fn(&Value) -> i64| all.iter().map(f).sum::<i64>();
     let available = sum(&|rs| status_int(rs, "availableReplicas"));
@@ -487,7 +492,8 @@ impl Sync<'_, '_> {
         let created = match self.ctx.api.create(rs) {
             Ok(c) => c,
             Err(e) if e.code() == 409 => {
-                // A ReplicaSet with this name exists: ours with the same template, or a hash collision.
+                // A ReplicaSet with this name exists: ours with the same template, or a hash
+                // collision.
                 let key = format!("{}/{name}", self.d.namespace().unwrap_or("default"));
                 // Not in the cache yet: return the error and let the next sync look again
                 // (only a cached ReplicaSet that is not ours is a hash collision).
@@ -986,7 +992,8 @@ impl Sync<'_, '_> {
     }
 }
 
-/// `NewRSNewReplicas` (§6.4): how big the new ReplicaSet may be now.
+/// `NewRSNewReplicas` (kubernetes/pkg/controller/deployment/util/deployment_util.go): how big the
+/// new ReplicaSet may be now.
 pub fn new_rs_new_replicas(d: &Value, all: &[Value], new_rs: &Value) -> i64 {
     let replicas = spec_replicas(d);
     if !is_rolling(d) {
@@ -1038,10 +1045,10 @@ impl Controller for DeploymentController {
         W.get_or_init(|| [kind("Deployment"), kind("ReplicaSet"), kind("Pod")])
     }
 
-    fn handle(&mut self, k: &'static Kind, n: &Notification, cache: &Caches, _now: Time) -> Vec<Enqueue> {
+    fn handle(&mut self, k: &'static Kind, n: &ResourceEvent, cache: &Caches, _now: Time) -> Vec<Enqueue> {
         let keys = match (k.kind, n) {
             ("Deployment", _) => vec![n.object().key()],
-            ("ReplicaSet", Notification::Update(old, new)) => {
+            ("ReplicaSet", ResourceEvent::Update(old, new)) => {
                 if old.resource_version() == new.resource_version() {
                     return Vec::new();
                 }
@@ -1052,15 +1059,15 @@ impl Controller for DeploymentController {
                 keys.extend(Self::deployment_keys_for_rs(new, cache));
                 keys
             }
-            ("ReplicaSet", Notification::Delete { obj, .. }) => {
+            ("ReplicaSet", ResourceEvent::Delete { obj, .. }) => {
                 if obj.controller_ref().is_none() {
                     return Vec::new();
                 }
                 Self::deployment_keys_for_rs(obj, cache)
             }
-            ("ReplicaSet", Notification::Add(rs)) => Self::deployment_keys_for_rs(rs, cache),
+            ("ReplicaSet", ResourceEvent::Add(rs)) => Self::deployment_keys_for_rs(rs, cache),
             // deletePod: only a Recreate rollout waits for pods to be gone.
-            ("Pod", Notification::Delete { obj, .. }) => {
+            ("Pod", ResourceEvent::Delete { obj, .. }) => {
                 let ns = obj.namespace().unwrap_or("");
                 let Some(r) = obj.controller_ref().filter(|r| r.kind == "ReplicaSet") else { return Vec::new() };
                 let Some(rs) = cache.get(kind("ReplicaSet"), &format!("{ns}/{}", r.name)) else { return Vec::new() };
@@ -1107,7 +1114,8 @@ impl Controller for DeploymentController {
             }
             s.check_paused_conditions()?;
             // A paused Deployment only scales: no new ReplicaSet, no rollout step
-            // (deployment_controller.go `syncDeployment`: `if d.Spec.Paused { return dc.sync(...) }`).
+            // (deployment_controller.go `syncDeployment`: `if d.Spec.Paused { return dc.sync(...)
+            // }`).
             if is_paused(&s.d) {
                 return s.scale_sync(&rs_list);
             }

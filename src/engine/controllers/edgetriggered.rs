@@ -20,7 +20,7 @@ use std::sync::OnceLock;
 
 use serde_json::{json, Value};
 
-use super::{Caches, Controller, Ctx, Enqueue, Notification, Outcome};
+use super::{Caches, Controller, Ctx, Enqueue, Outcome, ResourceEvent};
 use crate::engine::frozen::Frozen;
 use crate::engine::kinds::Kind;
 use crate::engine::object::ObjectExt;
@@ -116,7 +116,7 @@ impl Controller for PodCounter {
         WATCHES.get_or_init(|| [kind("Pod"), kind("ConfigMap")])
     }
 
-    fn handle(&mut self, k: &'static Kind, n: &Notification, _cache: &Caches, _now: Time) -> Vec<Enqueue> {
+    fn handle(&mut self, k: &'static Kind, n: &ResourceEvent, _cache: &Caches, _now: Time) -> Vec<Enqueue> {
         if n.object().namespace() != Some(self.namespace.as_str()) {
             return Vec::new();
         }
@@ -127,11 +127,11 @@ impl Controller for PodCounter {
         }
         if self.trigger == Trigger::Edge {
             match n {
-                Notification::Add(_) => self.pending_delta += 1,
-                Notification::Delete { final_state_unknown: false, .. } => self.pending_delta -= 1,
+                ResourceEvent::Add(_) => self.pending_delta += 1,
+                ResourceEvent::Delete { final_state_unknown: false, .. } => self.pending_delta -= 1,
                 // The bug: a tombstone is not a *v1.Pod, so the handler returns.
-                Notification::Delete { final_state_unknown: true, .. } => return Vec::new(),
-                Notification::Update(..) => return Vec::new(),
+                ResourceEvent::Delete { final_state_unknown: true, .. } => return Vec::new(),
+                ResourceEvent::Update(..) => return Vec::new(),
             }
         }
         vec![Enqueue::Now(self.key())]

@@ -30,7 +30,7 @@ use std::sync::{Arc, OnceLock};
 
 use serde_json::{json, Value};
 
-use super::{Caches, Controller, Ctx, DeleteOpts, Enqueue, Notification, Outcome};
+use super::{Caches, Controller, Ctx, DeleteOpts, Enqueue, Outcome, ResourceEvent};
 use crate::engine::frozen::Frozen;
 use crate::engine::kinds::{Kind, KINDS};
 use crate::engine::object::{ObjectExt, OwnerReference};
@@ -1044,11 +1044,11 @@ impl Controller for GarbageCollector {
         all_kinds()
     }
 
-    fn handle(&mut self, _kind: &'static Kind, n: &Notification, _cache: &Caches, _now: Time) -> Vec<Enqueue> {
+    fn handle(&mut self, _kind: &'static Kind, n: &ResourceEvent, _cache: &Caches, _now: Time) -> Vec<Enqueue> {
         let change = match n {
-            Notification::Add(o) => GraphChange::Upsert { old: None, new: o },
-            Notification::Update(old, new) => GraphChange::Upsert { old: Some(old), new },
-            Notification::Delete { obj, .. } => GraphChange::Delete(obj),
+            ResourceEvent::Add(o) => GraphChange::Upsert { old: None, new: o },
+            ResourceEvent::Update(old, new) => GraphChange::Upsert { old: Some(old), new },
+            ResourceEvent::Delete { obj, .. } => GraphChange::Delete(obj),
         };
         let mut keys = self.process_graph_change(change);
         let mut seen = BTreeSet::new();

@@ -31,7 +31,7 @@ use std::time::Duration;
 use serde_json::{json, Map, Value};
 
 use super::util::{pod_condition, str_at};
-use super::{Caches, Controller, Ctx, DeleteOpts, Enqueue, Notification, Outcome};
+use super::{Caches, Controller, Ctx, DeleteOpts, Enqueue, Outcome, ResourceEvent};
 use crate::engine::frozen::Frozen;
 use crate::engine::frozen::Json;
 use crate::engine::kinds::Kind;
@@ -509,13 +509,13 @@ impl Controller for Kubelet {
         W.get_or_init(|| [kind("Pod")])
     }
 
-    fn handle(&mut self, _k: &'static Kind, n: &Notification, _cache: &Caches, now: Time) -> Vec<Enqueue> {
+    fn handle(&mut self, _k: &'static Kind, n: &ResourceEvent, _cache: &Caches, now: Time) -> Vec<Enqueue> {
         match n {
-            Notification::Add(p) | Notification::Update(_, p) => {
+            ResourceEvent::Add(p) | ResourceEvent::Update(_, p) => {
                 if str_at(&**p, "/spec/nodeName").is_empty() {
                     return Vec::new();
                 }
-                if let Notification::Update(old, new) = n {
+                if let ResourceEvent::Update(old, new) = n {
                     // Our own status writes and resyncs need no new work; a new deletionTimestamp does.
                     if old.is_deleting() == new.is_deleting() && !str_at(&**old, "/spec/nodeName").is_empty() {
                         return Vec::new();
@@ -524,7 +524,7 @@ impl Controller for Kubelet {
                 self.seen.entry(p.key()).or_insert(now);
                 vec![Enqueue::Now(p.key())]
             }
-            Notification::Delete { obj, .. } => {
+            ResourceEvent::Delete { obj, .. } => {
                 self.seen.remove(&obj.key());
                 self.killing.remove(&obj.key());
                 Vec::new()
@@ -657,7 +657,7 @@ mod tests {
         let mut api = FakeApi::default();
         let mut cache = Caches::default();
         cache.insert(pod.clone());
-        assert_eq!(k.handle(kind("Pod"), &Notification::Add(share(&pod)), &cache, Time::START).len(), 1);
+        assert_eq!(k.handle(kind("Pod"), &ResourceEvent::Add(share(&pod)), &cache, Time::START).len(), 1);
         let mut seq = 0;
         let mut ctx = Ctx { now: Time::START, cache: &cache, api: &mut api, event_seq: &mut seq };
         assert_eq!(k.reconcile("default/p", &mut ctx), Outcome::RequeueAfter(Duration::from_millis(500)));

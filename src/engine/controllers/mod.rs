@@ -12,9 +12,11 @@
 //!    runs one shared informer per kind (client-go `tools/cache/reflector.go`, `ListAndWatch`):
 //!    list, then watch; the cache is updated *before* handlers run.
 //! 2. **Handlers.** For every cache change the world calls [`Controller::handle`] with a
-//!    [`Notification`] (`Add`, `Update(old, new)`, `Delete(final state)`), once per step ("run one
+//!    [`ResourceEvent`] (`Add`, `Update(old, new)`, `Delete(final state)`), once per step ("run one
 //!    queued handler"). The handler may update the controller's own bookkeeping (for example
-//!    ReplicaSet expectations, §6.6) and returns the keys to add to the controller's work queue as
+//!    ReplicaSet expectations, `ControllerExpectations` in
+//!    kubernetes/pkg/controller/controller_utils.go) and returns the keys to add to the
+//!    controller's work queue as
 //!    [`Enqueue`] values. Handlers never call the API server.
 //! 3. **Reconcile.** A worker takes one key from the queue and calls [`Controller::reconcile`]
 //!    with a [`Ctx`]: read-only access to the process's informer caches ([`Caches`]), and an
@@ -60,13 +62,16 @@ use super::kinds::Kind;
 use super::object::{ObjectExt, Shared};
 use super::time::Time;
 
-/// What an informer tells its handlers (client-go `ResourceEventHandler`,
-/// `tools/cache/controller.go`, `processDeltas`). The cache already holds the new state when a
-/// handler sees a notification. The objects are the cache's own (`Shared`), as client-go hands
-/// handlers the cached pointers: a queued notification costs two pointers, not a copy of the
+/// One call of a controller's event handler: what its `ResourceEventHandler` hears (client-go
+/// `tools/cache/controller.go`, `ResourceEventHandler`'s `OnAdd`, `OnUpdate`, `OnDelete`). The
+/// informer queues the call as a [`Notification`](crate::engine::client::informer::Notification)
+/// (client-go's `addNotification`, ...); the World hands it to [`Controller::handle`] in this
+/// form (`world::informer::to_resource_event`). The cache already holds the new state when a
+/// handler sees it. The objects are the cache's own (`Shared`), as client-go hands
+/// handlers the cached pointers: an event costs two pointers, not a copy of the
 /// object.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Notification {
+pub enum ResourceEvent {
     /// `OnAdd(obj)`.
     Add(Shared),
     /// `OnUpdate(old, new)`; after a relist or resync `old` and `new` may have the same RV.
@@ -76,20 +81,20 @@ pub enum Notification {
     Delete { obj: Shared, final_state_unknown: bool },
 }
 
-impl Notification {
-    /// The newest object the notification carries.
+impl ResourceEvent {
+    /// The newest object the event carries.
     pub fn object(&self) -> &Frozen {
         match self {
-            Notification::Add(o) | Notification::Update(_, o) | Notification::Delete { obj: o, .. } => o,
+            ResourceEvent::Add(o) | ResourceEvent::Update(_, o) | ResourceEvent::Delete { obj: o, .. } => o,
         }
     }
 
     /// `Add`, `Update` or `Delete`, for records.
     pub fn verb(&self) -> &'static str {
         match self {
-            Notification::Add(_) => "OnAdd",
-            Notification::Update(..) => "OnUpdate",
-            Notification::Delete { .. } => "OnDelete",
+            ResourceEvent::Add(_) => "OnAdd",
+            ResourceEvent::Update(..) => "OnUpdate",
+            ResourceEvent::Delete { .. } => "OnDelete",
         }
     }
 }
@@ -296,8 +301,8 @@ pub trait Controller {
     fn name(&self) -> &'static str;
     /// The kinds whose informers this controller needs.
     fn watches(&self) -> &'static [&'static Kind];
-    /// One informer notification → keys to enqueue. Never calls the API server.
-    fn handle(&mut self, kind: &'static Kind, n: &Notification, cache: &Caches, now: Time) -> Vec<Enqueue>;
+    /// One handler call (a [`ResourceEvent`]) → keys to enqueue. Never calls the API server.
+    fn handle(&mut self, kind: &'static Kind, n: &ResourceEvent, cache: &Caches, now: Time) -> Vec<Enqueue>;
     /// Reconciles one key.
     fn reconcile(&mut self, key: &str, ctx: &mut Ctx<'_>) -> Outcome;
     /// A copy of this controller (the world snapshots itself for "step back").

@@ -25,7 +25,7 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use super::{Caches, Controller, Ctx, DeleteOpts, Enqueue, Notification, Outcome};
+use super::{Caches, Controller, Ctx, DeleteOpts, Enqueue, Outcome, ResourceEvent};
 use crate::engine::client::RateLimiter;
 use crate::engine::kinds::{Kind, KINDS};
 use crate::engine::object::ObjectExt;
@@ -296,13 +296,13 @@ impl Controller for NamespaceController {
     fn handle(
         &mut self,
         _kind: &'static Kind,
-        n: &Notification,
+        n: &ResourceEvent,
         _cache: &Caches,
         _now: crate::engine::time::Time,
     ) -> Vec<Enqueue> {
         // enqueueNamespace: only namespaces being deleted matter, after the grace period.
         match n {
-            Notification::Add(ns) | Notification::Update(_, ns) if ns.is_deleting() => {
+            ResourceEvent::Add(ns) | ResourceEvent::Update(_, ns) if ns.is_deleting() => {
                 vec![Enqueue::After(ns.key(), NAMESPACE_DELETION_GRACE_PERIOD)]
             }
             _ => Vec::new(),

@@ -18,7 +18,7 @@ use super::util::{
     int_at, is_controlled_by, is_pod_active, is_pod_available, is_pod_ready, pod_condition, selector_matches,
     spec_replicas, str_at,
 };
-use super::{Caches, Controller, Ctx, DeleteOpts, Enqueue, Notification, Outcome};
+use super::{Caches, Controller, Ctx, DeleteOpts, Enqueue, Outcome, ResourceEvent};
 use crate::engine::frozen::Frozen;
 use crate::engine::kinds::Kind;
 use crate::engine::object::{ObjectExt, OwnerReference};
@@ -103,10 +103,10 @@ impl ReplicaSetController {
             .collect()
     }
 
-    fn pod_event(&mut self, n: &Notification, cache: &Caches) -> Vec<Enqueue> {
+    fn pod_event(&mut self, n: &ResourceEvent, cache: &Caches) -> Vec<Enqueue> {
         let mut keys = Vec::new();
         match n {
-            Notification::Add(pod) => {
+            ResourceEvent::Add(pod) => {
                 if let Some(k) = Self::owner_key(pod, cache) {
                     // addPod: a pod created already terminating counts as a deletion (deletePod).
                     if pod.is_deleting() {
@@ -119,7 +119,7 @@ impl ReplicaSetController {
                     keys.extend(Self::matching_replica_sets(pod, cache));
                 }
             }
-            Notification::Update(old, new) => {
+            ResourceEvent::Update(old, new) => {
                 if old.resource_version() == new.resource_version() {
                     return Vec::new(); // a resync: nothing changed
                 }
@@ -141,7 +141,7 @@ impl ReplicaSetController {
                     keys.extend(Self::matching_replica_sets(new, cache));
                 }
             }
-            Notification::Delete { obj: pod, .. } => {
+            ResourceEvent::Delete { obj: pod, .. } => {
                 // deletePod: the cache no longer has the pod, so resolve the owner from the RS cache.
                 if let Some(k) = Self::owner_key(pod, cache) {
                     self.deletion_observed(&k, &pod.key());
@@ -486,17 +486,17 @@ impl Controller for ReplicaSetController {
         W.get_or_init(|| [kind("ReplicaSet"), kind("Pod")])
     }
 
-    fn handle(&mut self, k: &'static Kind, n: &Notification, cache: &Caches, _now: Time) -> Vec<Enqueue> {
+    fn handle(&mut self, k: &'static Kind, n: &ResourceEvent, cache: &Caches, _now: Time) -> Vec<Enqueue> {
         match k.kind {
             "ReplicaSet" => {
                 match n {
                     // deleteRS: the expectations go with the ReplicaSet.
-                    Notification::Delete { obj, .. } => {
+                    ResourceEvent::Delete { obj, .. } => {
                         self.expectations.remove(&obj.key());
                     }
                     // updateRS: a new uid under the same key is a delete and re-create that fell
                     // in a gap; it is handled as `deleteRS` of a tombstone of the old one.
-                    Notification::Update(old, new) if old.uid() != new.uid() => {
+                    ResourceEvent::Update(old, new) if old.uid() != new.uid() => {
                         self.expectations.remove(&old.key());
                     }
                     _ => {}
@@ -667,7 +667,7 @@ mod tests {
             with_pods.insert(p.clone());
         }
         for p in &pods {
-            let keys = c.handle(Kind::by_kind("Pod").unwrap(), &Notification::Add(share(p)), &with_pods, Time::START);
+            let keys = c.handle(Kind::by_kind("Pod").unwrap(), &ResourceEvent::Add(share(p)), &with_pods, Time::START);
             assert_eq!(keys, vec![Enqueue::Now("default/web-abc".into())]);
         }
         assert!(c.satisfied_expectations("default/web-abc", Time::START));
@@ -691,12 +691,12 @@ mod tests {
         assert_eq!(c.expectations["default/web-abc"].add, 2);
         let k = Kind::by_kind("ReplicaSet").unwrap();
         let key = vec![Enqueue::Now("default/web-abc".into())];
-        let unchanged = Notification::Update(share(rs(2)), share(rs(2)));
+        let unchanged = ResourceEvent::Update(share(rs(2)), share(rs(2)));
         assert_eq!(c.handle(k, &unchanged, &cache, Time::START), key);
         assert_eq!(c.expectations["default/web-abc"].add, 2, "an unchanged object keeps the expectations");
         let mut recreated = rs(2);
         recreated["metadata"]["uid"] = json!("rs-uid-2");
-        let n = Notification::Update(share(rs(2)), share(&recreated));
+        let n = ResourceEvent::Update(share(rs(2)), share(&recreated));
         assert_eq!(c.handle(k, &n, &cache, Time::START), key);
         assert!(!c.expectations.contains_key("default/web-abc"));
     }

@@ -18,7 +18,7 @@ use std::collections::BTreeMap;
 use crate::engine::frozen::Frozen;
 
 use super::util::{pod_condition, str_at};
-use super::{Caches, Controller, Ctx, Enqueue, Notification, Outcome};
+use super::{Caches, Controller, Ctx, Enqueue, Outcome, ResourceEvent};
 use crate::engine::client::RateLimiter;
 use crate::engine::kinds::Kind;
 use crate::engine::object::ObjectExt;
@@ -79,16 +79,16 @@ impl Controller for Scheduler {
         W.get_or_init(|| [kind("Pod"), kind("Node")])
     }
 
-    fn handle(&mut self, k: &'static Kind, n: &Notification, cache: &Caches, _now: Time) -> Vec<Enqueue> {
+    fn handle(&mut self, k: &'static Kind, n: &ResourceEvent, cache: &Caches, _now: Time) -> Vec<Enqueue> {
         if k.kind == "Pod" {
             let p = n.object();
             let node = str_at(p, "/spec/nodeName");
             let finished = matches!(str_at(p, "/status/phase"), "Succeeded" | "Failed");
-            let gone = matches!(n, Notification::Delete { .. });
+            let gone = matches!(n, ResourceEvent::Delete { .. });
             self.assign(&p.key(), if node.is_empty() || finished || gone { None } else { Some(node) });
         }
         match (k.kind, n) {
-            ("Pod", Notification::Add(p) | Notification::Update(_, p)) => {
+            ("Pod", ResourceEvent::Add(p) | ResourceEvent::Update(_, p)) => {
                 if str_at(&**p, "/spec/nodeName").is_empty() && !p.is_deleting() {
                     vec![Enqueue::Now(p.key())]
                 } else {
@@ -96,7 +96,7 @@ impl Controller for Scheduler {
                 }
             }
             // A node appeared or changed: unschedulable pods get another chance.
-            ("Node", Notification::Add(_) | Notification::Update(..)) => cache
+            ("Node", ResourceEvent::Add(_) | ResourceEvent::Update(..)) => cache
                 .all(kind("Pod"))
                 .filter(|p| str_at(*p, "/spec/nodeName").is_empty() && !p.is_deleting())
                 .map(|p| Enqueue::Now(p.key()))
@@ -184,7 +184,7 @@ mod tests {
         let mut ctx = Ctx { now: Time::START, cache: &cache, api: &mut api, event_seq: &mut seq };
         let mut s = Scheduler::new();
         for o in cache.all(kind("Pod")) {
-            s.handle(kind("Pod"), &Notification::Add(Arc::new(o.clone())), &cache, Time::START);
+            s.handle(kind("Pod"), &ResourceEvent::Add(Arc::new(o.clone())), &cache, Time::START);
         }
         assert_eq!(s.reconcile("default/b", &mut ctx), Outcome::Done);
         let b = api.objects.values().find(|o| o.name() == "b").unwrap();

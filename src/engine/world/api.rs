@@ -3,9 +3,11 @@
 //! from the API server, its calls fail for a while, or another client writes the object between
 //! the controller's read and its write.
 
+use std::borrow::Cow;
+
 use serde_json::{json, Value};
 
-use super::record::{ApiCall, Verb};
+use super::record::{ApiCall, CallTarget, Verb};
 use crate::engine::apiserver::{ApiServer, DeleteOptions, Deleted, Patch, Propagation, Subresource};
 use crate::engine::client::{Api, DeleteOpts};
 use crate::engine::kinds::Kind;
@@ -99,10 +101,11 @@ pub struct WorldApi<'a> {
     pub conflict_armed: &'a mut bool,
 }
 
-fn target(kind: &str, ns: Option<&str>, name: &str) -> String {
-    match ns {
-        Some(ns) => format!("{kind} {ns}/{name}"),
-        None => format!("{kind} {name}"),
+/// The record's target for an object as sent: its served kind when `Kind::for_object` found one.
+fn sent_target(kind: Option<&'static Kind>, obj: &Value) -> CallTarget {
+    match kind {
+        Some(k) => CallTarget::object(k, obj.namespace(), obj.name()),
+        None => CallTarget::object_of_kind(obj.kind(), obj.namespace(), obj.name()),
     }
 }
 
@@ -119,7 +122,7 @@ fn path(kind: &Kind, ns: Option<&str>, name: &str) -> String {
 }
 
 impl WorldApi<'_> {
-    fn push(&mut self, verb: Verb, tgt: String, sent: u64, result: &Result<Value, Status>, ok_code: u16) {
+    fn push(&mut self, verb: Verb, tgt: CallTarget, sent: u64, result: &Result<Value, Status>, ok_code: u16) {
         let (code, rv, error) = match result {
             Ok(v) => (ok_code, v.resource_version(), None),
             Err(e) => (e.code(), 0, Some(e.message.clone())),
@@ -151,7 +154,7 @@ impl WorldApi<'_> {
         let n = obj.label(TOUCH_LABEL).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0) + 1;
         let patch = Patch::Merge(json!({"metadata": {"labels": {TOUCH_LABEL: n.to_string()}}}));
         let r = self.server.patch(kind, obj.namespace(), obj.name(), &patch, Subresource::Main);
-        self.push(Verb::PatchByAnotherClient, target(obj.kind(), obj.namespace(), obj.name()), 0, &r, 200);
+        self.push(Verb::PatchByAnotherClient, CallTarget::object(kind, obj.namespace(), obj.name()), 0, &r, 200);
     }
 }
 
@@ -161,7 +164,7 @@ impl Api for WorldApi<'_> {
             Some(e) => Err(e),
             None => self.server.get(kind, namespace, name),
         };
-        self.push(Verb::Get, target(kind.kind, namespace, name), 0, &r, 200);
+        self.push(Verb::Get, CallTarget::object(kind, namespace, name), 0, &r, 200);
         r
     }
 
@@ -171,7 +174,10 @@ impl Api for WorldApi<'_> {
         let kind = Kind::for_object(obj.api_version(), obj.kind());
         let name = obj.name().to_string();
         let ns = obj.namespace().map(str::to_string);
-        let tkind = obj.kind().to_string();
+        let tkind = match kind {
+            Some(k) => Cow::Borrowed(k.kind),
+            None => Cow::Owned(obj.kind().to_string()),
+        };
         let generate_name =
             obj.meta().and_then(|m| m.get("generateName")).and_then(Value::as_str).unwrap_or("").to_string();
         let failure = kind.and_then(|k| self.fail("Post", k, ns.as_deref(), ""));
@@ -184,14 +190,14 @@ impl Api for WorldApi<'_> {
             Err(_) if name.is_empty() => generate_name,
             Err(_) => name,
         };
-        self.push(Verb::Create, target(&tkind, ns.as_deref(), &shown), 0, &r, 201);
+        self.push(Verb::Create, CallTarget::Object { kind: tkind, namespace: ns, name: shown }, 0, &r, 201);
         r
     }
 
     fn update(&mut self, obj: Value) -> Result<Value, Status> {
         let sent = obj.resource_version();
         let kind = Kind::for_object(obj.api_version(), obj.kind());
-        let tgt = target(obj.kind(), obj.namespace(), obj.name());
+        let tgt = sent_target(kind, &obj);
         let r = match kind.and_then(|k| self.fail("Put", k, obj.namespace(), obj.name())) {
             Some(e) => Err(e),
             None => {
@@ -206,7 +212,7 @@ impl Api for WorldApi<'_> {
     fn update_status(&mut self, obj: Value) -> Result<Value, Status> {
         let sent = obj.resource_version();
         let kind = Kind::for_object(obj.api_version(), obj.kind());
-        let tgt = target(obj.kind(), obj.namespace(), obj.name());
+        let tgt = sent_target(kind, &obj);
         let failure = self.failure;
         let r = match kind.and_then(|k| failure.map(|f| f.status_for("Put", k, obj.namespace(), obj.name(), "status")))
         {
@@ -228,7 +234,7 @@ impl Api for WorldApi<'_> {
             Some(e) => Err(e),
             None => self.server.bind(namespace, name, node),
         };
-        self.push(Verb::CreateBinding, target("Pod", Some(namespace), name), 0, &r, 201);
+        self.push(Verb::CreateBinding, CallTarget::object(kind, Some(namespace), name), 0, &r, 201);
         r
     }
 
@@ -243,7 +249,7 @@ impl Api for WorldApi<'_> {
             Some(e) => Err(e),
             None => self.server.patch(kind, namespace, name, &Patch::Merge(patch), Subresource::Main),
         };
-        self.push(Verb::Patch, target(kind.kind, namespace, name), 0, &r, 200);
+        self.push(Verb::Patch, CallTarget::object(kind, namespace, name), 0, &r, 200);
         r
     }
 
@@ -274,7 +280,7 @@ impl Api for WorldApi<'_> {
             Ok(Deleted::Pending(v)) => (Ok(v.clone()), Ok(Some(v))),
             Err(e) => (Err(e.clone()), Err(e)),
         };
-        self.push(Verb::Delete, target(kind.kind, namespace, name), 0, &as_value, 200);
+        self.push(Verb::Delete, CallTarget::object(kind, namespace, name), 0, &as_value, 200);
         out
     }
 }

@@ -5,7 +5,7 @@
 use serde_json::Value;
 
 use super::api::WorldApi;
-use super::record::{ApiCall, Verb};
+use super::record::{ApiCall, CallTarget, Verb};
 use crate::engine::client::{Api, DeleteOpts};
 use crate::engine::cloud::{Cloud, CloudBucket, CloudCall, CloudError};
 use crate::engine::kinds::Kind;
@@ -29,7 +29,7 @@ pub struct CloudApi<'w, 'a> {
 }
 
 impl CloudApi<'_, '_> {
-    fn record(&mut self, verb: Verb, target: String, result: Result<u64, (u16, String)>) {
+    fn record(&mut self, verb: Verb, target: CallTarget, result: Result<u64, (u16, String)>) {
         let (code, resource_version, error) = match result {
             Ok(rv) => (200, rv, None),
             Err((code, e)) => (code, 0, Some(e)),
@@ -82,10 +82,7 @@ impl Api for CloudApi<'_, '_> {
     }
 
     fn list(&mut self, kind: &'static Kind, namespace: Option<&str>) -> Result<Vec<Value>, Status> {
-        let target = match namespace {
-            Some(ns) => format!("{} {ns}/*", kind.kind),
-            None => format!("{} *", kind.kind),
-        };
+        let target = CallTarget::Collection { kind: kind.kind, namespace: namespace.map(str::to_string) };
         let r = match self.inner.failure {
             Some(f) => Err(f.status_for("Get", kind, namespace, "", "")),
             None => self.inner.server.list(kind, namespace, &Selector::everything()),
@@ -104,7 +101,7 @@ impl Api for CloudApi<'_, '_> {
             Some(f) => Err(f.status_for("Put", kind, None, obj.name(), "finalize")),
             None => self.inner.server.finalize_namespace(obj.clone()),
         };
-        let target = format!("Namespace {}", obj.name());
+        let target = CallTarget::object(kind, None, obj.name());
         self.record(
             Verb::UpdateFinalize,
             target,
@@ -122,7 +119,7 @@ impl Api for CloudApi<'_, '_> {
             Err(CloudError::NotFound(n)) => Err((404, CloudError::NotFound(n.clone()).to_string())),
             Err(e) => Err((409, e.to_string())),
         };
-        self.record(Verb::Cloud(call.recorded_verb()), format!("cloud/{}", call.bucket()), code);
+        self.record(Verb::Cloud(call.recorded_verb()), CallTarget::CloudBucket(call.bucket().to_string()), code);
         r
     }
 }

@@ -21,7 +21,7 @@ use super::World;
 /// controller-manager's leader Lease renewals.
 fn is_change(c: &ApiCall, last_change_rv: u64) -> bool {
     let write = !c.verb.is_read();
-    let noise = c.target.starts_with("Event ") || c.target == "Lease kube-system/kube-controller-manager";
+    let noise = c.target.is_event() || c.target.is_object("Lease", Some("kube-system"), "kube-controller-manager");
     write && c.code < 300 && !noise && c.resource_version > last_change_rv
 }
 

@@ -31,10 +31,9 @@
 
 use std::collections::{BTreeMap, VecDeque};
 
-use super::record::{ActionKind, ApiCall, StepRecord};
+use super::record::{ActionKind, ApiCall, CallTarget, StepRecord};
 use super::World;
 use crate::engine::frozen::Frozen;
-use crate::engine::kinds::Kind;
 use crate::engine::object::{ObjectExt, Shared};
 
 /// How long a chain of reconciles, each triggered only by the writes of the one before, may grow
@@ -70,8 +69,8 @@ struct Sample {
     actor: String,
     /// The key reconciled.
     key: String,
-    /// `Kind ns/name` written.
-    target: String,
+    /// The object written.
+    target: CallTarget,
     /// The object as written.
     object: Option<Shared>,
 }
@@ -109,12 +108,12 @@ impl Loops {
         rv_before: u64,
         actor: &str,
         key: &str,
-        read: impl Fn(&str) -> Option<Shared>,
+        read: impl Fn(&CallTarget) -> Option<Shared>,
     ) {
         let writes: Vec<&ApiCall> = calls
             .iter()
-            .filter(|c| c.code < 300 && c.resource_version > rv_before && !c.target.starts_with("Event "))
-            .filter(|c| !matches!(c.verb.as_str(), "GET" | "LIST" | "WATCH"))
+            .filter(|c| c.code < 300 && c.resource_version > rv_before && !c.target.is_event())
+            .filter(|c| !c.verb.is_read())
             .collect();
         for c in &writes {
             self.depths.insert(c.resource_version, depth);
@@ -159,14 +158,9 @@ pub(super) fn failure_shape(message: &str) -> String {
     out
 }
 
-/// Reads `Kind ns/name` (a record's target) as its shared tree.
-pub(super) fn read_target(api: &crate::engine::apiserver::ApiServer, target: &str) -> Option<Shared> {
-    let (kind, key) = target.split_once(' ')?;
-    let kind = Kind::by_kind(kind)?;
-    let (ns, name) = match key.split_once('/') {
-        Some((ns, name)) => (Some(ns), name),
-        None => (None, key),
-    };
+/// Reads the object a recorded call wrote, as its shared tree.
+pub(super) fn read_target(api: &crate::engine::apiserver::ApiServer, target: &CallTarget) -> Option<Shared> {
+    let (kind, ns, name) = target.served_object()?;
     api.get_shared(kind, ns, name).ok()
 }
 

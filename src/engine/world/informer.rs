@@ -1,7 +1,7 @@
 //! How the World runs client-go's informers ([`crate::engine::client::informer::Informer`]):
 //! the [`ListerWatcher`] each process's reflectors call (the API server seen through the faults
 //! the World injects), the one conversion of the client informer's handler calls into the
-//! controllers' [`Notification`], the resync period of kube-controller-manager's informer
+//! controllers' [`ResourceEvent`], the resync period of kube-controller-manager's informer
 //! factory, and the plain-English sentence of each informer step.
 //!
 //! Each process runs one shared informer per kind its controllers watch, kept in its
@@ -23,13 +23,14 @@
 //! - **A watch that cannot be opened.** reflector.go `isWatchErrorRetriable`: "connection refused"
 //!   (the World's partition) and 429 back off and watch again without relisting; any other error
 //!   (the World's injected 500s) returns from `ListAndWatch`: back off, then relist.
-//! - **Unchanged objects in a relist.** controller.go `processDeltas` marks a `Replaced` delta whose
+//! - **Unchanged objects in a relist.** controller.go `processDeltas` marks a `Replaced` delta
+//!   whose
 //!   resourceVersion equals the cached one as a sync, and shared_informer.go `distribute` gives
 //!   sync notifications to every listener in the syncing set: `OnUpdate(x, x)`. `addListener`
 //!   puts a listener in that set, and `shouldResync` keeps it there whenever its period is due,
 //!   which for listeners sharing the factory's period is every check. So every handler of every
-//!   process hears each unchanged object of a relist (the reference's §2.3 "nothing" is what
-//!   the handlers *do* with most of them: ReplicaSet `updatePod` ignores equal resourceVersions;
+//!   process hears each unchanged object of a relist (whether that changes anything is up to
+//!   what the handlers *do* with it: ReplicaSet `updatePod` ignores equal resourceVersions;
 //!   ReplicaSet `updateRS` and Deployment `updateDeployment` enqueue, which makes a relist a full
 //!   resync of those controllers).
 //! - **Resync.** kube-controller-manager's informer factory resyncs every `ResyncPeriod(c)`
@@ -56,10 +57,10 @@
 use std::time::Duration;
 
 use super::api::Failure;
-use super::record::{ApiCall, Verb};
+use super::record::{ApiCall, CallTarget, Verb};
 use crate::engine::apiserver::{ApiServer, PendingEvent, WatchFrom, WatchId};
-use crate::engine::client::informer::{DeletedObject, InformerStep, ListerWatcher, Notification as Call, SharedList};
-use crate::engine::controllers::Notification;
+use crate::engine::client::informer::{DeletedObject, InformerStep, ListerWatcher, Notification, SharedList};
+use crate::engine::controllers::ResourceEvent;
 use crate::engine::kinds::Kind;
 use crate::engine::labels::Selector;
 use crate::engine::object::Shared;
@@ -76,18 +77,21 @@ pub fn controller_manager_resync_period(rng: &mut Rng) -> Duration {
     Duration::from_millis(ms + rng.below(ms))
 }
 
-/// The one conversion of a client informer's handler call into what [`crate::engine::controllers::Controller::handle`]
+/// The one conversion of a client informer's handler call into what
+/// [`crate::engine::controllers::Controller::handle`]
 /// takes: `OnAdd`, `OnUpdate(old, new)`, `OnDelete` with a tombstone flag.
-pub fn to_notification(call: &Call) -> Notification {
+pub fn to_resource_event(n: &Notification) -> ResourceEvent {
     fn owned(s: &Shared) -> Shared {
         Shared::clone(s)
     }
-    match call {
-        Call::Add { obj, .. } => Notification::Add(owned(obj)),
-        Call::Update { old, new } => Notification::Update(owned(old), owned(new)),
-        Call::Delete(DeletedObject::Final(obj)) => Notification::Delete { obj: owned(obj), final_state_unknown: false },
-        Call::Delete(DeletedObject::Unknown(t)) => {
-            Notification::Delete { obj: owned(&t.obj), final_state_unknown: true }
+    match n {
+        Notification::Add { obj, .. } => ResourceEvent::Add(owned(obj)),
+        Notification::Update { old, new } => ResourceEvent::Update(owned(old), owned(new)),
+        Notification::Delete(DeletedObject::Final(obj)) => {
+            ResourceEvent::Delete { obj: owned(obj), final_state_unknown: false }
+        }
+        Notification::Delete(DeletedObject::Unknown(t)) => {
+            ResourceEvent::Delete { obj: owned(&t.obj), final_state_unknown: true }
         }
     }
 }
@@ -120,7 +124,7 @@ impl WorldLw<'_> {
         };
         self.calls.push(ApiCall {
             verb,
-            target: kind.resource.into(),
+            target: CallTarget::Resource(kind.resource),
             sent_resource_version: sent,
             code,
             resource_version,

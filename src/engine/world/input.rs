@@ -110,7 +110,9 @@ impl UserResult {
     }
 }
 
-/// A logged input: each gives exactly one record, and replaying them reproduces the run.
+/// A logged input: each gives exactly one record, and replaying them reproduces the run. `Step`
+/// and `Run(id)` choose a pending action (the first, or the one listed under `id`); the others
+/// act from outside the processes (see `schedule.rs`, "An action, stage by stage").
 ///
 /// One is logged per step, so a converged 10,000-replica Deployment logs about 400,000: the rare
 /// large ones are boxed to keep each at 16 bytes (unboxed, a `UserCall` made every input about

@@ -94,7 +94,9 @@ pub use input::{Fault, UserCall, UserResult};
 pub use narrate::fmt_duration;
 pub(crate) use narrate::stored_rv;
 pub use process::Process;
-pub use record::{ActionKind, Actor, ApiCall, Delivered, ObjectRef, Pending, QueueWork, Settled, StepRecord, Verb};
+pub use record::{
+    ActionKind, Actor, ApiCall, CallTarget, Delivered, ObjectRef, PendingAction, QueueWork, Settled, StepRecord, Verb,
+};
 pub use run::{fmt_count, Remaining, SettleRun, SETTLE_BASE, SETTLE_PER_OBJECT};
 pub use schedule::WORK_STEP;
 pub use slot::{concurrent_syncs, Slot};

@@ -4,10 +4,9 @@
 
 use std::time::Duration;
 
-use super::record::{ActionKind, Actor, ApiCall, ObjectRef, StepRecord};
+use super::record::{ActionKind, Actor, ApiCall, CallTarget, ObjectRef, StepRecord};
 use super::World;
 use crate::engine::apiserver::ApiServer;
-use crate::engine::kinds::Kind;
 use crate::engine::object::ObjectExt;
 
 impl World {
@@ -34,14 +33,9 @@ impl World {
     }
 }
 
-/// The stored resourceVersion of `Kind ns/name` (for the record of a 409), or 0.
-pub(crate) fn stored_rv(api: &ApiServer, target: &str) -> u64 {
-    let Some((k, key)) = target.split_once(' ') else { return 0 };
-    let Some(kind) = Kind::by_kind(k) else { return 0 };
-    let (ns, name) = match key.split_once('/') {
-        Some((ns, name)) => (Some(ns), name),
-        None => (None, key),
-    };
+/// The stored resourceVersion of the object a call addressed (for the record of a 409), or 0.
+pub(crate) fn stored_rv(api: &ApiServer, target: &CallTarget) -> u64 {
+    let Some((kind, ns, name)) = target.served_object() else { return 0 };
     api.get(kind, ns, name).map(|o| o.resource_version()).unwrap_or(0)
 }
 

@@ -2,10 +2,12 @@
 //! The page's Timeline, "What happens next" and narration, and the console's `lab step` and
 //! `lab next`, render these values and nothing else.
 
+use std::borrow::Cow;
 use std::fmt;
 use std::time::Duration;
 
 use crate::engine::apiserver::EventType;
+use crate::engine::kinds::Kind;
 use crate::engine::time::Time;
 
 /// Who acted.
@@ -36,7 +38,7 @@ impl fmt::Display for Actor {
     }
 }
 
-/// The kind of atomic action a step performed.
+/// The kind of atomic action a step performed, or that a pending action would perform.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum ActionKind {
     /// An informer lists its kind: at start, or a relist (after a 410, or a watch that failed or
@@ -159,13 +161,126 @@ impl fmt::Display for Verb {
     }
 }
 
+/// What a recorded call addressed, printed the way the step records have always printed it
+/// (`Deployment default/web`, `Namespace demo`, `Pod demo/*`, `pods`, `cloud/photos`).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum CallTarget {
+    /// One object: `Kind namespace/name`, or `Kind name` for a cluster-scoped one. The kind is
+    /// the one sent (a served kind's static name, or the text of an object whose kind the
+    /// server does not serve); for a create, the name is the one sent or generated.
+    Object {
+        /// `Deployment`.
+        kind: Cow<'static, str>,
+        /// `default`; `None` for a cluster-scoped object.
+        namespace: Option<String>,
+        /// `web`.
+        name: String,
+    },
+    /// Every object of a kind in a namespace, or in every namespace (`None`): a controller's
+    /// live LIST, printed `Pod demo/*` or `Namespace *`.
+    Collection {
+        /// `Pod`.
+        kind: &'static str,
+        /// `demo`, or `None` for all namespaces.
+        namespace: Option<String>,
+    },
+    /// A reflector's LIST or WATCH of a resource across every namespace, printed as the
+    /// resource's plural (`pods`).
+    Resource(&'static str),
+    /// One bucket of the external cloud, printed `cloud/<bucket>`.
+    CloudBucket(String),
+}
+
+impl CallTarget {
+    /// One object of a served kind.
+    pub fn object(kind: &'static Kind, namespace: Option<&str>, name: &str) -> CallTarget {
+        CallTarget::Object {
+            kind: Cow::Borrowed(kind.kind),
+            namespace: namespace.map(str::to_string),
+            name: name.into(),
+        }
+    }
+
+    /// One object whose kind is known only by its name (an object as a client sent it): a
+    /// served kind keeps its static name, any other its own text.
+    pub fn object_of_kind(kind: &str, namespace: Option<&str>, name: &str) -> CallTarget {
+        match Kind::by_kind(kind) {
+            Some(k) => CallTarget::object(k, namespace, name),
+            None => CallTarget::Object {
+                kind: Cow::Owned(kind.to_string()),
+                namespace: namespace.map(str::to_string),
+                name: name.into(),
+            },
+        }
+    }
+
+    /// The kind named, for a call addressed by kind (an object, a namespace's collection);
+    /// `None` for a reflector's resource-wide call and a cloud call.
+    pub fn kind(&self) -> Option<&str> {
+        match self {
+            CallTarget::Object { kind, .. } => Some(kind),
+            CallTarget::Collection { kind, .. } => Some(kind),
+            CallTarget::Resource(_) | CallTarget::CloudBucket(_) => None,
+        }
+    }
+
+    /// Whether the call addressed core/v1 Events: the event recorder's writes, which the
+    /// records leave out of what a step changed.
+    pub fn is_event(&self) -> bool {
+        self.kind() == Some("Event")
+    }
+
+    /// Whether this is the object `kind namespace/name`.
+    pub fn is_object(&self, kind: &str, namespace: Option<&str>, name: &str) -> bool {
+        matches!(self, CallTarget::Object { kind: k, namespace: ns, name: n }
+            if k == kind && ns.as_deref() == namespace && n == name)
+    }
+
+    /// The served kind, namespace and name of a call to one object (`None` for a kind the
+    /// server does not serve, and for every other target).
+    pub fn served_object(&self) -> Option<(&'static Kind, Option<&str>, &str)> {
+        match self {
+            CallTarget::Object { kind, namespace, name } => Some((Kind::by_kind(kind)?, namespace.as_deref(), name)),
+            _ => None,
+        }
+    }
+
+    /// The kind and the cache key (`namespace/name`; for a collection `namespace/*` or `*`) that
+    /// a step's [`ObjectRef`]s list; `None` for a reflector's or a cloud call.
+    pub fn kind_and_key(&self) -> Option<(&str, String)> {
+        let (kind, namespace, name) = match self {
+            CallTarget::Object { kind, namespace, name } => (&**kind, namespace, name.as_str()),
+            CallTarget::Collection { kind, namespace } => (*kind, namespace, "*"),
+            CallTarget::Resource(_) | CallTarget::CloudBucket(_) => return None,
+        };
+        let key = match namespace {
+            Some(ns) => format!("{ns}/{name}"),
+            None => name.to_string(),
+        };
+        Some((kind, key))
+    }
+}
+
+impl fmt::Display for CallTarget {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CallTarget::Object { kind, namespace: Some(ns), name } => write!(f, "{kind} {ns}/{name}"),
+            CallTarget::Object { kind, namespace: None, name } => write!(f, "{kind} {name}"),
+            CallTarget::Collection { kind, namespace: Some(ns) } => write!(f, "{kind} {ns}/*"),
+            CallTarget::Collection { kind, namespace: None } => write!(f, "{kind} *"),
+            CallTarget::Resource(resource) => f.write_str(resource),
+            CallTarget::CloudBucket(bucket) => write!(f, "cloud/{bucket}"),
+        }
+    }
+}
+
 /// One API call made during a step, with its result.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ApiCall {
     /// What the call did.
     pub verb: Verb,
-    /// `Kind ns/name` (the name is the one sent, or the generated one for a create).
-    pub target: String,
+    /// What it addressed.
+    pub target: CallTarget,
     /// The resourceVersion the caller sent (0 for none).
     pub sent_resource_version: u64,
     /// HTTP status code: 200, 201, 409, ...
@@ -276,9 +391,10 @@ impl fmt::Display for StepRecord {
     }
 }
 
-/// Something that can happen next.
+/// Something a process can do next, as [`World::pending`](super::World::pending) lists it (the
+/// World's own form is `schedule::ActionRef`; `schedule.rs` documents the stages of an action).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Pending {
+pub struct PendingAction {
     /// Stable id for `World::run` (valid until the next step).
     pub id: u64,
     /// When it can happen (now, or a timer's deadline).
@@ -313,5 +429,65 @@ impl Settled {
         match self {
             Settled::Idle { steps } | Settled::Working { steps } | Settled::HotLoop { steps, .. } => *steps,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kind(k: &str) -> &'static Kind {
+        Kind::by_kind(k).expect("served kind")
+    }
+
+    /// Each target prints the text the step records printed when the target was a string, so
+    /// transcripts, narration and views read the same.
+    #[test]
+    fn call_targets_print_as_the_records_always_have() {
+        let cases = [
+            (CallTarget::object(kind("Deployment"), Some("default"), "web"), "Deployment default/web"),
+            (CallTarget::object(kind("Namespace"), None, "demo"), "Namespace demo"),
+            (CallTarget::object_of_kind("Widget", Some("default"), "w"), "Widget default/w"),
+            (CallTarget::Collection { kind: "Pod", namespace: Some("demo".into()) }, "Pod demo/*"),
+            (CallTarget::Collection { kind: "Namespace", namespace: None }, "Namespace *"),
+            (CallTarget::Resource("pods"), "pods"),
+            (CallTarget::CloudBucket("photos".into()), "cloud/photos"),
+        ];
+        for (target, printed) in cases {
+            assert_eq!(target.to_string(), printed);
+        }
+        let call = ApiCall {
+            verb: Verb::UpdateStatus,
+            target: CallTarget::object(kind("ReplicaSet"), Some("default"), "web-5d4f"),
+            sent_resource_version: 7,
+            code: 409,
+            resource_version: 0,
+            error: Some("the object has been modified".into()),
+            stored_resource_version: 9,
+        };
+        assert_eq!(
+            call.to_string(),
+            "UPDATE /status ReplicaSet default/web-5d4f → 409 (the object has been modified) [sent rv=7, stored rv=9]"
+        );
+    }
+
+    /// What the World reads back from a target: the object it names (no text parsed), the keys a
+    /// step's objects list, and the Events left out of what a step changed.
+    #[test]
+    fn call_targets_name_their_object() {
+        let rs = CallTarget::object(kind("ReplicaSet"), Some("default"), "web");
+        assert_eq!(rs.served_object(), Some((kind("ReplicaSet"), Some("default"), "web")));
+        assert_eq!(rs.kind_and_key(), Some(("ReplicaSet", "default/web".to_string())));
+        assert!(rs.is_object("ReplicaSet", Some("default"), "web"));
+        assert!(!rs.is_object("ReplicaSet", None, "web"));
+        let ns = CallTarget::object(kind("Namespace"), None, "demo");
+        assert_eq!(ns.kind_and_key(), Some(("Namespace", "demo".to_string())));
+        let pods = CallTarget::Collection { kind: "Pod", namespace: Some("demo".into()) };
+        assert_eq!(pods.served_object(), None);
+        assert_eq!(pods.kind_and_key(), Some(("Pod", "demo/*".to_string())));
+        assert_eq!(CallTarget::Resource("pods").kind(), None);
+        assert_eq!(CallTarget::object_of_kind("Widget", None, "w").served_object(), None);
+        assert!(CallTarget::object_of_kind("Event", Some("default"), "web.1").is_event());
+        assert!(!rs.is_event());
     }
 }

@@ -14,7 +14,7 @@ use crate::engine::time::Time;
 impl World {
     /// Performs the first pending action. `None` when nothing at all can happen.
     pub fn step(&mut self) -> Option<StepRecord> {
-        let (at, act) = self.next_act().0?;
+        let (at, act) = self.next_action().0?;
         self.log(Input::Step);
         let r = self.perform(at, act);
         Some(self.finish(r))
@@ -22,7 +22,7 @@ impl World {
 
     /// Performs the pending action with this id (from the latest [`World::pending`]).
     pub fn run(&mut self, id: u64) -> Result<StepRecord, String> {
-        let acts = self.acts();
+        let acts = self.actions();
         let Some(&(at, act)) = acts.get(id as usize) else {
             return Err(format!("no pending action {id}"));
         };
@@ -40,7 +40,7 @@ impl World {
         self.state.loops.alarm = None;
         let mut steps = 0;
         loop {
-            let (first, acts) = self.next_act();
+            let (first, acts) = self.next_action();
             if acts.iter().all(|(o, _)| self.is_periodic(o.act)) {
                 return Settled::Idle { steps };
             }
@@ -102,7 +102,7 @@ impl World {
         let target = self.state.now.after(d);
         let mut out = Vec::new();
         for _ in 0..1_000_000 {
-            match self.next_act().0 {
+            match self.next_action().0 {
                 Some((at, _)) if at <= target => {}
                 _ => break,
             }

@@ -1,6 +1,23 @@
-//! What can happen next and in which order: the pending actions ([`Act`]) of every process,
+//! What can happen next and in which order: the pending actions ([`ActionRef`]) of every process,
 //! the order [`World::step`] takes them in, what counts as periodic work for
 //! [`World::run_until_idle`], and the description of each for [`World::pending`].
+//!
+//! # An action, stage by stage
+//! One noun names one thing a process can do next (a list, a delivery, a handler call, a take, a
+//! reconcile, a timer, a lease tick), qualified by the stage it is at:
+//! - [`ActionRef`] (here): the World's own handle of a pending action, indices into its
+//!   processes, informers, controller slots and workers, valid until the next step. [`Order`]
+//!   sorts them; `World::perform` (`steps/mod.rs`) runs one.
+//! - [`PendingAction`]: the same action described for the console and the page
+//!   ([`World::pending`]): a listing id, its time, its actor, its [`ActionKind`] and a sentence.
+//! - [`StepRecord`](super::StepRecord): what a performed action did; its `action` is the same
+//!   [`ActionKind`].
+//!
+//! [`ActionKind`] names the kind at every stage, and also the kinds of step no process schedules
+//! (a user's API call, a fault, a clock move). What the World logs to replay a run is not an
+//! action but an [`Input`](super::input::Input) (`input.rs`): the cause of one step, either a
+//! choice among the pending actions (`Step`: the first; `Run(id)`: the one listed under `id`) or
+//! something from outside (a user call, a fault, a clock move).
 //!
 //! [`World::step`] performs exactly one action and returns its [`StepRecord`](super::StepRecord). The possible
 //! actions are listed, in the order `step` would take them, by [`World::pending`]: first what can
@@ -25,7 +42,7 @@
 
 use std::time::Duration;
 
-use super::record::{ActionKind, Actor, Pending};
+use super::record::{ActionKind, Actor, PendingAction};
 use super::World;
 use crate::engine::client::informer::ReflectorState;
 use crate::engine::client::LeaderElector;
@@ -47,9 +64,10 @@ use crate::engine::time::Time;
 /// Deployment's pods start while others are still being created.
 pub const WORK_STEP: Duration = Duration::from_millis(1);
 
-/// One thing that can happen next (internal form of [`Pending`]).
+/// One thing a process can do next, as the World addresses it (described for the page as a
+/// [`PendingAction`]; see the module doc).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub(super) enum Act {
+pub(super) enum ActionRef {
     List(usize, usize),
     Watch(usize, usize),
     Deliver(usize, usize),
@@ -87,7 +105,7 @@ pub(super) enum Act {
 /// 6. `age`: held keys are reconciled in the order they were taken, and waiting keys are taken
 ///    oldest first across controllers ([`Slot::since`](super::Slot::since)), as if every worker
 ///    ran at once; 0 for other actions.
-/// 7. `act`: last, the action itself ([`Act`]'s derived order: its variant, then the process in
+/// 7. `act`: last, the action itself ([`ActionRef`]'s derived order: its variant, then the process in
 ///    the World's order, then the informer, slot, handler or worker index).
 ///
 /// The listed time of an action is then at least now: taking a future action moves the clock.
@@ -99,7 +117,7 @@ pub(super) struct Order {
     due: Time,
     class: Class,
     age: u64,
-    pub(super) act: Act,
+    pub(super) act: ActionRef,
 }
 
 /// [`Order`]'s first rule.
@@ -137,50 +155,50 @@ enum Class {
     Lease,
 }
 
-impl Act {
+impl ActionRef {
     fn class(self) -> Class {
         match self {
-            Act::List(..) | Act::Watch(..) => Class::ListWatch,
-            Act::Deliver(..) => Class::Deliver,
-            Act::Handler(..) => Class::Handler,
-            Act::Reconcile(..) => Class::Reconcile,
-            Act::Take(..) => Class::Take,
-            Act::QueueTimer(..) | Act::Resync(..) => Class::Timer,
-            Act::Lease(..) => Class::Lease,
+            ActionRef::List(..) | ActionRef::Watch(..) => Class::ListWatch,
+            ActionRef::Deliver(..) => Class::Deliver,
+            ActionRef::Handler(..) => Class::Handler,
+            ActionRef::Reconcile(..) => Class::Reconcile,
+            ActionRef::Take(..) => Class::Take,
+            ActionRef::QueueTimer(..) | ActionRef::Resync(..) => Class::Timer,
+            ActionRef::Lease(..) => Class::Lease,
         }
     }
     fn process(self) -> usize {
         match self {
-            Act::List(p, _)
-            | Act::Watch(p, _)
-            | Act::Deliver(p, _)
-            | Act::Handler(p, _, _)
-            | Act::Resync(p, _)
-            | Act::Reconcile(p, _, _)
-            | Act::Take(p, _)
-            | Act::QueueTimer(p, _)
-            | Act::Lease(p) => p,
+            ActionRef::List(p, _)
+            | ActionRef::Watch(p, _)
+            | ActionRef::Deliver(p, _)
+            | ActionRef::Handler(p, _, _)
+            | ActionRef::Resync(p, _)
+            | ActionRef::Reconcile(p, _, _)
+            | ActionRef::Take(p, _)
+            | ActionRef::QueueTimer(p, _)
+            | ActionRef::Lease(p) => p,
         }
     }
 }
 
 /// Every pending action with its [`Order`] and due time, unsorted.
-pub(super) type OrderedActs = Vec<(Order, Time)>;
+pub(super) type OrderedActions = Vec<(Order, Time)>;
 
 impl World {
     /// Every pending action with its due time, in [`Order`].
-    pub(super) fn acts(&self) -> Vec<(Time, Act)> {
-        let mut keyed = self.ordered_acts();
+    pub(super) fn actions(&self) -> Vec<(Time, ActionRef)> {
+        let mut keyed = self.ordered_actions();
         crate::sort::sort_by(&mut keyed, |x, y| x.0.cmp(&y.0));
         let now = self.state.now;
         keyed.into_iter().map(|(o, due)| (due.max(now), o.act)).collect()
     }
 
-    /// The action [`World::step`] takes (the first of [`World::acts`]), found with one pass
+    /// The action [`World::step`] takes (the first of [`World::actions`]), found with one pass
     /// instead of a sort (a step needs only it: sorting was most of the cost of choosing), and
     /// every pending action unsorted with its [`Order`] (for the idleness test).
-    pub(super) fn next_act(&self) -> (Option<(Time, Act)>, OrderedActs) {
-        let keyed = self.ordered_acts();
+    pub(super) fn next_action(&self) -> (Option<(Time, ActionRef)>, OrderedActions) {
+        let keyed = self.ordered_actions();
         let first = keyed.iter().min_by(|x, y| x.0.cmp(&y.0)).map(|(o, due)| ((*due).max(self.state.now), o.act));
         (first, keyed)
     }
@@ -188,7 +206,7 @@ impl World {
     /// Every pending action with its [`Order`] (computed once per action: an order reads the
     /// work queues, and computing it in every comparison of the sort was a fifth of a step) and
     /// its due time.
-    fn ordered_acts(&self) -> Vec<(Order, Time)> {
+    fn ordered_actions(&self) -> Vec<(Order, Time)> {
         let s = &self.state;
         let now = s.now;
         let mut out = Vec::new();
@@ -198,7 +216,7 @@ impl World {
             }
             if let Some(t) = p.elector.as_ref().and_then(LeaderElector::next_tick_at) {
                 if p.running {
-                    out.push((t, Act::Lease(pi)));
+                    out.push((t, ActionRef::Lease(pi)));
                 }
             }
             if !p.active() {
@@ -206,34 +224,34 @@ impl World {
             }
             for (ii, inf) in p.caches.informers().iter().enumerate() {
                 match inf.state() {
-                    ReflectorState::NotStarted => out.push((now, Act::List(pi, ii))),
-                    ReflectorState::BackingOff { until } => out.push((*until, Act::List(pi, ii))),
-                    ReflectorState::RewatchAt { until } => out.push((*until, Act::Watch(pi, ii))),
+                    ReflectorState::NotStarted => out.push((now, ActionRef::List(pi, ii))),
+                    ReflectorState::BackingOff { until } => out.push((*until, ActionRef::List(pi, ii))),
+                    ReflectorState::RewatchAt { until } => out.push((*until, ActionRef::Watch(pi, ii))),
                     ReflectorState::Watching(_) => {
                         if inf.has_deliverable(&s.api) {
-                            out.push((now, Act::Deliver(pi, ii)));
+                            out.push((now, ActionRef::Deliver(pi, ii)));
                         }
                     }
                     ReflectorState::Stopped => {}
                 }
                 if let Some(t) = inf.next_resync_at() {
-                    out.push((t, Act::Resync(pi, ii)));
+                    out.push((t, ActionRef::Resync(pi, ii)));
                 }
             }
             for (si, slot) in p.slots.iter().enumerate() {
                 for (hi, (ii, h)) in slot.handlers.iter().enumerate() {
                     if p.caches.informers().get(*ii).is_some_and(|i| i.pending_notifications(*h).next().is_some()) {
-                        out.push((now, Act::Handler(pi, si, hi)));
+                        out.push((now, ActionRef::Handler(pi, si, hi)));
                     }
                 }
                 for wi in 0..slot.held().len() {
-                    out.push((now, Act::Reconcile(pi, si, wi)));
+                    out.push((now, ActionRef::Reconcile(pi, si, wi)));
                 }
                 if !slot.queue().is_empty() && slot.held().len() < slot.workers && p.caches_synced(slot) {
-                    out.push((now, Act::Take(pi, si)));
+                    out.push((now, ActionRef::Take(pi, si)));
                 }
                 if let Some(t) = slot.queue().next_ready_at() {
-                    out.push((t, Act::QueueTimer(pi, si)));
+                    out.push((t, ActionRef::QueueTimer(pi, si)));
                 }
             }
         }
@@ -243,21 +261,21 @@ impl World {
 
     /// An action's place in the order ([`Order`]), for an action due at `due` when the work done
     /// at this instant has caught up with timers due until `caught_up`.
-    fn order(&self, due: Time, act: Act, caught_up: Time) -> Order {
+    fn order(&self, due: Time, act: ActionRef, caught_up: Time) -> Order {
         let s = &self.state;
         let now = s.now;
         let expired = match act {
-            Act::Lease(pi) => {
+            ActionRef::Lease(pi) => {
                 s.processes[pi].elector.as_ref().and_then(LeaderElector::renew_deadline_at).is_some_and(|t| t <= now)
             }
             _ => false,
         };
         let age = match act {
-            Act::Take(pi, si) => {
+            ActionRef::Take(pi, si) => {
                 let slot = &s.processes[pi].slots[si];
                 slot.queue().waiting_keys().next().and_then(|k| slot.since(k)).unwrap_or(0)
             }
-            Act::Reconcile(pi, si, wi) => s.processes[pi].slots[si].held().get(wi).map_or(0, |h| h.0),
+            ActionRef::Reconcile(pi, si, wi) => s.processes[pi].slots[si].held().get(wi).map_or(0, |h| h.0),
             _ => 0,
         };
         let (at, lane) = if due > now && due <= caught_up { (now, Lane::CaughtUpTimer) } else { (due, Lane::OnTime) };
@@ -272,45 +290,45 @@ impl World {
         }
     }
 
-    pub(super) fn is_periodic(&self, act: Act) -> bool {
+    pub(super) fn is_periodic(&self, act: ActionRef) -> bool {
         let p = &self.state.processes[act.process()];
         // Lease ticks are periodic once someone leads; while nobody does, acquiring is real work.
         // A frozen leader renews nothing: acquiring the Lease from it is real work.
         let someone_leads = self.state.processes.iter().any(|p| p.leading() && p.frozen_since.is_none());
         let only_checks = match act {
-            Act::QueueTimer(_, si) => {
+            ActionRef::QueueTimer(_, si) => {
                 let slot = &p.slots[si];
                 slot.queue().next_due_keys().all(|k| slot.check_keys.contains(k))
             }
             _ => false,
         };
         let quiet = match act {
-            Act::QueueTimer(_, si) => {
+            ActionRef::QueueTimer(_, si) => {
                 let slot = &p.slots[si];
                 slot.queue().next_due_keys().all(|k| slot.quiet_keys.get(k) == Some(&self.state.changes))
             }
             _ => false,
         };
-        (matches!(act, Act::Lease(_)) && someone_leads)
-            || matches!(act, Act::Resync(..))
+        (matches!(act, ActionRef::Lease(_)) && someone_leads)
+            || matches!(act, ActionRef::Resync(..))
             || p.partitioned
             || only_checks
             || quiet
     }
 
     /// What can happen next, in the order [`World::step`] would take it.
-    pub fn pending(&self) -> Vec<Pending> {
-        self.acts()
+    pub fn pending(&self) -> Vec<PendingAction> {
+        self.actions()
             .into_iter()
             .enumerate()
             .map(|(i, (at, act))| {
                 let (actor, action, description) = self.describe(act);
-                Pending { id: i as u64, at, actor, action, description, runnable: true }
+                PendingAction { id: i as u64, at, actor, action, description, runnable: true }
             })
             .collect()
     }
 
-    fn describe(&self, act: Act) -> (Actor, ActionKind, String) {
+    fn describe(&self, act: ActionRef) -> (Actor, ActionKind, String) {
         let s = &self.state;
         let p = &s.processes[act.process()];
         let ctrl = |si: usize| Actor::Controller {
@@ -320,7 +338,7 @@ impl World {
         let informers = p.caches.informers();
         let inf = |ii: usize| Actor::Informer { process: p.name.clone(), kind: informers[ii].kind().kind.to_string() };
         match act {
-            Act::Lease(_) => {
+            ActionRef::Lease(_) => {
                 let leading = p.leading();
                 let what = if leading { "renew" } else { "try to acquire" };
                 (
@@ -329,12 +347,12 @@ impl World {
                     format!("{what} Lease kube-system/kube-controller-manager"),
                 )
             }
-            Act::List(_, ii) => {
+            ActionRef::List(_, ii) => {
                 let i = &informers[ii];
                 let what = if i.has_synced() { "relist" } else { "list" };
                 (inf(ii), ActionKind::List, format!("{what} {}", i.kind().resource))
             }
-            Act::Watch(_, ii) => (
+            ActionRef::Watch(_, ii) => (
                 inf(ii),
                 ActionKind::Rewatch,
                 format!(
@@ -343,7 +361,7 @@ impl World {
                     informers[ii].last_sync_resource_version()
                 ),
             ),
-            Act::Deliver(_, ii) => {
+            ActionRef::Deliver(_, ii) => {
                 let i = &informers[ii];
                 let evs = i.watch_id().map(|id| s.api.pending_events(id)).unwrap_or_default();
                 let d = match evs.first() {
@@ -368,12 +386,12 @@ impl World {
                 };
                 (inf(ii), ActionKind::DeliverEvent, d)
             }
-            Act::Resync(_, ii) => (
+            ActionRef::Resync(_, ii) => (
                 inf(ii),
                 ActionKind::Resync,
                 format!("resync {} (every cached object to every handler)", informers[ii].kind().resource),
             ),
-            Act::Handler(_, si, hi) => {
+            ActionRef::Handler(_, si, hi) => {
                 let d = p.slots[si]
                     .handlers
                     .get(hi)
@@ -385,15 +403,15 @@ impl World {
                     .unwrap_or_default();
                 (ctrl(si), ActionKind::RunHandler, d)
             }
-            Act::Take(_, si) => {
+            ActionRef::Take(_, si) => {
                 let key = p.slots[si].queue().waiting_keys().next().cloned().unwrap_or_default();
                 (ctrl(si), ActionKind::TakeKey, format!("take {key} from the queue"))
             }
-            Act::Reconcile(_, si, wi) => {
+            ActionRef::Reconcile(_, si, wi) => {
                 let key = p.slots[si].held_key(wi).map(str::to_string).unwrap_or_default();
                 (ctrl(si), ActionKind::Reconcile, format!("reconcile {key}"))
             }
-            Act::QueueTimer(_, si) => {
+            ActionRef::QueueTimer(_, si) => {
                 let d = p.slots[si].queue().next_due_keys().next().map(|k| format!("requeue {k}")).unwrap_or_default();
                 (ctrl(si), ActionKind::QueueTimer, d)
             }

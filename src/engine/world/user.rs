@@ -5,7 +5,7 @@ use serde_json::Value;
 
 use super::input::{Input, UserCall, UserResult};
 use super::narrate::stored_rv;
-use super::record::{ActionKind, Actor, ApiCall, ObjectRef, StepRecord, Verb};
+use super::record::{ActionKind, Actor, ApiCall, CallTarget, ObjectRef, StepRecord, Verb};
 use super::World;
 use crate::engine::apiserver::{DeleteOptions, Deleted, Patch, Subresource};
 use crate::engine::kinds::Kind;
@@ -66,38 +66,32 @@ impl World {
         let api = &mut self.state.api;
         let (verb, target, sent, r, ok) = match call {
             UserCall::Create(o) => {
-                let t = format!("{} {}", o.kind(), o.key());
+                let t = CallTarget::object_of_kind(o.kind(), o.namespace(), o.name());
                 let r = api.create(o).map(UserResult::Object);
                 (Verb::Create, t, 0, r, 201)
             }
             UserCall::Update(o) => {
-                let t = format!("{} {}", o.kind(), o.key());
+                let t = CallTarget::object_of_kind(o.kind(), o.namespace(), o.name());
                 let sent = o.resource_version();
                 (Verb::Update, t, sent, api.update(o).map(UserResult::Object), 200)
             }
             UserCall::UpdateStatus(o) => {
-                let t = format!("{} {}", o.kind(), o.key());
+                let t = CallTarget::object_of_kind(o.kind(), o.namespace(), o.name());
                 let sent = o.resource_version();
                 (Verb::UpdateStatus, t, sent, api.update_status(o).map(UserResult::Object), 200)
             }
             UserCall::FinalizeNamespace(o) => {
-                let t = format!("{} {}", o.kind(), o.key());
+                let t = CallTarget::object_of_kind(o.kind(), o.namespace(), o.name());
                 let sent = o.resource_version();
                 (Verb::UpdateFinalize, t, sent, api.finalize_namespace(o).map(UserResult::Object), 200)
             }
             UserCall::Patch { kind, namespace, name, patch, subresource } => {
-                let t = match &namespace {
-                    Some(ns) => format!("{} {ns}/{name}", kind.kind),
-                    None => format!("{} {name}", kind.kind),
-                };
+                let t = CallTarget::object(kind, namespace.as_deref(), &name);
                 let r = api.patch(kind, namespace.as_deref(), &name, &patch, subresource).map(UserResult::Object);
                 (Verb::Patch, t, 0, r, 200)
             }
             UserCall::Delete { kind, namespace, name, options } => {
-                let t = match &namespace {
-                    Some(ns) => format!("{} {ns}/{name}", kind.kind),
-                    None => format!("{} {name}", kind.kind),
-                };
+                let t = CallTarget::object(kind, namespace.as_deref(), &name);
                 let r = api.delete(kind, namespace.as_deref(), &name, &options).map(UserResult::Deleted);
                 (Verb::Delete, t, 0, r, 200)
             }
@@ -122,8 +116,8 @@ impl World {
             Ok(_) => format!("{who} sent {verb} {target}: {code}, now at resourceVersion {rv}."),
             Err(e) => format!("{who} sent {verb} {target}: {code} {}.", e.message),
         };
-        let objects = match target.split_once(' ') {
-            Some((k, key)) => vec![ObjectRef { kind: k.into(), key: key.into(), resource_version: rv }],
+        let objects = match target.kind_and_key() {
+            Some((k, key)) => vec![ObjectRef { kind: k.into(), key, resource_version: rv }],
             None => Vec::new(),
         };
         let rec = self.record(Actor::User(who.to_string()), ActionKind::UserCall, objects, vec![call], sentence);

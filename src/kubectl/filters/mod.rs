@@ -46,7 +46,7 @@ pub struct Usage {
 #[derive(Clone, Debug)]
 pub struct Filter {
     name: &'static str,
-    op: Op,
+    utility: Utility,
     /// Input named on the command line (instead of standard input): (name, text or missing).
     files: Option<Vec<(String, Option<String>)>>,
     /// The end of the input that is not a whole line yet.
@@ -56,8 +56,9 @@ pub struct Filter {
     closed: bool,
 }
 
+/// The utility a filter runs, with its options and what it has read so far.
 #[derive(Clone, Debug)]
-enum Op {
+enum Utility {
     Cat,
     Grep(Box<Grep>),
     Head { n: u64, all_but: bool, seen: u64, held: std::collections::VecDeque<String> },
@@ -202,10 +203,10 @@ impl Filter {
         files: &BTreeMap<String, String>,
         stdin: Option<&str>,
     ) -> Result<Filter, Usage> {
-        let (name, op, operands) = match name {
+        let (name, utility, operands) = match name {
             "cat" => {
                 let (_, operands) = getopt("cat", args, "", "", "no options")?;
-                ("cat", Op::Cat, operands)
+                ("cat", Utility::Cat, operands)
             }
             "grep" => {
                 let supported = "-v, -i, -c, -E, -F, -e PATTERN, -n, -o, -w, -x, -q, -s, -h, -H";
@@ -281,7 +282,7 @@ impl Filter {
                     line_no: 0,
                     current: String::new(),
                 };
-                ("grep", Op::Grep(Box::new(g)), operands)
+                ("grep", Utility::Grep(Box::new(g)), operands)
             }
             "head" | "tail" => {
                 let head = name == "head";
@@ -297,12 +298,12 @@ impl Filter {
                     n = digits.parse().map_err(|_| usage(tool, 1, format!("invalid number of lines: ‘{v}’")))?;
                     flip = matches!((head, sign), (true, Some('-')) | (false, Some('+')));
                 }
-                let op = if head {
-                    Op::Head { n, all_but: flip, seen: 0, held: Default::default() }
+                let utility = if head {
+                    Utility::Head { n, all_but: flip, seen: 0, held: Default::default() }
                 } else {
-                    Op::Tail { n, from: flip, seen: 0, held: Default::default() }
+                    Utility::Tail { n, from: flip, seen: 0, held: Default::default() }
                 };
-                (tool, op, operands)
+                (tool, utility, operands)
             }
             "wc" => {
                 let (opts, operands) = getopt("wc", args, "lwcm", "", "-l, -w, -c, -m")?;
@@ -321,7 +322,7 @@ impl Filter {
                     wc.words = true;
                     wc.bytes = true;
                 }
-                ("wc", Op::Wc(wc), operands)
+                ("wc", Utility::Wc(wc), operands)
             }
             "sort" => {
                 let (opts, operands) = getopt("sort", args, "rnubs", "kt", "-r, -n, -u, -b, -k N[,M], -t CHAR")?;
@@ -352,7 +353,7 @@ impl Filter {
                         _ => {}
                     }
                 }
-                ("sort", Op::Sort(Box::new(s)), operands)
+                ("sort", Utility::Sort(Box::new(s)), operands)
             }
             "cut" => {
                 let (opts, operands) = getopt("cut", args, "s", "dfcb", "-d CHAR, -f LIST, -c LIST, -s")?;
@@ -392,7 +393,7 @@ impl Filter {
                         "you must specify a list of bytes, characters, or fields\nTry 'cut --help' for more information.",
                     ));
                 };
-                ("cut", Op::Cut(Cut { fields, delim, list, only_delimited }), operands)
+                ("cut", Utility::Cut(Cut { fields, delim, list, only_delimited }), operands)
             }
             "awk" => {
                 let mut fs = None;
@@ -432,13 +433,13 @@ impl Filter {
                     return Err(usage("usage", 2, "awk [-F fs] 'program' [file ...]"));
                 };
                 let awk = Awk::parse(program, fs.unwrap_or(' '))?;
-                ("awk", Op::Awk(Box::new(awk)), rest[1..].to_vec())
+                ("awk", Utility::Awk(Box::new(awk)), rest[1..].to_vec())
             }
             other => return Err(usage(other, 127, "command not found")),
         };
         let files = read_files(&operands, files, stdin);
-        let mut f = Filter { name, op, files, partial: String::new(), status: 0, closed: false };
-        if let Op::Head { n: 0, all_but: false, .. } = f.op {
+        let mut f = Filter { name, utility, files, partial: String::new(), status: 0, closed: false };
+        if let Utility::Head { n: 0, all_but: false, .. } = f.utility {
             f.closed = true;
         }
         Ok(f)
@@ -460,7 +461,7 @@ impl Filter {
         if self.files.is_some() || self.closed || text.is_empty() {
             return;
         }
-        if let Op::Wc(wc) = &mut self.op {
+        if let Utility::Wc(wc) = &mut self.utility {
             wc.count(text);
             return;
         }
@@ -491,8 +492,8 @@ impl Filter {
                 self.status = if self.name == "grep" { 2 } else { 1 };
                 continue;
             };
-            match &mut self.op {
-                Op::Wc(wc) => {
+            match &mut self.utility {
+                Utility::Wc(wc) => {
                     // Each file counts on its own; the total adds them up.
                     let mut one = Wc { n_lines: 0, n_words: 0, n_chars: 0, n_bytes: 0, in_word: false, ..wc.clone() };
                     one.count(text);
@@ -502,7 +503,7 @@ impl Filter {
                     total.n_chars += one.n_chars;
                     total.n_bytes += one.n_bytes;
                 }
-                Op::Head { .. } | Op::Tail { .. } => {
+                Utility::Head { .. } | Utility::Tail { .. } => {
                     if several {
                         out.out(format!("{}==> {name} <==\n", if first { "" } else { "\n" }));
                     }
@@ -511,14 +512,14 @@ impl Filter {
                     one.feed(text, out);
                     one.flush(out);
                 }
-                Op::Grep(g) => {
+                Utility::Grep(g) => {
                     g.current = name.clone();
                     g.line_no = 0;
                     let before = g.matched;
                     self.closed = false;
                     self.feed_unchecked(text, out);
                     self.flush_partial(out);
-                    if let Op::Grep(g) = &self.op {
+                    if let Utility::Grep(g) = &self.utility {
                         if g.count && g.names {
                             out.out(format!("{name}:{}\n", g.matched - before));
                         }
@@ -531,8 +532,8 @@ impl Filter {
             }
             first = false;
         }
-        match &mut self.op {
-            Op::Wc(wc) => {
+        match &mut self.utility {
+            Utility::Wc(wc) => {
                 if several {
                     let mut t = Wc {
                         n_lines: total.n_lines,
@@ -545,7 +546,7 @@ impl Filter {
                 }
                 self.status
             }
-            Op::Head { .. } | Op::Tail { .. } => self.status,
+            Utility::Head { .. } | Utility::Tail { .. } => self.status,
             _ => {
                 self.flush(out);
                 self.end_status(out)
@@ -555,8 +556,8 @@ impl Filter {
 
     /// How many counts `wc` prints (0 for the other filters).
     fn counts(&self) -> usize {
-        match &self.op {
-            Op::Wc(wc) => [wc.lines, wc.words, wc.chars, wc.bytes].iter().filter(|b| **b).count(),
+        match &self.utility {
+            Utility::Wc(wc) => [wc.lines, wc.words, wc.chars, wc.bytes].iter().filter(|b| **b).count(),
             _ => 0,
         }
     }
@@ -584,33 +585,33 @@ impl Filter {
     /// End of standard input: the last line without its newline, then what waited.
     fn flush(&mut self, out: &mut Output) {
         self.flush_partial(out);
-        match &mut self.op {
-            Op::Head { held, .. } => held.clear(),
-            Op::Tail { held, from: false, .. } => {
+        match &mut self.utility {
+            Utility::Head { held, .. } => held.clear(),
+            Utility::Tail { held, from: false, .. } => {
                 for l in held.drain(..) {
                     out.out(l);
                 }
             }
-            Op::Sort(s) => {
+            Utility::Sort(s) => {
                 let lines = std::mem::take(&mut s.lines);
                 for l in s.sorted(lines) {
                     out.out(l);
                     out.out("\n");
                 }
             }
-            Op::Wc(wc) => {
+            Utility::Wc(wc) => {
                 // Standard input is not a regular file: GNU wc pads to 7 unless it prints one count.
                 let single_count = [wc.lines, wc.words, wc.chars, wc.bytes].iter().filter(|b| **b).count() == 1;
                 let line = wc.line(None, if single_count { 1 } else { 7 });
                 out.out(line);
             }
-            Op::Awk(a) => a.end(out),
+            Utility::Awk(a) => a.end(out),
             _ => {}
         }
     }
 
     fn end_status(&mut self, out: &mut Output) -> i32 {
-        if let Op::Grep(g) = &self.op {
+        if let Utility::Grep(g) = &self.utility {
             if g.count && !g.names {
                 out.out(format!("{}\n", g.matched));
             }
@@ -625,12 +626,12 @@ impl Filter {
     /// One line of input (`nl`: it ended with a newline).
     fn line(&mut self, line: &str, nl: bool, out: &mut Output) {
         let end = if nl { "\n" } else { "" };
-        match &mut self.op {
-            Op::Cat => {
+        match &mut self.utility {
+            Utility::Cat => {
                 out.out(line);
                 out.out(end);
             }
-            Op::Grep(g) => {
+            Utility::Grep(g) => {
                 g.line_no += 1;
                 if g.re.is_match(line) != g.invert {
                     g.matched += 1;
@@ -668,7 +669,7 @@ impl Filter {
                     }
                 }
             }
-            Op::Head { n, all_but, seen, held } => {
+            Utility::Head { n, all_but, seen, held } => {
                 if *all_but {
                     held.push_back(format!("{line}{end}"));
                     if held.len() as u64 > *n {
@@ -685,7 +686,7 @@ impl Filter {
                     }
                 }
             }
-            Op::Tail { n, from, seen, held } => {
+            Utility::Tail { n, from, seen, held } => {
                 *seen += 1;
                 if *from {
                     if *seen >= (*n).max(1) {
@@ -699,10 +700,10 @@ impl Filter {
                     }
                 }
             }
-            Op::Wc(_) => {}
-            Op::Sort(s) => s.lines.push(line.to_string()),
-            Op::Awk(a) => a.record(line, out),
-            Op::Cut(c) => out.out(c.apply(line)),
+            Utility::Wc(_) => {}
+            Utility::Sort(s) => s.lines.push(line.to_string()),
+            Utility::Awk(a) => a.record(line, out),
+            Utility::Cut(c) => out.out(c.apply(line)),
         }
     }
 }

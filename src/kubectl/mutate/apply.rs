@@ -11,7 +11,7 @@ use crate::engine::object::ObjectExt;
 use crate::engine::status::Reason;
 use crate::kubectl::apply_patch;
 use crate::kubectl::cluster::Cluster;
-use crate::kubectl::cmd::{with_source, CmdError, Ctx, Deferred, Output};
+use crate::kubectl::cmd::{with_source, CmdCtx, CmdError, Deferred, Output};
 use crate::kubectl::flags::{flag, FlagKind, FlagSpec, Parsed, SELECTOR};
 use crate::kubectl::gojson;
 use crate::kubectl::manifest;
@@ -31,7 +31,7 @@ pub const APPLY_FLAGS: &[FlagSpec] = &[
 
 /// `kubectl apply -f` (client-side): create with the last-applied annotation, or send the
 /// three-way patch of [`apply_patch`]; prints `created`, `configured` or `unchanged`.
-pub fn apply(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) {
+pub fn apply(api: &mut dyn Cluster, ctx: &CmdCtx<'_>, p: &Parsed, out: &mut Output) {
     let names = p.list("filename");
     if names.is_empty() {
         return out.fail(CmdError::Usage { cmd: "apply".into(), msg: "must specify one of -f and -k".into() });
@@ -210,7 +210,7 @@ pub const VIEW_LAST_APPLIED_FLAGS: &[FlagSpec] = &[
 /// newline). Nothing prints unless every object was read: an object without the annotation
 /// is skipped silently when named by argument (`AddSourceToErr` with a nil error returns nil),
 /// and is an error whose text ends in `<nil>` when read from a file, as kubectl words it.
-pub fn view_last_applied(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) {
+pub fn view_last_applied(api: &mut dyn Cluster, ctx: &CmdCtx<'_>, p: &Parsed, out: &mut Output) {
     let objs = match select(api, ctx, p, "view-last-applied", &p.args) {
         Ok(o) => o,
         Err(e) => return out.fail(e),
@@ -272,7 +272,7 @@ pub const SET_LAST_APPLIED_FLAGS: &[FlagSpec] = &[
 /// `annotations` and the trailing newline `apply` writes, so a later `apply` sees the
 /// difference. Every object is checked before any is patched; one that is missing, or has no
 /// annotation without `--create-annotation`, stops the command.
-pub fn set_last_applied_cmd(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) {
+pub fn set_last_applied_cmd(api: &mut dyn Cluster, ctx: &CmdCtx<'_>, p: &Parsed, out: &mut Output) {
     let names = p.list("filename");
     if names.is_empty() {
         return out.fail(CmdError::Usage {

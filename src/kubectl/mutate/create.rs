@@ -9,7 +9,7 @@ use crate::engine::apiserver::schema;
 use crate::engine::kinds::Kind;
 use crate::engine::object::ObjectExt;
 use crate::kubectl::cluster::Cluster;
-use crate::kubectl::cmd::{with_source, CmdError, Ctx, Deferred, Output};
+use crate::kubectl::cmd::{with_source, CmdCtx, CmdError, Deferred, Output};
 use crate::kubectl::flags::{flag, FlagKind, FlagSpec, Parsed};
 use crate::kubectl::gojson;
 use serde_json::{json, Map, Value};
@@ -50,7 +50,7 @@ pub const CREATE_CM_FLAGS: &[FlagSpec] = &[
 ];
 
 /// `kubectl create -f`.
-pub fn create(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) {
+pub fn create(api: &mut dyn Cluster, ctx: &CmdCtx<'_>, p: &Parsed, out: &mut Output) {
     let names = p.list("filename");
     if names.is_empty() {
         if let Some(sub) = p.args.first() {
@@ -81,7 +81,7 @@ pub fn create(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output
 }
 
 /// `kubectl create namespace NAME`.
-pub fn create_namespace(api: &mut dyn Cluster, _ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) {
+pub fn create_namespace(api: &mut dyn Cluster, _ctx: &CmdCtx<'_>, p: &Parsed, out: &mut Output) {
     let name = match exactly_one_name(p, "create namespace") {
         Ok(n) => n,
         Err(e) => return out.fail(e),
@@ -147,7 +147,7 @@ fn resources_kind(name: &str) -> &'static Kind {
 /// `kubectl create deployment NAME --image=... [--replicas=N]`
 /// (kubectl pkg/cmd/create/create_deployment.go: labels `app=NAME`, one container per image,
 /// named after the image's last path element without tag or digest).
-pub fn create_deployment(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) {
+pub fn create_deployment(api: &mut dyn Cluster, ctx: &CmdCtx<'_>, p: &Parsed, out: &mut Output) {
     let images = p.list("image");
     if images.is_empty() {
         return out.fail(CmdError::Plain("required flag(s) \"image\" not set".into()));
@@ -187,7 +187,7 @@ pub fn create_deployment(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: 
 /// The generators of `kubectl create <kind>` set `metadata.namespace` only when `-n` was given
 /// (the request path names it otherwise). The lab's API takes the namespace from the object, so
 /// it is added for the real call; a dry run shows the object as kubectl builds it.
-pub(super) fn with_namespace(mut obj: Value, ctx: &Ctx<'_>, p: &Parsed) -> Value {
+pub(super) fn with_namespace(mut obj: Value, ctx: &CmdCtx<'_>, p: &Parsed) -> Value {
     if ctx.explicit_ns || !dry_run(p) {
         obj.meta_mut().insert("namespace".into(), json!(ctx.ns));
     }
@@ -195,7 +195,7 @@ pub(super) fn with_namespace(mut obj: Value, ctx: &Ctx<'_>, p: &Parsed) -> Value
 }
 
 /// `kubectl create configmap NAME --from-literal=k=v...`.
-pub fn create_configmap(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) {
+pub fn create_configmap(api: &mut dyn Cluster, ctx: &CmdCtx<'_>, p: &Parsed, out: &mut Output) {
     let name = match exactly_one_name(p, "create configmap") {
         Ok(n) => n,
         Err(e) => return out.fail(e),

@@ -6,7 +6,7 @@ use crate::engine::kinds::Kind;
 use crate::engine::object::ObjectExt;
 use crate::engine::status::Reason;
 use crate::kubectl::cluster::Cluster;
-use crate::kubectl::cmd::{with_source, CmdError, Ctx, Deferred, Output};
+use crate::kubectl::cmd::{with_source, CmdCtx, CmdError, Deferred, Output};
 use crate::kubectl::flags::{flag, FlagKind, FlagSpec, Parsed, ALL_NAMESPACES, SELECTOR};
 
 /// `kubectl delete` flags.
@@ -61,7 +61,7 @@ pub struct DeletionTarget {
 /// namespace part for cluster-scoped objects) after each DELETE, then waits while finalizers
 /// or graceful deletion keep an object (kubectl `pkg/cmd/delete/delete.go`,
 /// `DeleteOptions.DeleteResult`).
-pub fn delete(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) -> Option<Vec<DeletionTarget>> {
+pub fn delete(api: &mut dyn Cluster, ctx: &CmdCtx<'_>, p: &Parsed, out: &mut Output) -> Option<Vec<DeletionTarget>> {
     let propagation = match p.str("cascade").unwrap_or("background") {
         "background" => Propagation::Background,
         "foreground" => Propagation::Foreground,

@@ -3,7 +3,7 @@
 use super::ns_of;
 use crate::engine::object::ObjectExt;
 use crate::kubectl::cluster::Cluster;
-use crate::kubectl::cmd::{server_error, CmdError, Ctx, EditSession, Output};
+use crate::kubectl::cmd::{server_error, CmdCtx, CmdError, EditSession, Output};
 use crate::kubectl::flags::{flag, FlagKind, FlagSpec, Parsed};
 use crate::kubectl::manifest;
 use crate::kubectl::printers;
@@ -15,7 +15,7 @@ pub const EDIT_FLAGS: &[FlagSpec] =
     &[flag("output", Some('o'), FlagKind::Str, "Output format: yaml (the default) or json.")];
 
 /// `kubectl edit TYPE NAME`: opens the object in the page's editor (prints nothing).
-pub fn edit(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) -> Option<EditSession> {
+pub fn edit(api: &mut dyn Cluster, ctx: &CmdCtx<'_>, p: &Parsed, out: &mut Output) -> Option<EditSession> {
     let targets = match resources::resolve(&p.args, false) {
         Ok(t) => t,
         Err(e) => {

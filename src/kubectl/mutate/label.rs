@@ -4,7 +4,7 @@ use super::{done, fetch, select, ALL_IN_NAMESPACE, FILENAME_TO_UPDATE, OUTPUT_NA
 use crate::engine::apiserver::{Patch, Subresource};
 use crate::engine::object::ObjectExt;
 use crate::kubectl::cluster::Cluster;
-use crate::kubectl::cmd::{CmdError, Ctx, Deferred, Output};
+use crate::kubectl::cmd::{CmdCtx, CmdError, Deferred, Output};
 use crate::kubectl::flags::{flag, FlagKind, FlagSpec, Parsed, SELECTOR};
 use serde_json::{json, Map, Value};
 
@@ -39,7 +39,7 @@ pub enum MetaField {
 
 /// `kubectl label` / `kubectl annotate`: `key=value` sets, `key-` removes; an existing key with
 /// another value needs `--overwrite` (kubectl pkg/cmd/label, pkg/cmd/annotate).
-pub fn label_or_annotate(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output, field: MetaField) {
+pub fn label_or_annotate(api: &mut dyn Cluster, ctx: &CmdCtx<'_>, p: &Parsed, out: &mut Output, field: MetaField) {
     let (word, key) = match field {
         MetaField::Labels => ("label", "labels"),
         MetaField::Annotations => ("annotation", "annotations"),

@@ -17,7 +17,7 @@ pub mod scale;
 pub mod set_image;
 
 use super::cluster::Cluster;
-use super::cmd::{with_source, CmdError, Ctx, Output};
+use super::cmd::{with_source, CmdCtx, CmdError, Output};
 use super::flags::{flag, FlagKind, FlagSpec, Parsed};
 use super::gojson;
 use super::manifest;
@@ -54,7 +54,7 @@ const ALL_IN_NAMESPACE: FlagSpec =
 
 /// The objects of the `-f` sources: (source, kind, object with its namespace filled in).
 pub fn objects_from_files(
-    ctx: &Ctx<'_>,
+    ctx: &CmdCtx<'_>,
     files: &[(String, String)],
 ) -> Result<Vec<(String, &'static Kind, Value)>, CmdError> {
     let mut out = Vec::new();
@@ -178,7 +178,7 @@ type Selected = (String, &'static Kind, Option<String>, String);
 /// Returns (source, kind, namespace, name) for each object.
 fn select(
     api: &dyn Cluster,
-    ctx: &Ctx<'_>,
+    ctx: &CmdCtx<'_>,
     p: &Parsed,
     verb: &str,
     args: &[String],

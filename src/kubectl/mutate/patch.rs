@@ -3,7 +3,7 @@
 use super::{done, fetch, select, FILENAME_TO_UPDATE, OUTPUT_NAME};
 use crate::engine::apiserver::{Patch, Subresource};
 use crate::kubectl::cluster::Cluster;
-use crate::kubectl::cmd::{CmdError, Ctx, Deferred, Output};
+use crate::kubectl::cmd::{CmdCtx, CmdError, Deferred, Output};
 use crate::kubectl::flags::{flag, FlagKind, FlagSpec, Parsed};
 use serde_json::Value;
 
@@ -23,7 +23,7 @@ pub const PATCH_FLAGS: &[FlagSpec] = &[
 
 /// `kubectl patch -p ... [--type strategic|merge|json]`: `patched`, or `patched (no change)`
 /// when the object came back identical.
-pub fn patch(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) {
+pub fn patch(api: &mut dyn Cluster, ctx: &CmdCtx<'_>, p: &Parsed, out: &mut Output) {
     let Some(text) = p.str("patch") else {
         return out
             .fail(CmdError::Plain("must specify --patch or --patch-file containing the contents of the patch".into()));

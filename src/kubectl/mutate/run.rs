@@ -3,7 +3,7 @@
 use super::create::{create_generated, save_config, with_namespace};
 use super::{check_dry_run, DRY_RUN, OUTPUT_NAME_YAML_JSON};
 use crate::kubectl::cluster::Cluster;
-use crate::kubectl::cmd::{CmdError, Ctx, Output};
+use crate::kubectl::cmd::{CmdCtx, CmdError, Output};
 use crate::kubectl::flags::{flag, FlagKind, FlagSpec, Parsed};
 use serde_json::{json, Map};
 
@@ -24,7 +24,7 @@ pub const RUN_FLAGS: &[FlagSpec] = &[
 
 /// `kubectl run NAME --image=IMAGE`: a Pod labelled `run=NAME` with one container named NAME
 /// (kubectl pkg/cmd/run, generator `run-pod/v1`).
-pub fn run_pod(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) {
+pub fn run_pod(api: &mut dyn Cluster, ctx: &CmdCtx<'_>, p: &Parsed, out: &mut Output) {
     let Some(name) = p.args.first() else {
         return out.fail(CmdError::Usage { cmd: "run".into(), msg: "NAME is required for run".into() });
     };

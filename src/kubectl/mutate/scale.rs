@@ -3,7 +3,7 @@
 use super::{done, fetch, select, OUTPUT_NAME};
 use crate::engine::apiserver::{Patch, Subresource};
 use crate::kubectl::cluster::Cluster;
-use crate::kubectl::cmd::{CmdError, Ctx, Output};
+use crate::kubectl::cmd::{CmdCtx, CmdError, Output};
 use crate::kubectl::flags::{flag, FlagKind, FlagSpec, Parsed, SELECTOR};
 use serde_json::{json, Value};
 
@@ -20,7 +20,7 @@ pub const SCALE_FLAGS: &[FlagSpec] = &[
 
 /// `kubectl scale --replicas=N` (kubectl pkg/cmd/scale): prints `deployment.apps/web scaled`;
 /// unlike the other writing verbs it stops at the first object that fails.
-pub fn scale(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) {
+pub fn scale(api: &mut dyn Cluster, ctx: &CmdCtx<'_>, p: &Parsed, out: &mut Output) {
     let Some(replicas) = p.int("replicas") else {
         return out.fail(CmdError::Plain("required flag(s) \"replicas\" not set".into()));
     };

@@ -3,7 +3,7 @@
 use super::{done, fetch, select, ALL_IN_NAMESPACE, OUTPUT_NAME};
 use crate::engine::apiserver::{Patch, Subresource};
 use crate::kubectl::cluster::Cluster;
-use crate::kubectl::cmd::{CmdError, Ctx, Deferred, Output};
+use crate::kubectl::cmd::{CmdCtx, CmdError, Deferred, Output};
 use crate::kubectl::flags::{FlagSpec, Parsed, SELECTOR};
 use serde_json::{json, Value};
 
@@ -12,7 +12,7 @@ pub const SET_IMAGE_FLAGS: &[FlagSpec] = &[ALL_IN_NAMESPACE, SELECTOR, OUTPUT_NA
 
 /// `kubectl set image TYPE/NAME CONTAINER=IMAGE...` (`*` names every container): prints
 /// `deployment.apps/web image updated` (kubectl pkg/cmd/set/set_image.go).
-pub fn set_image(api: &mut dyn Cluster, ctx: &Ctx<'_>, p: &Parsed, out: &mut Output) {
+pub fn set_image(api: &mut dyn Cluster, ctx: &CmdCtx<'_>, p: &Parsed, out: &mut Output) {
     let (pairs, res_args): (Vec<String>, Vec<String>) = p.args.iter().cloned().partition(|a| a.contains('='));
     if pairs.is_empty() {
         return out

@@ -34,7 +34,7 @@ use super::{recent, thousands};
 use crate::engine::client::leaderelection::LeaderElectionRecord;
 use crate::engine::client::ReflectorState;
 use crate::engine::kinds::Kind;
-use crate::engine::world::{ActionKind, Actor, ApiCall, Process, StepRecord, Verb, World};
+use crate::engine::world::{ActionKind, Actor, ApiCall, CallTarget, Process, StepRecord, Verb, World};
 
 // ----- geometry and text -----
 
@@ -517,8 +517,8 @@ pub struct StepChange {
 /// A 409 Conflict of the last step: both writers, both resourceVersions.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct ConflictNote {
-    /// `Deployment default/web`.
-    pub target: String,
+    /// The object both wrote (prints `Deployment default/web`).
+    pub target: CallTarget,
     /// The writer that got 409.
     pub loser: String,
     /// The resourceVersion it sent.

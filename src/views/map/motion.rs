@@ -60,9 +60,10 @@ pub(super) fn chip_key(key: &str) -> String {
 
 /// The first call's verb and the target's kind and name, short: `UPDATE ReplicaSet web-x`.
 pub(super) fn call_text(c: &ApiCall) -> String {
-    let target = match c.target.split_once(' ') {
-        Some((kind, key)) => format!("{kind} {}", key.rsplit('/').next().unwrap_or(key)),
-        None => c.target.clone(),
+    let target = match &c.target {
+        CallTarget::Object { kind, name, .. } => format!("{kind} {name}"),
+        CallTarget::Collection { kind, .. } => format!("{kind} *"),
+        other => other.to_string(),
     };
     format!("{} {target}", c.verb)
 }
@@ -298,7 +299,7 @@ pub(super) fn step_moves(cp: &ControlPlane, r: &StepRecord, world: &World) -> St
             let proc_rect = anchor(cp, &MapPart::Process(process.clone()));
             let port = (proc_rect.right() - 10, tq.cy());
             let mut said = Vec::new();
-            for (k, c) in r.calls.iter().filter(|c| !c.target.starts_with("Event ")).take(4).enumerate() {
+            for (k, c) in r.calls.iter().filter(|c| !c.target.is_event()).take(4).enumerate() {
                 let delay = (k as u32) * TRAVEL_MS * 2;
                 let (target, is_cloud) = if matches!(c.verb, Verb::Cloud(_)) {
                     (cp.cloud.as_ref().map(|n| (n.rect.x + 8, n.rect.cy())), true)
@@ -322,7 +323,7 @@ pub(super) fn step_moves(cp: &ControlPlane, r: &StepRecord, world: &World) -> St
                     _ => said.push(c.to_string()),
                 }
             }
-            let n = r.calls.iter().filter(|c| !c.target.starts_with("Event ")).count();
+            let n = r.calls.iter().filter(|c| !c.target.is_event()).count();
             if n > 4 {
                 said.push(format!("and {} more", n - 4));
             }
@@ -411,7 +412,7 @@ pub(super) fn step_moves(cp: &ControlPlane, r: &StepRecord, world: &World) -> St
         .calls
         .iter()
         .filter(|c| c.code < 300 && !c.verb.is_read() && !matches!(c.verb, Verb::Cloud(_)))
-        .filter_map(|c| c.target.split(' ').next())
+        .filter_map(|c| c.target.kind())
         .collect();
     if !written.is_empty() {
         let start = tokens.iter().map(|t| t.delay_ms).max().unwrap_or(0);

@@ -27,11 +27,11 @@ fn kind(k: &str) -> &'static Kind {
 }
 
 fn add(gc: &mut GarbageCollector, o: &Value) -> Vec<String> {
-    keys(gc.handle(kind(o.kind()), &Notification::Add(share(o)), &Caches::default(), Time::START))
+    keys(gc.handle(kind(o.kind()), &ResourceEvent::Add(share(o)), &Caches::default(), Time::START))
 }
 
 fn update(gc: &mut GarbageCollector, old: &Value, new: &Value) -> Vec<String> {
-    let n = Notification::Update(share(old), share(new));
+    let n = ResourceEvent::Update(share(old), share(new));
     keys(gc.handle(kind(new.kind()), &n, &Caches::default(), Time::START))
 }
 
@@ -74,7 +74,7 @@ fn foreground_and_orphan_transitions_queue_the_right_work() {
     // The blocking dependent goes away: the waiting owner is queued again.
     let gone = keys(gc.handle(
         kind("Pod"),
-        &Notification::Delete { obj: share(&pod), final_state_unknown: false },
+        &ResourceEvent::Delete { obj: share(&pod), final_state_unknown: false },
         &Caches::default(),
         Time::START,
     ));
@@ -134,7 +134,7 @@ fn blocking_dependents_follow_each_change_without_a_scan() {
     assert_eq!(sets(&gc).1, vec!["u-b".to_string(), "u-c".into()], "c now blocks");
     gc.handle(
         kind("Pod"),
-        &Notification::Delete { obj: share(&a_deleting), final_state_unknown: false },
+        &ResourceEvent::Delete { obj: share(&a_deleting), final_state_unknown: false },
         &Caches::default(),
         Time::START,
     );

@@ -20,7 +20,7 @@ use crate::engine::world::api::{Failure, WorldApi};
 use crate::engine::world::cloud_api::CloudApi;
 use crate::engine::world::history::count_changes;
 use crate::engine::world::hotloop::{read_target, Alarm, SAME_FAILURE};
-use crate::engine::world::informer::to_notification;
+use crate::engine::world::informer::to_resource_event;
 use crate::engine::world::narrate::fmt_duration;
 use crate::engine::world::process::Process;
 use crate::engine::world::record::{ActionKind, Actor, ObjectRef, QueueWork, StepRecord, Verb};
@@ -43,7 +43,7 @@ impl World {
             return self.record(actor, ActionKind::RunHandler, Vec::new(), Vec::new(), String::new());
         };
         let kind = caches.informers()[ii].kind();
-        let n = to_notification(&call);
+        let n = to_resource_event(&call);
         let keys = slot.controller.handle(kind, &n, caches, now);
         // The loop detector: the keys queued now answer the write behind this event.
         let depth = loops.depth_of(n.object().resource_version());
@@ -231,11 +231,8 @@ impl World {
                 format!(" It failed ({e}) and does not retry: the namespace is being terminated, so it forgets {key}.")
             }
         };
-        let writes: Vec<String> = calls
-            .iter()
-            .filter(|c| c.verb != Verb::Get && !c.target.starts_with("Event "))
-            .map(|c| c.to_string())
-            .collect();
+        let writes: Vec<String> =
+            calls.iter().filter(|c| c.verb != Verb::Get && !c.target.is_event()).map(|c| c.to_string()).collect();
         let did = if writes.is_empty() { "found nothing to change".to_string() } else { writes.join("; ") };
         // While two replicas both believe they lead (a leader thawed after its Lease was taken
         // over), say whose controller this is.
@@ -252,9 +249,9 @@ impl World {
         }
         let mut objects: Vec<ObjectRef> = Vec::new();
         for c in &calls {
-            if let Some((k, t)) = c.target.split_once(' ') {
+            if let Some((k, key)) = c.target.kind_and_key() {
                 if k != "Event" {
-                    objects.push(ObjectRef { kind: k.into(), key: t.into(), resource_version: c.resource_version });
+                    objects.push(ObjectRef { kind: k.into(), key, resource_version: c.resource_version });
                 }
             }
         }

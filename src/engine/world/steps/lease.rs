@@ -15,7 +15,7 @@ use crate::engine::controllers::{Caches, Ctx, Enqueue};
 use crate::engine::kinds::Kind;
 use crate::engine::object::ObjectExt;
 use crate::engine::world::api::WorldApi;
-use crate::engine::world::informer::{self, to_notification, WorldLw};
+use crate::engine::world::informer::{self, to_resource_event, WorldLw};
 use crate::engine::world::process::Process;
 use crate::engine::world::record::{ActionKind, Actor, ObjectRef, StepRecord, Verb};
 use crate::engine::world::topology::controller_manager_elector;
@@ -152,7 +152,7 @@ impl World {
                     for slot in slots.iter_mut() {
                         let Some(&(_, h)) = slot.handlers.iter().find(|(i, _)| *i == ii) else { continue };
                         let Some(call) = caches.informers_mut()[ii].pop_notification(h) else { continue };
-                        let n = to_notification(&call);
+                        let n = to_resource_event(&call);
                         for k in slot.controller.handle(kind, &n, caches, now) {
                             // A lease renewal is fresh input for the loop detector (depth 0).
                             match k {

@@ -1,4 +1,4 @@
-//! Executing one pending action ([`Act`]): the clock moves to its time, then the step of its
+//! Executing one pending action ([`ActionRef`]): the clock moves to its time, then the step of its
 //! kind runs and returns its record.
 //! - [`lease`]: a leader elector's tick (acquire, renew, step down).
 //! - [`informer`]: an informer's list, re-watch, watch-event delivery and resync.
@@ -10,12 +10,12 @@ mod informer;
 mod lease;
 
 use super::record::StepRecord;
-use super::schedule::Act;
+use super::schedule::ActionRef;
 use super::World;
 use crate::engine::time::Time;
 
 impl World {
-    pub(in crate::engine::world) fn perform(&mut self, at: Time, act: Act) -> StepRecord {
+    pub(in crate::engine::world) fn perform(&mut self, at: Time, act: ActionRef) -> StepRecord {
         if at > self.state.now {
             self.state.now = at;
             self.state.api.set_now(at);
@@ -23,15 +23,15 @@ impl World {
         }
         self.state.busy += 1;
         match act {
-            Act::Lease(p) => self.lease_tick(p),
-            Act::List(p, i) => self.list(p, i),
-            Act::Watch(p, i) => self.rewatch(p, i),
-            Act::Deliver(p, i) => self.deliver(p, i),
-            Act::Handler(p, s, h) => self.handler(p, s, h),
-            Act::Resync(p, i) => self.resync(p, i),
-            Act::Take(p, s) => self.take(p, s),
-            Act::Reconcile(p, s, w) => self.reconcile(p, s, w),
-            Act::QueueTimer(p, s) => self.queue_timer(p, s),
+            ActionRef::Lease(p) => self.lease_tick(p),
+            ActionRef::List(p, i) => self.list(p, i),
+            ActionRef::Watch(p, i) => self.rewatch(p, i),
+            ActionRef::Deliver(p, i) => self.deliver(p, i),
+            ActionRef::Handler(p, s, h) => self.handler(p, s, h),
+            ActionRef::Resync(p, i) => self.resync(p, i),
+            ActionRef::Take(p, s) => self.take(p, s),
+            ActionRef::Reconcile(p, s, w) => self.reconcile(p, s, w),
+            ActionRef::QueueTimer(p, s) => self.queue_timer(p, s),
         }
     }
 }
