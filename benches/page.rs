@@ -8,6 +8,10 @@
 //! machine shared with other work still shows what the model costs; the step runs once.
 //! The browser adds the DOM work on top (scripts/bench-page.mjs measures that); this finds which
 //! model to make cheaper. Figures depend on the machine's load; compare rows within one run.
+//!
+//! `-- --settle N [--views]` instead runs the engine side of the page's Run until idle for N pods
+//! (the session's sliced run, snapshots and all) and prints its steps and time: short enough to
+//! profile under `valgrind --tool=callgrind`.
 #![allow(clippy::disallowed_methods, reason = "native only: the slice sorts cost nothing in the wasm here")]
 
 use std::hint::black_box;
@@ -104,7 +108,53 @@ fn run(pods: usize) {
     }
 }
 
+/// `--settle N [--views]`: what Run until idle costs the page's engine side for N pods: a fresh
+/// sandbox, `kubectl create deployment web --image=nginx --replicas=N`, then
+/// `Session::settle_slice` in slices of 1,000 steps (the page sizes its slices by time; the
+/// steps and their records are the same) until "Settled". With `--views`, every view model is
+/// recomputed after each slice, as the page's redraw would. Prints the steps and the wall time;
+/// short enough to profile (`valgrind --tool=callgrind`).
+fn settle_only(pods: usize, with_views: bool) {
+    let mut s = Session::sandbox();
+    settle(&mut s);
+    s.console_submit(&format!("kubectl create deployment web --image=nginx --replicas={pods}"));
+    let t = Instant::now();
+    let p0 = s.world().position();
+    let mut slices = 0;
+    let done = loop {
+        slices += 1;
+        if let Some(done) = s.settle_slice(1000) {
+            break done;
+        }
+        if with_views {
+            let w = s.world();
+            let touched = views::touched_by_last_step(w.history());
+            black_box(s.pending());
+            black_box(s.narration());
+            black_box(views::watch::watch_streams(w));
+            black_box(views::caches::process_caches(w));
+            black_box(views::queues::queue_views(w));
+            black_box(views::conflicts::conflicts(w));
+            black_box(views::graph::owner_graph(w, &touched));
+            black_box(views::objects::object_groups(w, &touched));
+            black_box(views::leases::leases(w));
+            black_box(views::cloud::cloud_buckets(w));
+            black_box(views::map::control_plane(w, 1000));
+        }
+    };
+    println!(
+        "settle {pods} pods: {} steps in {slices} slices, {:.2} s, {done:?}",
+        s.world().position() - p0,
+        t.elapsed().as_secs_f64()
+    );
+}
+
 fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if let Some(n) = args.iter().position(|a| a == "--settle").and_then(|i| args.get(i + 1)) {
+        settle_only(n.parse().expect("--settle N: a number of pods"), args.iter().any(|a| a == "--views"));
+        return;
+    }
     let quick = std::env::args().any(|a| a == "--quick");
     let sizes: &[usize] = if quick { &[100, 1000] } else { &[100, 1000, 5000] };
     for &n in sizes {

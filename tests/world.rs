@@ -399,6 +399,33 @@ fn step_back_and_branch() {
     assert_eq!((snapshot_objects(&w), w.history().len()), end);
 }
 
+/// A large cluster's snapshots are spaced by its size (a snapshot copies maps of every object:
+/// at a fixed spacing their cost per step grew with the cluster), small ones keep the spacing
+/// they were given; going back between snapshots replays to the same state either way.
+#[test]
+fn snapshots_are_spaced_by_the_cluster_size() {
+    let mut w = World::new(9);
+    w.set_snapshot_every(10);
+    for i in 0..600 {
+        let cm = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": format!("cm-{i}"), "namespace": "default"}});
+        w.create(cm).unwrap();
+    }
+    let steps = w.snapshot_steps();
+    assert!(steps.iter().all(|s| s % 10 == 0), "{steps:?}");
+    // While the cluster had under 100 objects, one every 10 inputs; with 600, one every 60 or more.
+    assert!(steps.windows(2).take(3).all(|g| g[1] - g[0] == 10), "{steps:?}");
+    let last_gaps: Vec<usize> = steps.windows(2).rev().take(2).map(|g| g[1] - g[0]).collect();
+    assert!(last_gaps.iter().all(|g| *g >= 50), "{steps:?}");
+    assert!(steps.len() < 30, "{} snapshots: {steps:?}", steps.len());
+    let at = steps[steps.len() - 1] - 7;
+    let end = (snapshot_objects(&w), w.history().len());
+    w.goto(at);
+    assert_eq!(w.history().len(), at);
+    assert_eq!(w.api().count(kind("ConfigMap")), at, "one ConfigMap an input");
+    w.goto(end.1);
+    assert_eq!((snapshot_objects(&w), w.history().len()), end);
+}
+
 /// Any pending action may run next: choosing them in a scrambled order still delivers every
 /// watch stream in order and converges.
 #[test]

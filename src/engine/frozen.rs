@@ -172,7 +172,13 @@ impl Obj {
     }
     /// A `serde_json` copy.
     pub fn to_map(&self) -> Map<String, Value> {
-        self.0.iter().map(|(k, v)| (k.to_string(), v.to_value())).collect()
+        // `String::from(&str)`, not `to_string()`: an `Arc<str>`'s `to_string` goes through
+        // `Display` and the formatter (a fifth of copying a pod, which every write does).
+        let mut map = Map::with_capacity(self.0.len());
+        for (k, v) in self.0.iter() {
+            map.insert(String::from(&**k), v.to_value());
+        }
+        map
     }
 }
 
@@ -190,7 +196,7 @@ impl Frozen {
             Frozen::PosInt(n) => Value::from(*n),
             Frozen::NegInt(n) => Value::from(*n),
             Frozen::Float(f) => serde_json::Number::from_f64(*f).map_or(Value::Null, Value::Number),
-            Frozen::Str(_) | Frozen::Short(_) => Value::String(self.as_str().unwrap_or_default().to_string()),
+            Frozen::Str(_) | Frozen::Short(_) => Value::String(String::from(self.as_str().unwrap_or_default())),
             Frozen::Array(a) => Value::Array(a.iter().map(Frozen::to_value).collect()),
             Frozen::Object(o) => Value::Object(o.to_map()),
         }
@@ -310,6 +316,8 @@ pub trait Json: Sized {
     fn pairs(&self) -> Vec<(&str, &Self)>;
     /// The number of entries or elements of an object or array.
     fn count(&self) -> Option<usize>;
+    /// A `serde_json::Value` copy (a clone, or [`Frozen::to_value`]).
+    fn owned(&self) -> Value;
 }
 
 impl Json for Frozen {
@@ -334,6 +342,9 @@ impl Json for Frozen {
     fn count(&self) -> Option<usize> {
         self.as_object().map(Obj::len).or(self.as_array().map(<[Frozen]>::len))
     }
+    fn owned(&self) -> Value {
+        self.to_value()
+    }
 }
 
 impl Json for Value {
@@ -357,6 +368,9 @@ impl Json for Value {
     }
     fn count(&self) -> Option<usize> {
         self.as_object().map(Map::len).or(self.as_array().map(Vec::len))
+    }
+    fn owned(&self) -> Value {
+        self.clone()
     }
 }
 
@@ -440,6 +454,28 @@ impl PartialEq<Value> for Frozen {
     }
 }
 
+impl Frozen {
+    /// Whether [`Frozen::to_value`] would give exactly `v`: equal, with object keys in the same
+    /// order and numbers of the same representation (`==` ignores key order). A writer can then
+    /// keep `v` instead of copying this tree over it, and the result is the same value, encoded
+    /// the same.
+    pub fn same_as(&self, v: &Value) -> bool {
+        match (self, v) {
+            (Frozen::Null, Value::Null) => true,
+            (Frozen::Bool(a), Value::Bool(b)) => a == b,
+            (Frozen::Str(_) | Frozen::Short(_), Value::String(b)) => self.as_str() == Some(b.as_str()),
+            (Frozen::Array(a), Value::Array(b)) => a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.same_as(y)),
+            (Frozen::Object(a), Value::Object(b)) => {
+                a.len() == b.len() && a.iter().zip(b).all(|((k, x), (l, y))| k == l && x.same_as(y))
+            }
+            (Frozen::PosInt(a), Value::Number(n)) => n.is_u64() && n.as_u64() == Some(*a),
+            (Frozen::NegInt(a), Value::Number(n)) => !n.is_u64() && n.is_i64() && n.as_i64() == Some(*a),
+            (Frozen::Float(a), Value::Number(n)) => n.is_f64() && n.as_f64().map(f64::to_bits) == Some(a.to_bits()),
+            _ => false,
+        }
+    }
+}
+
 impl Serialize for Frozen {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         match self {
@@ -468,47 +504,53 @@ impl Frozen {
     /// previous version of the object, say: growing the buffer as it fills cost as much as the
     /// writing).
     pub fn to_json_sized(&self, capacity: usize) -> String {
-        let mut out = String::with_capacity(capacity);
+        // Bytes, not a `String`: pushing one byte is cheaper than pushing a `char`, and short
+        // strings are copied from their inline bytes without checking them again (every write
+        // encodes its object: this was a tenth of converging a Deployment).
+        let mut out = Vec::with_capacity(capacity);
         self.write_json(&mut out);
-        out
+        let text = String::from_utf8(out);
+        debug_assert!(text.is_ok(), "the writer copies whole UTF-8 strings and ASCII");
+        text.unwrap_or_default()
     }
 
-    fn write_json(&self, out: &mut String) {
+    fn write_json(&self, out: &mut Vec<u8>) {
         match self {
-            Frozen::Null => out.push_str("null"),
-            Frozen::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+            Frozen::Null => out.extend_from_slice(b"null"),
+            Frozen::Bool(b) => out.extend_from_slice(if *b { b"true" } else { b"false" }),
             Frozen::PosInt(n) => push_int(out, *n, false),
             Frozen::NegInt(n) => push_int(out, n.unsigned_abs(), *n < 0),
-            Frozen::Float(f) => out.push_str(&serde_json::to_string(f).unwrap_or_else(|_| "null".into())),
-            Frozen::Str(_) | Frozen::Short(_) => push_str(out, self.as_str().unwrap_or_default()),
+            Frozen::Float(f) => out.extend_from_slice(serde_json::to_string(f).as_deref().unwrap_or("null").as_bytes()),
+            Frozen::Str(s) => push_str(out, s.as_bytes()),
+            Frozen::Short(s) => push_str(out, &s.bytes[..usize::from(s.len)]),
             Frozen::Array(a) => {
-                out.push('[');
+                out.push(b'[');
                 for (i, v) in a.iter().enumerate() {
                     if i > 0 {
-                        out.push(',');
+                        out.push(b',');
                     }
                     v.write_json(out);
                 }
-                out.push(']');
+                out.push(b']');
             }
             Frozen::Object(o) => {
-                out.push('{');
+                out.push(b'{');
                 for (i, (k, v)) in o.0.iter().enumerate() {
                     if i > 0 {
-                        out.push(',');
+                        out.push(b',');
                     }
-                    push_str(out, k);
-                    out.push(':');
+                    push_str(out, k.as_bytes());
+                    out.push(b':');
                     v.write_json(out);
                 }
-                out.push('}');
+                out.push(b'}');
             }
         }
     }
 }
 
 /// An integer in decimal.
-fn push_int(out: &mut String, mut n: u64, negative: bool) {
+fn push_int(out: &mut Vec<u8>, mut n: u64, negative: bool) {
     let mut digits = [0u8; 20];
     let mut at = digits.len();
     loop {
@@ -520,41 +562,52 @@ fn push_int(out: &mut String, mut n: u64, negative: bool) {
         }
     }
     if negative {
-        out.push('-');
+        out.push(b'-');
     }
-    out.push_str(std::str::from_utf8(&digits[at..]).unwrap_or_default());
+    out.extend_from_slice(&digits[at..]);
 }
 
-/// A JSON string as serde_json writes it: `"` and `\` escaped, control characters as `\b`,
-/// `\t`, `\n`, `\f`, `\r` or `\u00xx`, everything else (non-ASCII included) as is.
-fn push_str(out: &mut String, s: &str) {
-    out.push('"');
+/// Whether serde_json escapes this byte in a string.
+fn escaped(b: u8) -> bool {
+    b < 0x20 || b == b'"' || b == b'\\'
+}
+
+/// A JSON string (the bytes of a `str`) as serde_json writes it: `"` and `\` escaped, control
+/// characters as `\b`, `\t`, `\n`, `\f`, `\r` or `\u00xx`, everything else (non-ASCII
+/// included) as is. Almost no string has anything to escape: those are copied whole.
+fn push_str(out: &mut Vec<u8>, s: &[u8]) {
+    out.push(b'"');
+    if !s.iter().any(|b| escaped(*b)) {
+        out.extend_from_slice(s);
+        out.push(b'"');
+        return;
+    }
     let mut start = 0;
-    for (i, b) in s.bytes().enumerate() {
-        let esc: &str = match b {
-            b'"' => "\\\"",
-            b'\\' => "\\\\",
-            b'\n' => "\\n",
-            b'\r' => "\\r",
-            b'\t' => "\\t",
-            0x08 => "\\b",
-            0x0c => "\\f",
-            0..=0x1f => "",
+    for (i, &b) in s.iter().enumerate() {
+        let esc: &[u8] = match b {
+            b'"' => b"\\\"",
+            b'\\' => b"\\\\",
+            b'\n' => b"\\n",
+            b'\r' => b"\\r",
+            b'\t' => b"\\t",
+            0x08 => b"\\b",
+            0x0c => b"\\f",
+            0..=0x1f => b"",
             _ => continue,
         };
-        out.push_str(&s[start..i]);
+        out.extend_from_slice(&s[start..i]);
         if esc.is_empty() {
             const HEX: &[u8; 16] = b"0123456789abcdef";
-            out.push_str("\\u00");
-            out.push(char::from(HEX[usize::from(b >> 4)]));
-            out.push(char::from(HEX[usize::from(b & 0xf)]));
+            out.extend_from_slice(b"\\u00");
+            out.push(HEX[usize::from(b >> 4)]);
+            out.push(HEX[usize::from(b & 0xf)]);
         } else {
-            out.push_str(esc);
+            out.extend_from_slice(esc);
         }
         start = i + 1;
     }
-    out.push_str(&s[start..]);
-    out.push('"');
+    out.extend_from_slice(&s[start..]);
+    out.push(b'"');
 }
 
 /// Compact JSON, as `Value`'s `Display`.
@@ -775,6 +828,22 @@ mod tests {
         let key = |f: &Frozen| Arc::clone(&f["metadata"].as_object().unwrap().entries()[0].0);
         assert!(Arc::ptr_eq(&key(&a), &key(&b)));
         assert!(Arc::ptr_eq(&a.as_object().unwrap().entries()[0].0, &intern("metadata")));
+    }
+
+    #[test]
+    fn same_as_is_equality_with_the_same_key_order_and_number_forms() {
+        let v = json!({"a": 1, "b": [-2, 1.5, "x", null, true], "c": {"d": "a longer string than fourteen"}});
+        let f = Frozen::from(&v);
+        assert!(f.same_as(&v));
+        assert!(f.same_as(&f.to_value()));
+        let reordered = json!({"b": [-2, 1.5, "x", null, true], "a": 1, "c": {"d": "a longer string than fourteen"}});
+        assert!(f == reordered && !f.same_as(&reordered), "equal, but not in the same order");
+        assert!(!Frozen::from(&json!(1)).same_as(&json!(1.0)));
+        assert!(!Frozen::from(&json!(0.0)).same_as(&json!(-0.0)));
+        assert!(!f.same_as(&json!({"a": 1})));
+        assert!(
+            !f.same_as(&json!({"a": 1, "b": [-2, 1.5, "x", null, false], "c": {"d": "a longer string than fourteen"}}))
+        );
     }
 
     #[test]

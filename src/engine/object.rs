@@ -135,9 +135,18 @@ pub trait ObjectExt {
     /// The informer cache key: `namespace/name`, or `name` for cluster-scoped objects
     /// (client-go `tools/cache/store.go`, `MetaNamespaceKeyFunc`).
     fn key(&self) -> String {
+        let name = self.name();
         match self.namespace() {
-            Some(ns) => format!("{ns}/{}", self.name()),
-            None => self.name().to_string(),
+            // Joined by hand: `format!` cost several times as much, and every watch event,
+            // handler call and reconcile takes a key.
+            Some(ns) => {
+                let mut key = String::with_capacity(ns.len() + 1 + name.len());
+                key.push_str(ns);
+                key.push('/');
+                key.push_str(name);
+                key
+            }
+            None => name.to_string(),
         }
     }
 }

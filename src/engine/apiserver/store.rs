@@ -140,18 +140,23 @@ impl Entry {
 ///
 /// Invariants: every stored text is the compact JSON of an object whose
 /// `metadata.resourceVersion` is the decimal revision of the write that produced it, at most
-/// `revision`; `counts[k]` is the number of stored objects of kind `k`.
+/// `revision`; `counts[k]` is the number of stored objects of kind `k`; `bytes` is the total
+/// length of the stored texts.
 #[derive(Clone, Debug, Default)]
 pub struct Store {
     objects: BTreeMap<Key, Arc<Entry>>,
     counts: Vec<usize>,
     revision: u64,
+    /// Kept up to date by every put and remove: the world asks for it for every snapshot it
+    /// keeps, each time it takes one (summing the entries then walked every object of every
+    /// snapshot, every 200 steps).
+    bytes: usize,
 }
 
 impl Store {
     /// An empty store at revision 0.
     pub fn new() -> Store {
-        Store { objects: BTreeMap::new(), counts: vec![0; KINDS.len()], revision: 0 }
+        Store { objects: BTreeMap::new(), counts: vec![0; KINDS.len()], revision: 0, bytes: 0 }
     }
 
     /// The current global revision.
@@ -202,19 +207,21 @@ impl Store {
         let shared = Arc::new(Frozen::from(obj));
         // Room for the text: about what the previous version took (most writes change a little).
         let size_hint = self.objects.get(&key).map_or(512, |e| e.text.len() + 64);
-        if self.objects.insert(key, Entry::new(obj, &shared, size_hint)).is_none() {
-            self.counts[k] += 1;
+        let entry = Entry::new(obj, &shared, size_hint);
+        self.bytes += entry.text.len();
+        match self.objects.insert(key, entry) {
+            Some(old) => self.bytes -= old.text.len(),
+            None => self.counts[k] += 1,
         }
         shared
     }
 
     /// Removes an object.
     pub fn remove(&mut self, key: &Key) -> bool {
-        let removed = self.objects.remove(key).is_some();
-        if removed {
-            self.counts[key.0] -= 1;
-        }
-        removed
+        let Some(old) = self.objects.remove(key) else { return false };
+        self.counts[key.0] -= 1;
+        self.bytes -= old.text.len();
+        true
     }
 
     /// How many objects of a kind are stored.
@@ -274,7 +281,8 @@ impl Store {
 
     /// The total length of the stored encodings.
     pub fn bytes(&self) -> usize {
-        self.objects.values().map(|e| e.text.len()).sum()
+        debug_assert_eq!(self.bytes, self.objects.values().map(|e| e.text.len()).sum::<usize>());
+        self.bytes
     }
 
     /// Every stored object (all kinds), in key order, decoded.

@@ -26,6 +26,18 @@ fn take(obj: &Value, key: &str) -> Option<Value> {
     obj.get(key).cloned()
 }
 
+/// `set(new, key, old[key])`, without copying when `new` already holds exactly the stored value
+/// (a status write sends back the spec it read: copying it over itself was most of the
+/// strategy's cost). The same result either way ([`Frozen::same_as`]).
+fn keep_old(new: &mut Value, old: &Frozen, key: &str) {
+    if let (Some(o), Some(n)) = (old.get(key), new.get(key)) {
+        if o.same_as(n) {
+            return;
+        }
+    }
+    set(new, key, old.get(key).map(Frozen::to_value));
+}
+
 fn set(obj: &mut Value, key: &str, v: Option<Value>) {
     if let Some(m) = obj.as_object_mut() {
         match v {
@@ -164,12 +176,10 @@ fn qos_class(pod: &Value) -> &'static str {
 /// change, then bumps generation per the kind's rule (the kind's `PrepareForUpdate`).
 /// `new`'s generation has already been reset to the stored one (`BeforeUpdate`).
 pub fn prepare_for_update(kind: &Kind, mode: UpdateMode, new: &mut Value, old: &Frozen) {
-    // A field of the stored object, copied.
-    let take_old = |k: &str| old.get(k).map(Frozen::to_value);
     match mode {
         UpdateMode::Main => {
             if kind.status_subresource {
-                set(new, "status", take_old("status"));
+                keep_old(new, old, "status");
             }
             if kind.kind == "Namespace" {
                 let old_finalizers = old.pointer("/spec/finalizers").map(Frozen::to_value);
@@ -192,7 +202,7 @@ pub fn prepare_for_update(kind: &Kind, mode: UpdateMode, new: &mut Value, old: &
             // (`deploymentStatusStrategy.PrepareForUpdate`,
             // kubernetes/pkg/registry/apps/deployment/strategy.go).
             "Deployment" => {
-                set(new, "spec", take_old("spec"));
+                keep_old(new, old, "spec");
                 let labels = old.meta().and_then(|m| m.get("labels")).map(Frozen::to_value);
                 match labels {
                     Some(l) => new.meta_mut().insert("labels".into(), l),
@@ -201,7 +211,7 @@ pub fn prepare_for_update(kind: &Kind, mode: UpdateMode, new: &mut Value, old: &
             }
             // podStatusStrategy: spec and ownerReferences stay; a missing qosClass is backfilled.
             "Pod" => {
-                set(new, "spec", take_old("spec"));
+                keep_old(new, old, "spec");
                 match old.meta().and_then(|m| m.get("ownerReferences")).map(Frozen::to_value) {
                     Some(r) => new.meta_mut().insert("ownerReferences".into(), r),
                     None => new.meta_mut().shift_remove("ownerReferences"),
@@ -213,10 +223,10 @@ pub fn prepare_for_update(kind: &Kind, mode: UpdateMode, new: &mut Value, old: &
                     }
                 }
             }
-            _ => set(new, "spec", take_old("spec")),
+            _ => keep_old(new, old, "spec"),
         },
         UpdateMode::Finalize => {
-            set(new, "status", take_old("status"));
+            keep_old(new, old, "status");
         }
     }
     if kind.kind == "Namespace" {

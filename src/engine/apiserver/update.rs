@@ -88,16 +88,18 @@ impl ApiServer {
     pub fn bind(&mut self, ns: &str, name: &str, node: &str) -> Result<Value, Status> {
         let kind = Kind::by_kind("Pod").ok_or_else(|| Status::new(Reason::InternalError, "no Pod kind"))?;
         let key = Self::key(kind, Some(ns), name);
-        let old = self.store.get(&key).ok_or_else(|| Status::not_found(kind, name))?;
+        // The stored pod's shared tree (the one the informers cache): read it, and copy it
+        // once to change (reading it as a decoded copy and then copying that cost two copies).
+        let old = self.store.get_shared(&key).ok_or_else(|| Status::not_found(kind, name))?;
         let conflict = |why: String| Status::conflict_with("pods/binding", "", "pods/binding", name, &why);
         if old.is_deleting() {
             return Err(conflict(format!("pod {name} is being deleted, cannot be assigned to a host")));
         }
-        let bound = old.pointer("/spec/nodeName").and_then(Value::as_str).unwrap_or("");
+        let bound = old.pointer("/spec/nodeName").and_then(Frozen::as_str).unwrap_or("");
         if !bound.is_empty() {
             return Err(conflict(format!("pod {name} is already assigned to node {bound:?}")));
         }
-        let mut new = (*old).clone();
+        let mut new = old.to_value();
         if let Some(spec) = new.get_mut("spec").and_then(Value::as_object_mut) {
             spec.insert("nodeName".into(), Value::from(node));
         }
@@ -115,7 +117,7 @@ impl ApiServer {
             }
         }
         schema::normalize(&mut new, schema::root(kind));
-        Ok(self.commit_update(key, old, new))
+        Ok(self.commit_update_shared(key, &old, new))
     }
 
     /// The shared update path. `uid_precondition`: a PUT's body uid is a storage precondition;

@@ -33,6 +33,7 @@ use serde_json::{json, Map, Value};
 use super::util::{pod_condition, str_at};
 use super::{Caches, Controller, Ctx, DeleteOpts, Enqueue, Outcome, ResourceEvent};
 use crate::engine::frozen::Frozen;
+use crate::engine::frozen::Json;
 use crate::engine::kinds::Kind;
 use crate::engine::object::ObjectExt;
 use crate::engine::time::Time;
@@ -122,9 +123,9 @@ impl KubeletConfig {
     }
 }
 
-fn containers(pod: &Value) -> Vec<(String, String)> {
-    pod.pointer("/spec/containers")
-        .and_then(Value::as_array)
+fn containers(pod: &impl Json) -> Vec<(String, String)> {
+    pod.at("/spec/containers")
+        .and_then(Json::items)
         .map(|cs| cs.iter().map(|c| (str_at(c, "/name").to_string(), str_at(c, "/image").to_string())).collect())
         .unwrap_or_default()
 }
@@ -183,10 +184,11 @@ fn observed(c: Value, generation: i64) -> Value {
 }
 
 /// Keeps a condition's `lastTransitionTime` when its status did not change.
-fn keep_transition(old: &Value, mut c: Value) -> Value {
+fn keep_transition(old: &impl Json, mut c: Value) -> Value {
     if let Some(prev) = pod_condition(old, c["type"].as_str().unwrap_or("")) {
-        if prev["status"] == c["status"] {
-            c["lastTransitionTime"] = prev["lastTransitionTime"].clone();
+        // `c`'s status is a string (`cond`'s): equal exactly when the old one is the same string.
+        if prev.field("status").and_then(Json::text) == c["status"].as_str() {
+            c["lastTransitionTime"] = prev.field("lastTransitionTime").map_or(Value::Null, Json::owned);
         }
     }
     c
@@ -194,12 +196,12 @@ fn keep_transition(old: &Value, mut c: Value) -> Value {
 
 impl Kubelet {
     /// The status a kubelet writes; `state` is `creating`, `pull-error`, `backoff` or `running`.
-    fn status(&mut self, pod: &Value, state: &str, now: Time) -> Value {
+    fn status(&mut self, pod: &Frozen, state: &str, now: Time) -> Value {
         let t = now.rfc3339();
         let node = str_at(pod, "/spec/nodeName").to_string();
         let idx = Self::node_index(&node);
         let start =
-            pod.pointer("/status/startTime").and_then(Value::as_str).map(str::to_string).unwrap_or_else(|| t.clone());
+            pod.pointer("/status/startTime").and_then(Frozen::as_str).map(str::to_string).unwrap_or_else(|| t.clone());
         let cs = containers(pod);
         let names: Vec<&str> = cs.iter().map(|(n, _)| n.as_str()).collect();
         let unready = format!("containers with unready status: [{}]", names.join(" "));
@@ -260,7 +262,7 @@ impl Kubelet {
         st.insert("hostIP".into(), json!(host_ip));
         st.insert("hostIPs".into(), json!([{"ip": host_ip}]));
         if running {
-            let ip = match pod.pointer("/status/podIP").and_then(Value::as_str) {
+            let ip = match pod.pointer("/status/podIP").and_then(Frozen::as_str) {
                 Some(ip) => ip.to_string(),
                 None => {
                     let n = self.next_ip.entry(node.clone()).or_insert(1);
@@ -352,11 +354,11 @@ impl Kubelet {
     /// to exit (or the grace period to end), write the terminal status, then delete the pod for
     /// good (the status manager's `syncPod`: `canBeDeleted`, then DELETE with grace period 0 and
     /// a uid precondition).
-    fn stop(&mut self, key: &str, pod: &Value, grace_end: Time, ctx: &mut Ctx<'_>) -> Outcome {
+    fn stop(&mut self, key: &str, pod: &Frozen, grace_end: Time, ctx: &mut Ctx<'_>) -> Outcome {
         let now = ctx.now;
         let running: Vec<(String, String)> = pod
             .pointer("/status/containerStatuses")
-            .and_then(Value::as_array)
+            .and_then(Frozen::as_array)
             .map(|cs| {
                 cs.iter()
                     .filter(|c| c.pointer("/state/running").is_some())
@@ -398,7 +400,7 @@ impl Kubelet {
         }
         let terminal = matches!(str_at(pod, "/status/phase"), "Succeeded" | "Failed");
         if !terminal {
-            let mut p = pod.clone();
+            let mut p = pod.to_value();
             // A pod the kubelet never wrote a status for gets the one it would have generated.
             if pod.pointer("/status/containerStatuses").is_none() {
                 p["status"] = self.status(pod, "creating", now);
@@ -420,10 +422,9 @@ impl Kubelet {
         }
     }
 
-    fn write_status(&mut self, pod: &Value, state: &str, ctx: &mut Ctx<'_>) -> Result<(), String> {
-        let mut p = pod.clone();
-        p["status"] = self.status(pod, state, ctx.now);
-        ctx.api.update_status(p).map_err(|e| e.message)?;
+    fn write_status(&mut self, pod: &Frozen, state: &str, ctx: &mut Ctx<'_>) -> Result<(), String> {
+        let status = self.status(pod, state, ctx.now);
+        ctx.api.update_status(with_status(pod, status)).map_err(|e| e.message)?;
         // The container events the kubelet records on the pod (k/k `pkg/kubelet/images/
         // image_manager.go`, `kuberuntime/kuberuntime_container.go`).
         let pull = self.scaled(self.config.start_delay);
@@ -473,8 +474,29 @@ fn image_size(image: &str) -> u64 {
     40_000_000 + u64::from(h % 40_000_000)
 }
 
-fn waiting_reason(pod: &Value) -> Option<&str> {
-    pod.pointer("/status/containerStatuses/0/state/waiting/reason").and_then(Value::as_str)
+fn waiting_reason(pod: &impl Json) -> Option<&str> {
+    pod.at("/status/containerStatuses/0/state/waiting/reason").and_then(Json::text)
+}
+
+/// A copy of `pod` to write, with `status` in place of its status (where it was, or last):
+/// the same value as copying the whole pod and then setting `status`, without copying the old
+/// status first.
+fn with_status(pod: &Frozen, status: Value) -> Value {
+    let Some(entries) = pod.as_object() else {
+        let mut p = pod.to_value();
+        p["status"] = status;
+        return p;
+    };
+    let mut map = Map::with_capacity(entries.len() + 1);
+    let mut status = Some(status);
+    for (k, v) in entries.iter() {
+        let v = if k == "status" { status.take().unwrap_or(Value::Null) } else { v.to_value() };
+        map.insert(String::from(k), v);
+    }
+    if let Some(status) = status {
+        map.insert("status".into(), status);
+    }
+    Value::Object(map)
 }
 
 impl Controller for Kubelet {
@@ -511,66 +533,69 @@ impl Controller for Kubelet {
     }
 
     fn reconcile(&mut self, key: &str, ctx: &mut Ctx<'_>) -> Outcome {
-        let Some(pod) = ctx.cache.get(kind("Pod"), key).map(Frozen::to_value) else { return Outcome::Done };
-        if str_at(&pod, "/spec/nodeName").is_empty() {
+        // Read from the cache's shared tree; only a status write copies the pod (client-go's
+        // `DeepCopy` before a change).
+        let cache = ctx.cache;
+        let Some(pod) = cache.get(kind("Pod"), key) else { return Outcome::Done };
+        if str_at(pod, "/spec/nodeName").is_empty() {
             return Outcome::Done;
         }
         let now = ctx.now;
         // deletionTimestamp = time of the DELETE + grace period: when SIGKILL comes.
         if let Some(grace_end) = pod.deletion_timestamp().and_then(Time::parse_rfc3339) {
-            return self.stop(key, &pod, grace_end, ctx);
+            return self.stop(key, pod, grace_end, ctx);
         }
         let seen = *self.seen.entry(key.to_string()).or_insert(now);
-        let result = match waiting_reason(&pod) {
-            _ if str_at(&pod, "/status/phase") == "Running" => return Outcome::Done,
+        let result = match waiting_reason(pod) {
+            _ if str_at(pod, "/status/phase") == "Running" => return Outcome::Done,
             None if pod.pointer("/status/startTime").is_none() => {
                 let due = seen.after(self.scaled(self.config.create_delay));
                 if now < due {
                     return Outcome::RequeueAfter(due.since(now));
                 }
-                self.write_status(&pod, "creating", ctx).map(|()| Some(self.scaled(self.config.start_delay)))
+                self.write_status(pod, "creating", ctx).map(|()| Some(self.scaled(self.config.start_delay)))
             }
             Some("ContainerCreating") | None => {
-                let started = str_at(&pod, "/status/startTime");
+                let started = str_at(pod, "/status/startTime");
                 let due = Time::parse_rfc3339(started).unwrap_or(now).after(self.scaled(self.config.start_delay));
                 if now < due {
                     return Outcome::RequeueAfter(due.since(now));
                 }
-                let fails = containers(&pod).iter().any(|(_, i)| self.config.failing_images.contains(i));
+                let fails = containers(pod).iter().any(|(_, i)| self.config.failing_images.contains(i));
                 if fails {
-                    let image = containers(&pod).into_iter().find(|(_, i)| self.config.failing_images.contains(i));
+                    let image = containers(pod).into_iter().find(|(_, i)| self.config.failing_images.contains(i));
                     let image = image.map(|(_, i)| i).unwrap_or_default();
                     let msg = format!(
                         "Failed to pull image \"{image}\": failed to pull and unpack image \"{}\": not found",
                         normalize_image(&image)
                     );
-                    ctx.event("kubelet", &pod, "Warning", "Failed", &msg);
-                    self.write_status(&pod, "pull-error", ctx).map(|()| Some(self.scaled(Duration::from_secs(5))))
+                    ctx.event("kubelet", pod, "Warning", "Failed", &msg);
+                    self.write_status(pod, "pull-error", ctx).map(|()| Some(self.scaled(Duration::from_secs(5))))
                 } else {
-                    self.write_status(&pod, "running", ctx).map(|()| None)
+                    self.write_status(pod, "running", ctx).map(|()| None)
                 }
             }
             Some("ErrImagePull") => {
-                let image = containers(&pod).into_iter().find(|(_, i)| self.config.failing_images.contains(i));
+                let image = containers(pod).into_iter().find(|(_, i)| self.config.failing_images.contains(i));
                 match image {
                     Some((_, image)) => {
-                        ctx.event("kubelet", &pod, "Normal", "BackOff", &format!("Back-off pulling image \"{image}\""));
-                        if let Err(e) = self.write_status(&pod, "backoff", ctx) {
+                        ctx.event("kubelet", pod, "Normal", "BackOff", &format!("Back-off pulling image \"{image}\""));
+                        if let Err(e) = self.write_status(pod, "backoff", ctx) {
                             return Outcome::Err(e);
                         }
                         return Outcome::CheckAfter(self.scaled(IMAGE_PULL_RETRY));
                     }
                     // The image was fixed meanwhile: start.
-                    None => self.write_status(&pod, "running", ctx).map(|()| None),
+                    None => self.write_status(pod, "running", ctx).map(|()| None),
                 }
             }
             Some(_) => {
-                let fails = containers(&pod).iter().any(|(_, i)| self.config.failing_images.contains(i));
+                let fails = containers(pod).iter().any(|(_, i)| self.config.failing_images.contains(i));
                 if fails {
                     // The image pull back-off: try again later (counted as periodic work).
                     return Outcome::CheckAfter(self.scaled(IMAGE_PULL_RETRY));
                 } else {
-                    self.write_status(&pod, "running", ctx).map(|()| None)
+                    self.write_status(pod, "running", ctx).map(|()| None)
                 }
             }
         };

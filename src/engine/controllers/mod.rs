@@ -54,7 +54,7 @@ pub mod util;
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use super::client::{Api, DeleteOpts, Informer};
 use super::frozen::Frozen;
@@ -258,31 +258,39 @@ impl Ctx<'_> {
         let ns = namespace.unwrap_or("default").to_string();
         let ts = self.now.rfc3339();
         // An ObjectReference: `namespace` only for namespaced objects (omitempty).
-        let mut involved_ref = serde_json::Map::new();
-        involved_ref.insert("kind".into(), json!(kind));
+        let text = |s: &str| Value::String(s.to_string());
+        let mut involved_ref = serde_json::Map::with_capacity(6);
+        involved_ref.insert("kind".into(), text(kind));
         if let Some(ns) = namespace {
-            involved_ref.insert("namespace".into(), json!(ns));
+            involved_ref.insert("namespace".into(), text(ns));
         }
-        involved_ref.insert("name".into(), json!(name));
-        involved_ref.insert("uid".into(), json!(uid));
-        involved_ref.insert("apiVersion".into(), json!(api_version));
-        involved_ref.insert("resourceVersion".into(), json!(rv));
-        let ev = json!({
-            "apiVersion": "v1",
-            "kind": "Event",
-            "metadata": {"name": event_name, "namespace": ns},
-            "involvedObject": involved_ref,
-            "reason": reason,
-            "message": message,
-            "source": {"component": component},
-            "firstTimestamp": ts,
-            "lastTimestamp": ts,
-            "count": 1,
-            "type": event_type,
-            "eventTime": null,
-            "reportingComponent": component,
-            "reportingInstance": "",
-        });
+        involved_ref.insert("name".into(), text(name));
+        involved_ref.insert("uid".into(), text(uid));
+        involved_ref.insert("apiVersion".into(), text(api_version));
+        involved_ref.insert("resourceVersion".into(), text(rv));
+        // Built entry by entry (in the order `json!` would give): `json!` copies a map it is
+        // given through serde, and every reconcile that does something records an Event.
+        let mut metadata = serde_json::Map::with_capacity(2);
+        metadata.insert("name".into(), Value::String(event_name));
+        metadata.insert("namespace".into(), Value::String(ns));
+        let mut source = serde_json::Map::with_capacity(1);
+        source.insert("component".into(), text(component));
+        let mut ev = serde_json::Map::with_capacity(14);
+        ev.insert("apiVersion".into(), text("v1"));
+        ev.insert("kind".into(), text("Event"));
+        ev.insert("metadata".into(), Value::Object(metadata));
+        ev.insert("involvedObject".into(), Value::Object(involved_ref));
+        ev.insert("reason".into(), text(reason));
+        ev.insert("message".into(), text(message));
+        ev.insert("source".into(), Value::Object(source));
+        ev.insert("firstTimestamp".into(), text(&ts));
+        ev.insert("lastTimestamp".into(), Value::String(ts));
+        ev.insert("count".into(), Value::from(1));
+        ev.insert("type".into(), text(event_type));
+        ev.insert("eventTime".into(), Value::Null);
+        ev.insert("reportingComponent".into(), text(component));
+        ev.insert("reportingInstance".into(), text(""));
+        let ev = Value::Object(ev);
         let _ = self.api.create(ev);
     }
 }
@@ -344,6 +352,7 @@ impl Clone for Box<dyn Controller> {
 pub(crate) mod fake {
     use super::*;
     use crate::engine::status::{Reason, Status};
+    use serde_json::json;
 
     #[derive(Default)]
     pub struct FakeApi {
