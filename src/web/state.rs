@@ -88,6 +88,23 @@ impl Lab {
     /// Sends an intent to the session; then bumps the signal of every part whose counter moved
     /// (and no other, so unrelated panels do not re-render).
     pub fn act<R>(&self, f: impl FnOnce(&mut Session) -> R) -> R {
+        self.act_then(true, f)
+    }
+
+    /// Like [`Lab::act`], but the world's parts ([`Part::Cluster`], [`Part::Timeline`]) keep their
+    /// signals where they were: the panels that draw the world wait for [`Lab::catch_up`]. Run
+    /// until idle uses it between its redraws (`session::pacer`); every other part is told at once
+    /// (the narration's progress line, the console, lesson goals).
+    pub fn act_quietly<R>(&self, f: impl FnOnce(&mut Session) -> R) -> R {
+        self.act_then(false, f)
+    }
+
+    /// Tells the world's panels what [`Lab::act_quietly`] held back (any [`Lab::act`] does too).
+    pub fn catch_up(&self) {
+        self.act(|_| ());
+    }
+
+    fn act_then<R>(&self, world_too: bool, f: impl FnOnce(&mut Session) -> R) -> R {
         let mut before = Changes::default();
         let mut after = Changes::default();
         let r = self
@@ -110,8 +127,12 @@ impl Lab {
                 sig.set(v);
             }
         };
-        bump(after.cluster != before.cluster, self.cluster, after.cluster);
-        bump(after.timeline != before.timeline, self.timeline, after.timeline);
+        if world_too {
+            // Compared with the signal, not with `before`: an intent after quiet ones (Pause
+            // during a run until idle) also redraws what they held back.
+            bump(self.cluster.get_untracked() != after.cluster, self.cluster, after.cluster);
+            bump(self.timeline.get_untracked() != after.timeline, self.timeline, after.timeline);
+        }
         bump(after.transcript != before.transcript, self.transcript, after.transcript);
         bump(after.editor != before.editor, self.editor, after.editor);
         bump(after.selection != before.selection, self.selection, after.selection);

@@ -16,20 +16,29 @@ fn now_ms() -> f64 {
 }
 
 /// One animation frame of Run until idle: a slice of steps sized by time ([`Pacer`]), then the
-/// next frame, until the run ends or is stopped. The views redraw from the session's changes
-/// after the slice, so at most once per frame however many steps the slice took. `run` is this
-/// run's number: a frame of a run that was paused (and perhaps started again) ends it there.
+/// next frame, until the run ends or is stopped. The narration redraws from the session's
+/// changes after the slice, so at most once per frame however many steps the slice took; the
+/// world's views at most every `pacer::REDRAW_MS`, and at once when the run ends or is paused.
+/// `run` is this run's number: a frame of a run that was paused (and perhaps started again) ends
+/// it there.
 fn settle_frame(lab: Lab, settling: RwSignal<bool>, runs: StoredValue<(u64, Pacer), LocalStorage>, run: u64) {
     // `try_`: a frame can come after the page left the lab (a route change disposes the signals).
     if settling.try_get_untracked() != Some(true) || runs.try_with_value(|r| r.0) != Some(run) {
+        if settling.try_get_untracked().is_some() {
+            lab.catch_up();
+        }
         return;
     }
     let started = now_ms();
     let steps = runs.with_value(|r| r.1.plan(started));
     let before = lab.read_untracked(|s| s.world().position());
-    let done = lab.act(|s| s.settle_slice(steps)).is_some();
+    let done = lab.act_quietly(|s| s.settle_slice(steps)).is_some();
     let taken = lab.read_untracked(|s| s.world().position()).saturating_sub(before);
-    runs.update_value(|r| r.1.done(started, now_ms(), taken as u64));
+    let ended = now_ms();
+    runs.update_value(|r| r.1.done(started, ended, taken as u64));
+    if done || runs.try_update_value(|r| r.1.redraw_due(ended)).unwrap_or(true) {
+        lab.catch_up();
+    }
     if done {
         settling.set(false);
     } else {
