@@ -181,7 +181,10 @@ describe("embed.js on a page that changes without a reload", () => {
     await runButtons(page).click();
     await page.waitForFunction(() => document.querySelector(".reconcile-lab-output")?.textContent === "configmap/spa created\nconfigmap/spa\n", null, { timeout: 30_000 });
     await page.frameLocator("#second iframe").getByRole("region", { name: "Console" }).waitFor();
-    assert.deepEqual(problems, []);
+    // The first playground left the page while its frame may still have been loading: the browser
+    // aborts that frame's requests (ERR_ABORTED), as on any single-page site's navigation. The
+    // second frame's requests cannot be among them unnoticed: its Console answered above.
+    assert.deepEqual(problems.filter((p) => !/\(net::ERR_ABORTED\)$/.test(p)), []);
     await context.close();
   });
 
