@@ -107,6 +107,30 @@ pub(super) fn straight(from: (i32, i32), to: (i32, i32), text: String, look: &'s
     Token { from, via: mid(from, to), to, text, look, delay_ms, label_left: false }
 }
 
+/// A call from `from` to `to` leaving after `delay_ms`, and its reply (`reply`, an error's look
+/// when `code` is one) leaving as the call lands.
+fn round_trip(
+    tokens: &mut Vec<Token>,
+    from: (i32, i32),
+    to: (i32, i32),
+    call: String,
+    reply: String,
+    code: u16,
+    delay_ms: u32,
+) {
+    tokens.push(straight(from, to, call, "call", delay_ms));
+    tokens.push(straight(to, from, reply, reply_look(code), delay_ms + TRAVEL_MS));
+}
+
+/// A reply's look: an error (4xx, 5xx) or a plain reply.
+fn reply_look(code: u16) -> &'static str {
+    if code >= 400 {
+        "error"
+    } else {
+        "reply"
+    }
+}
+
 /// How long a token takes to travel (the CSS animation's duration; keep in step with
 /// `style/map.css`), and so when a reply may leave.
 pub const TRAVEL_MS: u32 = 600;
@@ -193,13 +217,7 @@ pub(super) fn step_moves(cp: &ControlPlane, r: &StepRecord, world: &World) -> St
                 }
             });
             if let Some(reply) = reply {
-                tokens.push(straight(
-                    b,
-                    a,
-                    reply,
-                    if list.is_some_and(|c| c.code >= 400) { "error" } else { "reply" },
-                    TRAVEL_MS,
-                ));
+                tokens.push(straight(b, a, reply, reply_look(list.map_or(0, |c| c.code)), TRAVEL_MS));
             }
             caption = format!(
                 "The {kind} informer of {process} {}.",
@@ -309,9 +327,8 @@ pub(super) fn step_moves(cp: &ControlPlane, r: &StepRecord, world: &World) -> St
                 let edge = if cp.stacked { api_edge(cp, proc_rect) } else { (port.0, api_edge(cp, proc_rect).1) };
                 let to = target.unwrap_or(edge);
                 let from = if is_cloud { (proc_rect.right() - 4, proc_rect.cy()) } else { port };
-                tokens.push(straight(from, to, call_text(c), "call", delay));
                 let code = if c.code == 409 { "409 Conflict".to_string() } else { c.code.to_string() };
-                tokens.push(straight(to, from, code, if c.code >= 400 { "error" } else { "reply" }, delay + TRAVEL_MS));
+                round_trip(&mut tokens, from, to, call_text(c), code, c.code, delay);
                 // A 409 says both resourceVersions instead of the API server's message (the
                 // picture's API server names both writers; the Watch events and Conflicts
                 // panels keep the message): the caption stays within two lines.
@@ -357,15 +374,7 @@ pub(super) fn step_moves(cp: &ControlPlane, r: &StepRecord, world: &World) -> St
             let from = edge_facing_api(cp, Rect { x: p.right() - 24, w: 16, ..p });
             let to = api_edge(cp, Rect { x: p.right() - 24, w: 16, ..p });
             for (k, c) in r.calls.iter().take(2).enumerate() {
-                let delay = k as u32 * TRAVEL_MS * 2;
-                tokens.push(straight(from, to, call_text(c), "call", delay));
-                tokens.push(straight(
-                    to,
-                    from,
-                    c.code.to_string(),
-                    if c.code >= 400 { "error" } else { "reply" },
-                    delay + TRAVEL_MS,
-                ));
+                round_trip(&mut tokens, from, to, call_text(c), c.code.to_string(), c.code, k as u32 * TRAVEL_MS * 2);
             }
             caption = format!("Leader election in {process}: {}", r.sentence);
             changed.push(part);
@@ -378,15 +387,7 @@ pub(super) fn step_moves(cp: &ControlPlane, r: &StepRecord, world: &World) -> St
             let a = cp.api.as_ref().map(|a| a.rect).unwrap_or_default();
             let (from, to) = ((u.right(), u.cy()), (a.x, u.cy().clamp(a.y, a.bottom())));
             for (k, c) in r.calls.iter().take(2).enumerate() {
-                let delay = k as u32 * TRAVEL_MS * 2;
-                tokens.push(straight(from, to, call_text(c), "call", delay));
-                tokens.push(straight(
-                    to,
-                    from,
-                    c.code.to_string(),
-                    if c.code >= 400 { "error" } else { "reply" },
-                    delay + TRAVEL_MS,
-                ));
+                round_trip(&mut tokens, from, to, call_text(c), c.code.to_string(), c.code, k as u32 * TRAVEL_MS * 2);
             }
             let calls: Vec<String> = r.calls.iter().map(ToString::to_string).collect();
             caption = if calls.is_empty() {
