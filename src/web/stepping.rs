@@ -23,10 +23,9 @@ fn now_ms() -> f64 {
 /// it there.
 fn settle_frame(lab: Lab, settling: RwSignal<bool>, runs: StoredValue<(u64, Pacer), LocalStorage>, run: u64) {
     // `try_`: a frame can come after the page left the lab (a route change disposes the signals).
+    // A run stopped by Pause or Step back needs no redraw here: the intent that stopped it went
+    // through `Lab::act`, which redraws what the quiet slices held back.
     if settling.try_get_untracked() != Some(true) || runs.try_with_value(|r| r.0) != Some(run) {
-        if settling.try_get_untracked().is_some() {
-            lab.catch_up();
-        }
         return;
     }
     let started = now_ms();
