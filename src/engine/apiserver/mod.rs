@@ -147,6 +147,12 @@ impl ApiServer {
         self.object_limit = n;
     }
 
+    /// Which objects the store holds now: equal stamps, equal objects (see
+    /// [`store::ContentStamp`]; a resourceVersion can name other contents after Step back).
+    pub fn content_stamp(&self) -> store::ContentStamp {
+        self.store.stamp()
+    }
+
     /// The total size of the stored objects' JSON encodings, in bytes (what etcd would hold).
     pub fn stored_bytes(&self) -> usize {
         self.store.bytes()

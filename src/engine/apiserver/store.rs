@@ -33,6 +33,7 @@
 //! processes caching 10,000 pods hold 10,000 trees, also after a controller manager relists.
 
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 
 use serde_json::Value;
@@ -151,12 +152,47 @@ pub struct Store {
     /// keeps, each time it takes one (summing the entries then walked every object of every
     /// snapshot, every 200 steps).
     bytes: usize,
+    /// Which contents these are (see [`ContentStamp`]): renewed by every put and remove.
+    stamp: ContentStamp,
+}
+
+/// Names one state of a store's contents within this process: every put and remove takes a new
+/// stamp, never given out before, and a clone keeps its original's (the same contents). Two equal
+/// stamps mean the same objects, which a revision cannot promise: after Step back restores an
+/// earlier store, the next write reuses the revision number for other contents. The page's views
+/// use it to skip recomputing what only the objects decide (`views::graph::GraphCache`). It is
+/// not part of what a run records or prints (its `Debug` says nothing), so runs stay identical.
+#[derive(Clone, Copy, Default, PartialEq, Eq)]
+pub struct ContentStamp(u64);
+
+impl ContentStamp {
+    fn fresh() -> ContentStamp {
+        static NEXT: AtomicU64 = AtomicU64::new(1);
+        ContentStamp(NEXT.fetch_add(1, Ordering::Relaxed))
+    }
+}
+
+impl std::fmt::Debug for ContentStamp {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ContentStamp")
+    }
 }
 
 impl Store {
     /// An empty store at revision 0.
     pub fn new() -> Store {
-        Store { objects: BTreeMap::new(), counts: vec![0; KINDS.len()], revision: 0, bytes: 0 }
+        Store {
+            objects: BTreeMap::new(),
+            counts: vec![0; KINDS.len()],
+            revision: 0,
+            bytes: 0,
+            stamp: ContentStamp::fresh(),
+        }
+    }
+
+    /// Which contents the store holds now (see [`ContentStamp`]).
+    pub fn stamp(&self) -> ContentStamp {
+        self.stamp
     }
 
     /// The current global revision.
@@ -208,6 +244,7 @@ impl Store {
         // Room for the text: about what the previous version took (most writes change a little).
         let size_hint = self.objects.get(&key).map_or(512, |e| e.text.len() + 64);
         let entry = Entry::new(obj, &shared, size_hint);
+        self.stamp = ContentStamp::fresh();
         self.bytes += entry.text.len();
         match self.objects.insert(key, entry) {
             Some(old) => self.bytes -= old.text.len(),
@@ -219,6 +256,7 @@ impl Store {
     /// Removes an object.
     pub fn remove(&mut self, key: &Key) -> bool {
         let Some(old) = self.objects.remove(key) else { return false };
+        self.stamp = ContentStamp::fresh();
         self.counts[key.0] -= 1;
         self.bytes -= old.text.len();
         true

@@ -8,11 +8,12 @@
 //! line labelled "blocks".
 
 use std::collections::HashMap;
+use std::sync::Mutex;
 
 use leptos::prelude::*;
 
 use super::WorldSource;
-use crate::views::graph::{owner_graph, GraphEdge, GraphNode, NodeMark, NODE_HEIGHT, NODE_WIDTH};
+use crate::views::graph::{owner_graph, GraphCache, GraphEdge, GraphNode, NodeMark, NODE_HEIGHT, NODE_WIDTH};
 use crate::views::touched_by_last_step;
 
 /// Characters of a name (12px, bold) that fit in a node box.
@@ -28,7 +29,16 @@ pub fn OwnerGraph(
     /// The world to show.
     source: WorldSource,
 ) -> impl IntoView {
-    let graph = source.memo(|w| owner_graph(w, &touched_by_last_step(w.history())));
+    // Redrawn only when the objects, the external buckets or the step's deletions changed
+    // (`GraphCache`): most steps at scale change none of them.
+    let cache = Mutex::new(GraphCache::default());
+    let graph = source.memo(move |w| {
+        let touched = touched_by_last_step(w.history());
+        match cache.lock() {
+            Ok(mut cache) => cache.owner_graph(w, &touched),
+            Err(_) => owner_graph(w, &touched),
+        }
+    });
     // Nodes and edges are keyed by what they show, not by where they sit: when a new pod shifts
     // the columns, the existing elements move (one attribute each) instead of being rebuilt,
     // which kept a step with 1,000 pods from fitting a frame (about a thousand layout objects
