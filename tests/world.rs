@@ -452,6 +452,47 @@ fn running_pending_actions_in_any_order_converges() {
     assert!(w.run(10_000).is_err(), "an unknown action id is refused");
 }
 
+/// `checkPausedConditions` (sync.go): a paused Deployment reports `Progressing Unknown
+/// DeploymentPaused`, and its template change waits (no new ReplicaSet); once resumed, the first
+/// Progressing the controller writes is `Unknown DeploymentResumed`, and only then does the rollout
+/// go on and complete.
+#[test]
+fn a_resumed_deployment_says_so_before_it_rolls_out() {
+    let mut w = World::new(14);
+    w.create(deployment("web", 2, "nginx")).unwrap();
+    assert!(matches!(w.run_until_idle(10_000), Settled::Idle { .. }));
+    let progressing = |w: &World| {
+        let d = w.api().get(kind("Deployment"), Some("default"), "web").unwrap();
+        let p = condition(&d, "Progressing").cloned().unwrap_or(Value::Null);
+        (s(&p["status"]), s(&p["reason"]), s(&p["message"]))
+    };
+    let paused =
+        json!({"spec": {"paused": true, "template": {"spec": {"containers": [{"name": "web", "image": "httpd"}]}}}});
+    w.patch(kind("Deployment"), Some("default"), "web", Patch::Merge(paused)).unwrap();
+    assert!(matches!(w.run_until_idle(10_000), Settled::Idle { .. }));
+    assert_eq!(progressing(&w), ("Unknown".into(), "DeploymentPaused".into(), "Deployment is paused".into()));
+    assert_eq!(list(&w, "ReplicaSet").len(), 1, "a paused Deployment starts no rollout");
+    w.patch(kind("Deployment"), Some("default"), "web", Patch::Merge(json!({"spec": {"paused": null}}))).unwrap();
+    let mut reasons = vec![progressing(&w)];
+    for _ in 0..20_000 {
+        if w.step().is_none() {
+            break;
+        }
+        let now = progressing(&w);
+        if reasons.last() != Some(&now) {
+            reasons.push(now);
+        }
+    }
+    assert_eq!(
+        reasons[1],
+        ("Unknown".into(), "DeploymentResumed".into(), "Deployment is resumed".into()),
+        "{reasons:?}"
+    );
+    assert_eq!(reasons.last().map(|r| r.1.as_str()), Some("NewReplicaSetAvailable"), "{reasons:?}");
+    assert_eq!(list(&w, "ReplicaSet").len(), 2);
+    assert_converged(&w, "web", 2);
+}
+
 /// The Recreate strategy: old pods are all gone before the new ReplicaSet scales up.
 #[test]
 fn recreate_strategy_waits_for_old_pods() {

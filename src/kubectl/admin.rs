@@ -152,7 +152,7 @@ pub const PROXY: &str = "kubectl here talks to the lab's API server inside this 
 /// `kubectl top`: kubectl's own error first (pkg/cmd/top/top_node.go and top_pod.go, `RunTop`).
 pub const TOP: &str = "Metrics API not available: Reconcile Lab runs no metrics-server, and its pods use no CPU or memory. 'kubectl describe node NAME' shows a node's capacity and what its pods request.";
 /// `kubectl auth`.
-pub const AUTH: &str = "Reconcile Lab has no authentication or authorization: every request runs as a cluster administrator and is allowed ('kubectl auth can-i' would answer yes). RBAC is not modeled.";
+pub const AUTH: &str = "Reconcile Lab has no authentication or authorization: your requests run as a cluster administrator and are allowed ('kubectl auth can-i' would answer yes). RBAC is not modeled, except that 'lab revoke deployment-controller' makes that controller's calls fail with 403 Forbidden.";
 /// `kubectl certificate`.
 pub const CERTIFICATE: &str = "CertificateSigningRequests are not part of Reconcile Lab: its API server runs inside this page and needs no certificates.";
 /// `kubectl taint`.

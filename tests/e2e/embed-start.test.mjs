@@ -7,10 +7,12 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { createServer } from "node:http";
-import { readdir } from "node:fs/promises";
+import { readdir, stat } from "node:fs/promises";
+import { join } from "node:path";
 import { DIST, launchBrowser, recordProblems, serveDist, SUB_PATH, WIDE } from "./harness.mjs";
 
 const wasmName = (await readdir(DIST)).find((f) => f.endsWith("_bg.wasm"));
+const wasmBytes = (await stat(join(DIST, wasmName))).size;
 
 // A documentation site on another origin: its page includes embed.js from the lab's host (named
 // in the query) and holds one playground and one snippet; every message its window receives is
@@ -198,6 +200,44 @@ describe("embed.js on a page that changes without a reload", () => {
   });
 });
 
+describe("a playground on a slow connection", () => {
+  test("its start view shows a progress bar of the wasm's bytes, and the host hears the same figures", async () => {
+    const site = await serveDist();
+    try {
+      const { context, page, problems } = await openDocs(site);
+      const frame = page.frameLocator("#lab iframe");
+      await frame.getByRole("button", { name: /^Start the playground/ }).waitFor({ timeout: 20_000 });
+      // Chromium's own throttling, about four seconds for the wasm (the frame is same-site, so the
+      // page's session throttles it too).
+      const cdp = await context.newCDPSession(page);
+      await cdp.send("Network.enable");
+      const rate = Math.round(wasmBytes / 4);
+      await cdp.send("Network.emulateNetworkConditions", { offline: false, latency: 20, downloadThroughput: rate, uploadThroughput: rate });
+      await runButtons(page).first().click();
+      const bar = frame.getByRole("progressbar", { name: "Downloading the playground" });
+      await bar.waitFor({ timeout: 10_000 });
+      await page.waitForFunction(() => window.received.some((m) => m.type === "loading" && m.loaded > 0 && m.loaded < m.total), null, { timeout: 20_000 });
+      assert.equal(Number(await bar.getAttribute("aria-valuemax")), wasmBytes, "the total is the wasm's Content-Length");
+      const part = Number(await bar.getAttribute("aria-valuenow"));
+      assert.ok(part > 0 && part <= wasmBytes, `part-way: ${part}`);
+      assert.match(await bar.getAttribute("aria-valuetext"), /^\d+%$/);
+      await page.waitForFunction(() => document.querySelector(".reconcile-lab-output")?.textContent === "namespace/docs created\n", null, { timeout: 60_000 });
+      assert.equal(await frame.getByRole("progressbar").count(), 0, "gone once the app runs");
+      const loading = await page.evaluate(() => window.received.filter((m) => m.type === "loading"));
+      // Before the response's headers arrive the size is not known yet (total null, nothing loaded).
+      const sized = (m) => m.total === wasmBytes || (m.total === null && m.loaded === 0);
+      assert.ok(loading.every((m) => m.version === 1 && sized(m)), JSON.stringify(loading.slice(0, 3)));
+      const loaded = loading.map((m) => m.loaded);
+      assert.deepEqual(loaded, [...loaded].sort((a, b) => a - b), "it only grows");
+      assert.equal(loaded.at(-1), wasmBytes, "the last message says it is complete");
+      assert.deepEqual(problems, []);
+      await context.close();
+    } finally {
+      await site.close();
+    }
+  });
+});
+
 describe("load and autoplay", () => {
   let site;
   before(async () => {
@@ -205,7 +245,7 @@ describe("load and autoplay", () => {
   });
   after(async () => site?.close());
 
-  test("load=1 starts the app without the start view and without playing; the host hears its progress", async () => {
+  test("load=1 starts the app without the start view and without playing", async () => {
     const context = await browser.newContext(WIDE);
     const page = await context.newPage();
     const problems = recordProblems(page);

@@ -649,7 +649,7 @@ mod tests {
 
     #[test]
     fn a_bound_pod_goes_creating_then_running() {
-        let pod = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "default", "uid": "abc"},
+        let pod = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "default", "uid": "abc", "generation": 1},
             "spec": {"nodeName": "node-2", "containers": [{"name": "web", "image": "nginx"}]},
             "status": {"phase": "Pending", "conditions": [{"type": "PodScheduled", "status": "True", "lastProbeTime": null,
                         "lastTransitionTime": Time::START.rfc3339()}]}});
@@ -677,6 +677,20 @@ mod tests {
         assert_eq!(running["status"]["podIP"], "10.244.2.2");
         assert!(super::super::util::is_pod_ready(running));
         assert_eq!(running["status"]["conditions"][4]["lastTransitionTime"], Time::START.rfc3339());
+        // PodObservedGenerationTracking (beta, on in 1.34): the status and each condition the
+        // kubelet owns name the generation they were computed from; PodScheduled, the scheduler's, is
+        // left as the scheduler wrote it.
+        assert_eq!(running["status"]["observedGeneration"], 1);
+        let observed: Vec<(&str, &Value)> = running["status"]["conditions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| (c["type"].as_str().unwrap(), &c["observedGeneration"]))
+            .collect();
+        assert!(
+            observed.iter().all(|(t, g)| if *t == "PodScheduled" { g.is_null() } else { **g == 1 }),
+            "{observed:?}"
+        );
         let mut events = api.events();
         crate::sort::sort(&mut events);
         assert_eq!(

@@ -803,7 +803,8 @@ mod tests {
         assert_eq!(api.calls[0], "delete Pod b-1");
     }
 
-    /// ClaimObject: a ReplicaSet being deleted keeps its matching pods and releases nothing.
+    /// ClaimObject: a ReplicaSet being deleted keeps its matching pods, releases nothing and adopts
+    /// nothing.
     #[test]
     fn an_owner_being_deleted_releases_nothing() {
         let mut owner = rs(1);
@@ -816,7 +817,14 @@ mod tests {
         let mut api = FakeApi::default();
         api.put(strayed.clone());
         let mut c = ReplicaSetController::new();
-        run(&mut c, &caches(&[owner, strayed]), &mut api, Time::START);
+        run(&mut c, &caches(&[owner.clone(), strayed]), &mut api, Time::START);
+        assert!(!api.calls.iter().any(|c| c.starts_with("patch")), "{:?}", api.calls);
+        // Nor does it adopt a matching orphan (adopts_matching_orphans: a live one does).
+        let orphan = json!({"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": "o", "namespace": "default", "uid": "o", "labels": {"app": "web"}}, "status": {"phase": "Running"}});
+        let mut api = FakeApi::default();
+        api.put(orphan.clone());
+        run(&mut c, &caches(&[owner, orphan]), &mut api, Time::START);
         assert!(!api.calls.iter().any(|c| c.starts_with("patch")), "{:?}", api.calls);
     }
 

@@ -137,3 +137,36 @@ fn conditions_keep_transition_time_and_move_last() {
     set_condition(&mut st, condition("Progressing", "True", "NewReplicaSetAvailable", "d", t2));
     assert_eq!(st["conditions"][1]["message"], "c");
 }
+
+/// ClaimReplicaSets through ClaimObject (controller_ref_manager.go): a Deployment being deleted
+/// neither adopts a matching orphan nor releases a ReplicaSet it owns that no longer matches; a
+/// live one does both (the contrast shows the check is what stops it).
+#[test]
+fn a_deployment_being_deleted_neither_adopts_nor_releases() {
+    let orphan = json!({"apiVersion": "apps/v1", "kind": "ReplicaSet",
+        "metadata": {"name": "web-orphan", "namespace": "default", "uid": "orphan-uid", "labels": {"app": "web"}},
+        "spec": {"replicas": 0, "selector": {"matchLabels": {"app": "web"}}}});
+    let strayed = json!({"apiVersion": "apps/v1", "kind": "ReplicaSet",
+        "metadata": {"name": "web-strayed", "namespace": "default", "uid": "strayed-uid", "labels": {"app": "other"},
+            "ownerReferences": [{"apiVersion": "apps/v1", "kind": "Deployment", "name": "web", "uid": "d-uid", "controller": true}]},
+        "spec": {"replicas": 0, "selector": {"matchLabels": {"app": "other"}}}});
+    let patches = |d: Value| {
+        let mut api = FakeApi::default();
+        let mut cache = Caches::default();
+        for o in [d, orphan.clone(), strayed.clone()] {
+            api.put(o.clone());
+            cache.insert(o);
+        }
+        let mut seq = 0;
+        let mut ctx = Ctx { now: Time::START, cache: &cache, api: &mut api, event_seq: &mut seq };
+        DeploymentController::new().reconcile("default/web", &mut ctx);
+        api.calls.into_iter().filter(|c| c.starts_with("patch ReplicaSet")).collect::<Vec<_>>()
+    };
+    let mut deleting = deploy(2, "nginx");
+    deleting["metadata"]["deletionTimestamp"] = json!(Time::START.rfc3339());
+    deleting["metadata"]["finalizers"] = json!(["foregroundDeletion"]);
+    assert_eq!(patches(deleting), Vec::<String>::new());
+    let mut live = patches(deploy(2, "nginx"));
+    crate::sort::sort(&mut live);
+    assert_eq!(live, vec!["patch ReplicaSet web-orphan".to_string(), "patch ReplicaSet web-strayed".into()]);
+}
