@@ -8,12 +8,12 @@
 //! line labelled "blocks".
 
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use leptos::prelude::*;
 
 use super::WorldSource;
-use crate::views::graph::{owner_graph, GraphCache, GraphEdge, GraphNode, NodeMark, NODE_HEIGHT, NODE_WIDTH};
+use crate::views::graph::{GraphCache, GraphEdge, GraphNode, NodeMark, NODE_HEIGHT, NODE_WIDTH};
 use crate::views::touched_by_last_step;
 
 /// Characters of a name (12px, bold) that fit in a node box.
@@ -30,25 +30,28 @@ pub fn OwnerGraph(
     source: WorldSource,
 ) -> impl IntoView {
     // Redrawn only when the objects, the external buckets or the step's deletions changed
-    // (`GraphCache`): most steps at scale change none of them.
-    let cache = Mutex::new(GraphCache::default());
-    let graph = source.memo(move |w| {
+    // (`GraphCache`): most steps at scale change none of them. Which nodes the step touched is a
+    // memo of its own, so that a step that touched other objects redraws only those marks.
+    let cache = Arc::new(Mutex::new(GraphCache::default()));
+    let drawing = cache.clone();
+    let graph = source.memo(move |w| match drawing.lock() {
+        Ok(mut cache) => cache.unmarked(w),
+        Err(_) => GraphCache::default().unmarked(w),
+    });
+    let touched = source.memo(move |w| {
         let touched = touched_by_last_step(w.history());
         match cache.lock() {
-            Ok(mut cache) => cache.owner_graph(w, &touched),
-            Err(_) => owner_graph(w, &touched),
+            Ok(mut cache) => cache.touched_ids(w, &touched),
+            Err(_) => GraphCache::default().touched_ids(w, &touched),
         }
     });
     // Nodes and edges are keyed by what they show, not by where they sit: when a new pod shifts
     // the columns, the existing elements move (one attribute each) instead of being rebuilt,
     // which kept a step with 1,000 pods from fitting a frame (about a thousand layout objects
-    // recreated per step). Positions, and whether the step touched a node (which changes every
-    // step for a few nodes: one class and one mark, not a rebuilt node), come from this map,
-    // recomputed once per graph.
+    // recreated per step). Positions come from this map, recomputed once per graph.
     let places = Memo::new(move |_| {
         graph.with(|g| {
-            let nodes: HashMap<String, (i32, i32, bool)> =
-                g.nodes.items.iter().map(|n| (n.id.clone(), (n.x, n.y, n.touched))).collect();
+            let nodes: HashMap<String, (i32, i32)> = g.nodes.items.iter().map(|n| (n.id.clone(), (n.x, n.y))).collect();
             let edges: HashMap<(String, String), [i32; 4]> =
                 g.edges.iter().map(|e| ((e.from.clone(), e.to.clone()), [e.x1, e.y1, e.x2, e.y2])).collect();
             (nodes, edges)
@@ -96,7 +99,7 @@ pub fn OwnerGraph(
                         key=|n| (n.id.clone(), n.name.clone(), n.lines.clone(), n.accessible_name.clone())
                         let:node
                     >
-                        <Node node places />
+                        <Node node places touched />
                     </For>
                 </svg>
             </div>
@@ -115,9 +118,8 @@ pub fn OwnerGraph(
     }
 }
 
-/// Where nodes (by id; and whether the last step touched them) and edges (by owner and dependent
-/// id) sit in the current graph.
-type Places = Memo<(HashMap<String, (i32, i32, bool)>, HashMap<(String, String), [i32; 4]>)>;
+/// Where nodes (by id) and edges (by owner and dependent id) sit in the current graph.
+type Places = Memo<(HashMap<String, (i32, i32)>, HashMap<(String, String), [i32; 4]>)>;
 
 #[component]
 fn Edge(edge: GraphEdge, places: Places) -> impl IntoView {
@@ -181,7 +183,12 @@ fn short(text: &str, chars: usize) -> String {
 }
 
 #[component]
-fn Node(node: GraphNode, places: Places) -> impl IntoView {
+fn Node(
+    node: GraphNode,
+    places: Places,
+    /// The ids of the nodes the latest step touched.
+    touched: Memo<Vec<String>>,
+) -> impl IntoView {
     let mut class = String::from("graph__node");
     for (cond, modifier) in [
         (
@@ -197,23 +204,27 @@ fn Node(node: GraphNode, places: Places) -> impl IntoView {
         }
     }
     let id = node.id.clone();
-    let fallback = (node.x, node.y, node.touched);
-    let at = Memo::new(move |_| places.with(|(nodes, _)| nodes.get(&id).copied().unwrap_or(fallback)));
+    let fallback = (node.x, node.y);
+    let at = Memo::new({
+        let id = id.clone();
+        move |_| places.with(|(nodes, _)| nodes.get(&id).copied().unwrap_or(fallback))
+    });
+    let is_touched = Memo::new(move |_| touched.with(|t| t.contains(&id)));
     let [state, finalizers, note] = node.lines;
     view! {
         <g
             class=class
-            class:graph__node--touched=move || at.get().2
+            class:graph__node--touched=move || is_touched.get()
             tabindex="0"
             role="img"
             aria-label=node.accessible_name
             transform=move || {
-                let (x, y, _) = at.get();
+                let (x, y) = at.get();
                 format!("translate({x} {y})")
             }
         >
             <rect class="graph__box" x="0" y="0" width=NODE_WIDTH height=NODE_HEIGHT rx="4" />
-            <text class="graph__kind" x="6" y="13">{node.kind}{move || at.get().2.then_some(" ✱")}</text>
+            <text class="graph__kind" x="6" y="13">{node.kind}{move || is_touched.get().then_some(" ✱")}</text>
             <text class="graph__name" x="6" y="28">{short(&node.name, NAME_CHARS)}</text>
             <text class="graph__line graph__line--state" x="6" y="43">{short(&state, LINE_CHARS)}</text>
             <text class="graph__line" x="6" y="57">{short(&finalizers, LINE_CHARS)}</text>

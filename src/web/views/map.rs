@@ -153,43 +153,44 @@ fn labels(labels: &[Label]) -> impl IntoView {
     labels.iter().map(|l| view! { <text class=l.style.class() x=l.x y=l.y>{l.text.clone()}</text> }).collect_view()
 }
 
-/// The watch streams: one line per informer, with its badge.
+/// The watch streams: one line per informer, with its badge. A step redraws only the streams
+/// it changed (the keyed [`Rows`]), not every line.
 #[component]
 fn Streams(scene: Memo<ControlPlane>) -> impl IntoView {
-    let streams = Memo::new(move |_| scene.with(|s| s.streams.clone()));
+    let items = Memo::new(move |_| scene.with(|s| s.streams.iter().cloned().map(Item::Stream).collect::<Vec<_>>()));
+    let render = UnsyncCallback::new(|item: Item| match item {
+        Item::Stream(s) => stream(s).into_any(),
+        _ => ().into_any(),
+    });
     view! {
         <g class="map__streams" aria-hidden="true">
-            {move || {
-                streams
-                    .get()
-                    .into_iter()
-                    .map(|s| {
-                        let class = format!(
-                            "map__stream map__stream--{}{}",
-                            match s.state {
-                                crate::views::map::WatchState::Open => "open",
-                                crate::views::map::WatchState::Broken => "broken",
-                                crate::views::map::WatchState::Listing => "listing",
-                                crate::views::map::WatchState::Stopped => "stopped",
-                            },
-                            if s.changed { " map__stream--changed" } else { "" },
-                        );
-                        let badge = s.badge.clone().map(|b| {
-                            view! {
-                                <g class="map__badge">
-                                    <rect x=b.rect.x y=b.rect.y width=b.rect.w height=b.rect.h rx="7" />
-                                    <text x=b.rect.x + 3 y=b.rect.y + 10>{b.text}</text>
-                                </g>
-                            }
-                        });
-                        view! {
-                            <polyline class=class points=s.svg_points() />
-                            {badge}
-                        }
-                    })
-                    .collect_view()
-            }}
+            <Rows items render />
         </g>
+    }
+}
+
+fn stream(s: crate::views::map::Stream) -> impl IntoView {
+    let class = format!(
+        "map__stream map__stream--{}{}",
+        match s.state {
+            crate::views::map::WatchState::Open => "open",
+            crate::views::map::WatchState::Broken => "broken",
+            crate::views::map::WatchState::Listing => "listing",
+            crate::views::map::WatchState::Stopped => "stopped",
+        },
+        if s.changed { " map__stream--changed" } else { "" },
+    );
+    let badge = s.badge.clone().map(|b| {
+        view! {
+            <g class="map__badge">
+                <rect x=b.rect.x y=b.rect.y width=b.rect.w height=b.rect.h rx="7" />
+                <text x=b.rect.x + 3 y=b.rect.y + 10>{b.text}</text>
+            </g>
+        }
+    });
+    view! {
+        <polyline class=class points=s.svg_points() />
+        {badge}
     }
 }
 
@@ -210,6 +211,11 @@ fn Part(
             s.node(&p).cloned().map(|n| (n, chips.unwrap_or_default()))
         })
     });
+    // What the part shows apart from whether the step changed it: a step that only marks or
+    // unmarks a part as changed (most parts, most steps) redraws its class, not its box, labels
+    // and chips.
+    let content =
+        Memo::new(move |_| node.with(|n| n.as_ref().map(|(n, chips)| (n.rect, n.labels.clone(), chips.clone()))));
     let (p1, p2, p3, p4, p5) = (part.clone(), part.clone(), part.clone(), part.clone(), part.clone());
     let is_selected = Memo::new(move |_| selected.with(|s| s.as_ref() == Some(&p1)));
     // One tab stop: the focused part, else the selected one, else the first. It reads the list
@@ -279,11 +285,10 @@ fn Part(
             on:keydown=on_key
         >
             {move || {
-                node.get().map(|(n, chips)| {
-                    let r = n.rect;
+                content.get().map(|(r, part_labels, chips)| {
                     view! {
                         <rect class="map__box" x=r.x y=r.y width=r.w height=r.h rx="4" />
-                        {labels(&n.labels)}
+                        {labels(&part_labels)}
                         {chips
                             .into_iter()
                             .map(|c| {

@@ -71,6 +71,8 @@ enum Item {
     Replica(ReplicaView),
     /// An external bucket.
     Bucket(CloudBucketView),
+    /// A watch stream of the Control plane map.
+    Stream(crate::views::map::Stream),
 }
 
 /// The items of a list model, for [`Rows`].
