@@ -251,6 +251,37 @@ describe("the layout", () => {
     });
   }
 
+  test("on a phone, a step taken by hand scrolls the Map tab to what it changed when that is out of view", async () => {
+    const { context, page, problems } = await sandboxWith(NARROW, 1);
+    await runInConsole(page, "kubectl scale deployment web --replicas=2");
+    await page.getByRole("tab", { name: "Map" }).click();
+    // Where the changed parts are, against the room above the stepping bar; and the scroll.
+    const seen = () =>
+      page.evaluate(() => {
+        const bar = document.querySelector(".stepper-bar").getBoundingClientRect().top;
+        const rects = [...document.querySelectorAll(".map__part--changed")]
+          .map((e) => e.getBoundingClientRect())
+          .filter((r) => r.height > 0);
+        const lowest = rects.reduce((a, r) => (a && a.bottom >= r.bottom ? a : r), null);
+        return { scrolled: window.scrollY, lowest: lowest && { top: lowest.top, bottom: lowest.bottom }, bar };
+      });
+    let moved = 0;
+    for (let i = 0; i < 40 && moved < 2; i++) {
+      await page.evaluate(() => window.scrollTo(0, 0));
+      // Steps taken by hand, slower than the motion (faster ones do not scroll the page).
+      await page.waitForTimeout(700);
+      await stepButton(page).click();
+      await page.waitForTimeout(150);
+      const { scrolled, lowest, bar } = await seen();
+      if (!lowest) continue;
+      assert.ok(lowest.bottom <= bar + 1 && lowest.top >= -1, `step ${i + 1}: the lowest changed part (${lowest.top} to ${lowest.bottom}) is in view above the stepping bar (${bar})`);
+      if (scrolled > 0) moved++;
+    }
+    assert.equal(moved, 2, "two steps changed a part below the fold, and the page scrolled to it");
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
   for (const width of [1440, 1280, 1024, 768, 360]) {
     test(`no region overflows its box at ${width} px`, async () => {
       const options = width === 360 ? NARROW : { viewport: { width, height: 900 } };

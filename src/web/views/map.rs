@@ -94,6 +94,19 @@ pub fn ControlPlaneMap(
         }
     });
 
+    // A stacked picture (a phone's Map tab) is taller than the room between the header and the
+    // stepping bar: after a step taken by hand, bring what it changed into view if it is not.
+    // Not while steps come faster than the motion (Play, held keys): the page would jump at
+    // every step. A wide picture fits the first view, and the learner may have scrolled to
+    // another region on purpose.
+    // (Not on the first drawing either: opening the page does not scroll it.)
+    Effect::new(move |drawn_before: Option<()>| {
+        let stepped = scene.with(|s| s.step.is_some() && s.stacked);
+        if stepped && drawn_before.is_some() && !fast.get_untracked() {
+            request_animation_frame(move || reveal_changed(wrap));
+        }
+    });
+
     let view_box = move || scene.with(|s| format!("0 0 {} {}", s.width, s.height));
     let ids = Memo::new(move |_| scene.with(ControlPlane::parts));
     let caption = Memo::new(move |_| scene.with(|s| s.step.as_ref().map(|c| (c.number, c.caption.clone()))));
@@ -128,6 +141,45 @@ pub fn ControlPlaneMap(
             </div>
         </div>
     }
+}
+
+/// Scrolls the page by the least amount that shows the parts the last step changed between the
+/// top of the window and the stepping bar; when they do not fit together, the lowest of them (the
+/// API server, one of them at most steps, sits at the top). Does nothing when they are in view
+/// or not shown (another tab).
+fn reveal_changed(wrap: NodeRef<leptos::html::Div>) {
+    const MARGIN: f64 = 8.0;
+    let Some(el) = wrap.get_untracked() else { return };
+    let Ok(parts) = el.query_selector_all(".map__part--changed") else { return };
+    let rects: Vec<web_sys::DomRect> = (0..parts.length())
+        .filter_map(|i| parts.item(i))
+        .filter_map(|n| n.dyn_into::<web_sys::Element>().ok())
+        .map(|e| e.get_bounding_client_rect())
+        .filter(|r| r.height() > 0.0)
+        .collect();
+    let (Some(top), Some(lowest)) =
+        (rects.iter().map(|r| r.top()).reduce(f64::min), rects.iter().max_by(|a, b| a.bottom().total_cmp(&b.bottom())))
+    else {
+        return;
+    };
+    let bottom = lowest.bottom();
+    let limit = document()
+        .query_selector(".stepper-bar")
+        .ok()
+        .flatten()
+        .map(|bar| bar.get_bounding_client_rect().top())
+        .unwrap_or_else(|| window().inner_height().ok().and_then(|h| h.as_f64()).unwrap_or(0.0));
+    let room = limit - 2.0 * MARGIN;
+    // The span to show: all the changed parts, or the lowest alone.
+    let (from, to) = if bottom - top <= room { (top, bottom) } else { (lowest.top(), bottom) };
+    let dy = if to + MARGIN > limit {
+        (to + MARGIN - limit).min(from - MARGIN)
+    } else if from < MARGIN {
+        from - MARGIN
+    } else {
+        return;
+    };
+    window().scroll_by_with_x_and_y(0.0, dy);
 }
 
 /// kubectl's box and the line to the cloud: drawn, not selectable.
