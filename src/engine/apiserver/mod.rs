@@ -434,8 +434,21 @@ pub(crate) fn set_resource_version(obj: &mut Value, rv: u64) {
     // result is the same either way: every key is a known field).
     let order = |k: &str| schema::OBJECT_META.fields.iter().position(|f| f.name == k);
     let at = order("resourceVersion").unwrap_or(usize::MAX);
-    if meta.keys().all(|k| order(k).is_some()) && meta.keys().map(|k| order(k)).is_sorted() {
-        let index = meta.keys().filter(|k| order(k).is_some_and(|i| i < at)).count();
+    // One pass, each key's place looked up once (every create comes here).
+    let (mut last, mut index, mut in_order) = (0, 0, true);
+    for k in meta.keys() {
+        match order(k) {
+            Some(i) if i >= last => {
+                last = i;
+                index += usize::from(i < at);
+            }
+            _ => {
+                in_order = false;
+                break;
+            }
+        }
+    }
+    if in_order {
         meta.shift_insert(index, "resourceVersion".into(), rv);
     } else {
         meta.insert("resourceVersion".into(), rv);
