@@ -150,16 +150,18 @@ pub fn normalize_image(image: &str) -> String {
 }
 
 fn cond(ctype: &str, status: &str, t: &str, reason: Option<&str>, message: Option<&str>) -> Value {
-    let mut c = Map::new();
-    c.insert("type".into(), json!(ctype));
-    c.insert("status".into(), json!(status));
+    // Room for every field and `observed`'s one, values built directly (`json!` of a string
+    // goes through serde's serializer): the kubelet writes five conditions per status.
+    let mut c = Map::with_capacity(7);
+    c.insert("type".into(), Value::from(ctype));
+    c.insert("status".into(), Value::from(status));
     c.insert("lastProbeTime".into(), Value::Null);
-    c.insert("lastTransitionTime".into(), json!(t));
+    c.insert("lastTransitionTime".into(), Value::from(t));
     if let Some(r) = reason {
-        c.insert("reason".into(), json!(r));
+        c.insert("reason".into(), Value::from(r));
     }
     if let Some(m) = message {
-        c.insert("message".into(), json!(m));
+        c.insert("message".into(), Value::from(m));
     }
     Value::Object(c)
 }
@@ -168,19 +170,15 @@ fn cond(ctype: &str, status: &str, t: &str, reason: Option<&str>, message: Optio
 /// status was computed from), placed after `type` as Go marshals `PodCondition`
 /// (`PodObservedGenerationTracking`, beta and on by default in 1.34: pkg/features/kube_features.go).
 fn observed(c: Value, generation: i64) -> Value {
-    let Value::Object(m) = c else { return c };
+    let Value::Object(mut m) = c else { return c };
     if generation <= 0 {
         return Value::Object(m);
     }
-    let mut out = Map::new();
-    for (k, v) in m {
-        let is_type = k == "type";
-        out.insert(k, v);
-        if is_type {
-            out.insert("observedGeneration".into(), json!(generation));
-        }
+    // Inserted in place rather than by rebuilding the map (`cond` never sets it).
+    if let Some(i) = m.keys().position(|k| k == "type") {
+        m.shift_insert(i + 1, "observedGeneration".into(), Value::from(generation));
     }
-    Value::Object(out)
+    Value::Object(m)
 }
 
 /// Keeps a condition's `lastTransitionTime` when its status did not change.
