@@ -394,7 +394,9 @@ impl ApiServer {
         new
     }
 
-    /// [`ApiServer::commit_delete`] with the stored object as its shared tree.
+    /// Removes an object and records DELETED carrying its last state stamped with the
+    /// deletion revision (etcd3 `watchChan.transform`,
+    /// k8s.io/apiserver/pkg/storage/etcd3/watcher.go). Returns that last state.
     fn commit_delete_shared(&mut self, key: Key, old: &Shared) -> Value {
         let rv = self.store.next_revision();
         self.store.remove(&key);
@@ -402,20 +404,6 @@ impl ApiServer {
         set_resource_version(&mut last, rv);
         let object = Arc::new(Frozen::from(&last));
         let prev = Some(Arc::clone(old));
-        self.watches.record(key.0, Change { rv, event_type: EventType::Deleted, object, prev });
-        last
-    }
-
-    /// Removes an object and records DELETED carrying its last state stamped with the
-    /// deletion revision (etcd3 `watchChan.transform`,
-    /// k8s.io/apiserver/pkg/storage/etcd3/watcher.go). Returns that last state.
-    fn commit_delete(&mut self, key: Key, old: Arc<Value>) -> Value {
-        let rv = self.store.next_revision();
-        let prev = self.store.get_shared(&key);
-        self.store.remove(&key);
-        let mut last = (*old).clone();
-        set_resource_version(&mut last, rv);
-        let object = Arc::new(Frozen::from(&last));
         self.watches.record(key.0, Change { rv, event_type: EventType::Deleted, object, prev });
         last
     }
