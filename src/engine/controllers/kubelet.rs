@@ -232,32 +232,32 @@ impl Kubelet {
                     _ => json!({"waiting": {"reason": "ContainerCreating"}}),
                 };
                 let mut s = Map::new();
-                s.insert("name".into(), json!(name));
+                s.insert("name".into(), Value::from(name.as_str()));
                 s.insert("state".into(), state_v);
-                s.insert("lastState".into(), json!({}));
-                s.insert("ready".into(), json!(running));
-                s.insert("restartCount".into(), json!(0));
-                s.insert("image".into(), json!(if running { full.clone() } else { image.clone() }));
+                s.insert("lastState".into(), Value::Object(Map::new()));
+                s.insert("ready".into(), Value::Bool(running));
+                s.insert("restartCount".into(), Value::from(0));
+                s.insert("image".into(), Value::from(if running { full.clone() } else { image.clone() }));
                 s.insert(
                     "imageID".into(),
-                    json!(if running { format!("{full}@sha256:{:064x}", i + 1) } else { String::new() }),
+                    Value::from(if running { format!("{full}@sha256:{:064x}", i + 1) } else { String::new() }),
                 );
                 if running {
                     let uid: String = pod.uid().chars().filter(char::is_ascii_hexdigit).collect();
-                    s.insert("containerID".into(), json!(format!("containerd://{uid}{i:0>32}")));
+                    s.insert("containerID".into(), Value::from(format!("containerd://{uid}{i:0>32}")));
                 }
-                s.insert("started".into(), json!(running));
+                s.insert("started".into(), Value::Bool(running));
                 Value::Object(s)
             })
             .collect();
         let mut st = Map::new();
         if g > 0 {
-            st.insert("observedGeneration".into(), json!(g));
+            st.insert("observedGeneration".into(), Value::from(g));
         }
-        st.insert("phase".into(), json!(if running { "Running" } else { "Pending" }));
+        st.insert("phase".into(), Value::from(if running { "Running" } else { "Pending" }));
         st.insert("conditions".into(), Value::Array(conditions));
         let host_ip = format!("10.0.0.{}", 10 + idx);
-        st.insert("hostIP".into(), json!(host_ip));
+        st.insert("hostIP".into(), Value::from(host_ip.as_str()));
         st.insert("hostIPs".into(), json!([{"ip": host_ip}]));
         if running {
             let ip = match pod.pointer("/status/podIP").and_then(Frozen::as_str) {
@@ -268,12 +268,12 @@ impl Kubelet {
                     format!("10.244.{idx}.{}", *n)
                 }
             };
-            st.insert("podIP".into(), json!(ip));
+            st.insert("podIP".into(), Value::from(ip.as_str()));
             st.insert("podIPs".into(), json!([{"ip": ip}]));
         }
-        st.insert("startTime".into(), json!(start));
+        st.insert("startTime".into(), Value::from(start));
         st.insert("containerStatuses".into(), Value::Array(statuses));
-        st.insert("qosClass".into(), json!("BestEffort"));
+        st.insert("qosClass".into(), Value::from("BestEffort"));
         Value::Object(st)
     }
 
