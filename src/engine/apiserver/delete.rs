@@ -16,8 +16,9 @@ use serde_json::{json, Value};
 use super::admission::IMMORTAL_NAMESPACES;
 use super::schema;
 use super::ApiServer;
+use crate::engine::frozen::Frozen;
 use crate::engine::kinds::{DefaultPropagation, Kind};
-use crate::engine::object::ObjectExt;
+use crate::engine::object::{ObjectExt, Shared};
 use crate::engine::status::Status;
 use crate::engine::time::Time;
 
@@ -143,8 +144,8 @@ fn secs(n: i64) -> Duration {
     Duration::from_secs(u64::try_from(n).unwrap_or(0))
 }
 
-fn grace_of(obj: &Value) -> Option<i64> {
-    obj.meta().and_then(|m| m.get("deletionGracePeriodSeconds")).and_then(Value::as_i64)
+fn grace_of(obj: &Frozen) -> Option<i64> {
+    obj.meta().and_then(|m| m.get("deletionGracePeriodSeconds")).and_then(Frozen::as_i64)
 }
 
 impl ApiServer {
@@ -162,7 +163,8 @@ impl ApiServer {
         opts: &DeleteOptions,
     ) -> Result<Deleted, Status> {
         let key = Self::key(kind, ns, name);
-        let old = self.store.get(&key).ok_or_else(|| Status::not_found(kind, name))?;
+        // The stored object as its shared tree (no copy): only the copy to modify is taken.
+        let old: Shared = self.store.get_shared(&key).ok_or_else(|| Status::not_found(kind, name))?;
         if kind.kind == "Namespace" && IMMORTAL_NAMESPACES.contains(&name) {
             return Err(Status::forbidden(kind, name, "this namespace may not be deleted"));
         }
@@ -185,12 +187,12 @@ impl ApiServer {
                 )));
             }
             if !old.is_deleting() {
-                return self.delete_namespace(kind, key, old, opts);
+                return self.delete_namespace(kind, key, Arc::new(old.to_value()), opts);
             }
             // Prior to final deletion, spec.finalizers must be empty: until then the namespace
             // is returned unchanged.
-            if old.pointer("/spec/finalizers").and_then(Value::as_array).is_some_and(|a| !a.is_empty()) {
-                return Ok(Deleted::Pending((*old).clone()));
+            if old.pointer("/spec/finalizers").and_then(Frozen::as_array).is_some_and(|a| !a.is_empty()) {
+                return Ok(Deleted::Pending(old.to_value()));
             }
         }
         // rest.BeforeDelete's preconditions: note the GroupResource built from the *kind*.
@@ -215,7 +217,7 @@ impl ApiServer {
         }
         // rest.BeforeDelete: a graceful kind gets deletionTimestamp = now + grace (first delete) or
         // may only shorten a pending grace period; `graceful` says whether it did either.
-        let mut new = (*old).clone();
+        let mut new = old.to_value();
         let now = self.now;
         let mut graceful = false;
         let mut grace = 0;
@@ -233,17 +235,17 @@ impl ApiServer {
                         graceful = true;
                     }
                     // Graceful deletion pending: nothing changes, finalizers included.
-                    _ => return Ok(Deleted::Pending((*old).clone())),
+                    _ => return Ok(Deleted::Pending(new)),
                 }
             }
         } else if kind.graceful {
             // podStrategy.CheckGracefulDelete
             grace = opts
                 .grace_period_seconds
-                .or_else(|| old.pointer("/spec/terminationGracePeriodSeconds").and_then(Value::as_i64))
+                .or_else(|| old.pointer("/spec/terminationGracePeriodSeconds").and_then(Frozen::as_i64))
                 .unwrap_or(0);
-            let node = old.pointer("/spec/nodeName").and_then(Value::as_str).unwrap_or("");
-            let phase = old.pointer("/status/phase").and_then(Value::as_str).unwrap_or("");
+            let node = old.pointer("/spec/nodeName").and_then(Frozen::as_str).unwrap_or("");
+            let phase = old.pointer("/status/phase").and_then(Frozen::as_str).unwrap_or("");
             if node.is_empty() || phase == "Succeeded" || phase == "Failed" {
                 grace = 0;
             }
@@ -261,7 +263,7 @@ impl ApiServer {
         // Store.Delete → updateForGracefulDeletionAndFinalizers.
         let gc = gc_finalizers(kind, &new, opts.propagation_policy);
         if !graceful && old.finalizers().is_empty() && gc.is_none() {
-            return Ok(Deleted::Gone(self.commit_delete(key, old)));
+            return Ok(Deleted::Gone(self.commit_delete_shared(key, &old)));
         }
         if let Some(f) = gc {
             set_finalizers(&mut new, f);
@@ -270,19 +272,19 @@ impl ApiServer {
         if !graceful {
             if !pending_finalizers {
                 // errDeleteNow: deleted without a write.
-                return Ok(Deleted::Gone(self.commit_delete(key, old)));
+                return Ok(Deleted::Gone(self.commit_delete_shared(key, &old)));
             }
             self.mark_as_deleting(&mut new);
         }
         schema::normalize(&mut new, schema::root(kind));
-        let written = self.commit_update(key.clone(), old.clone(), new);
+        let written = self.commit_update_shared(key.clone(), &old, new);
         if pending_finalizers || grace > 0 {
             return Ok(Deleted::Pending(written));
         }
         // A graceful kind deleted with grace 0: the update above was written (one MODIFIED with
         // deletionTimestamp), then the object is deleted (DELETED) in the same request.
-        let last = self.store.get(&key).unwrap_or(old);
-        Ok(Deleted::Gone(self.commit_delete(key, last)))
+        let last = self.store.get_shared(&key).unwrap_or(old);
+        Ok(Deleted::Gone(self.commit_delete_shared(key, &last)))
     }
 
     /// `markAsDeleting`: generation +1 on the first deletion, deletionTimestamp now (unless set

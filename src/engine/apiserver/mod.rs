@@ -394,7 +394,9 @@ impl ApiServer {
         new
     }
 
-    /// [`ApiServer::commit_delete`] with the stored object as its shared tree.
+    /// Removes an object and records DELETED carrying its last state stamped with the
+    /// deletion revision (etcd3 `watchChan.transform`,
+    /// k8s.io/apiserver/pkg/storage/etcd3/watcher.go). Returns that last state.
     fn commit_delete_shared(&mut self, key: Key, old: &Shared) -> Value {
         let rv = self.store.next_revision();
         self.store.remove(&key);
@@ -402,20 +404,6 @@ impl ApiServer {
         set_resource_version(&mut last, rv);
         let object = Arc::new(Frozen::from(&last));
         let prev = Some(Arc::clone(old));
-        self.watches.record(key.0, Change { rv, event_type: EventType::Deleted, object, prev });
-        last
-    }
-
-    /// Removes an object and records DELETED carrying its last state stamped with the
-    /// deletion revision (etcd3 `watchChan.transform`,
-    /// k8s.io/apiserver/pkg/storage/etcd3/watcher.go). Returns that last state.
-    fn commit_delete(&mut self, key: Key, old: Arc<Value>) -> Value {
-        let rv = self.store.next_revision();
-        let prev = self.store.get_shared(&key);
-        self.store.remove(&key);
-        let mut last = (*old).clone();
-        set_resource_version(&mut last, rv);
-        let object = Arc::new(Frozen::from(&last));
         self.watches.record(key.0, Change { rv, event_type: EventType::Deleted, object, prev });
         last
     }
@@ -434,8 +422,21 @@ pub(crate) fn set_resource_version(obj: &mut Value, rv: u64) {
     // result is the same either way: every key is a known field).
     let order = |k: &str| schema::OBJECT_META.fields.iter().position(|f| f.name == k);
     let at = order("resourceVersion").unwrap_or(usize::MAX);
-    if meta.keys().all(|k| order(k).is_some()) && meta.keys().map(|k| order(k)).is_sorted() {
-        let index = meta.keys().filter(|k| order(k).is_some_and(|i| i < at)).count();
+    // One pass, each key's place looked up once (every create comes here).
+    let (mut last, mut index, mut in_order) = (0, 0, true);
+    for k in meta.keys() {
+        match order(k) {
+            Some(i) if i >= last => {
+                last = i;
+                index += usize::from(i < at);
+            }
+            _ => {
+                in_order = false;
+                break;
+            }
+        }
+    }
+    if in_order {
         meta.shift_insert(index, "resourceVersion".into(), rv);
     } else {
         meta.insert("resourceVersion".into(), rv);

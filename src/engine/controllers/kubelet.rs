@@ -150,16 +150,18 @@ pub fn normalize_image(image: &str) -> String {
 }
 
 fn cond(ctype: &str, status: &str, t: &str, reason: Option<&str>, message: Option<&str>) -> Value {
-    let mut c = Map::new();
-    c.insert("type".into(), json!(ctype));
-    c.insert("status".into(), json!(status));
+    // Room for every field and `observed`'s one, values built directly (`json!` of a string
+    // goes through serde's serializer): the kubelet writes five conditions per status.
+    let mut c = Map::with_capacity(7);
+    c.insert("type".into(), Value::from(ctype));
+    c.insert("status".into(), Value::from(status));
     c.insert("lastProbeTime".into(), Value::Null);
-    c.insert("lastTransitionTime".into(), json!(t));
+    c.insert("lastTransitionTime".into(), Value::from(t));
     if let Some(r) = reason {
-        c.insert("reason".into(), json!(r));
+        c.insert("reason".into(), Value::from(r));
     }
     if let Some(m) = message {
-        c.insert("message".into(), json!(m));
+        c.insert("message".into(), Value::from(m));
     }
     Value::Object(c)
 }
@@ -168,19 +170,15 @@ fn cond(ctype: &str, status: &str, t: &str, reason: Option<&str>, message: Optio
 /// status was computed from), placed after `type` as Go marshals `PodCondition`
 /// (`PodObservedGenerationTracking`, beta and on by default in 1.34: pkg/features/kube_features.go).
 fn observed(c: Value, generation: i64) -> Value {
-    let Value::Object(m) = c else { return c };
+    let Value::Object(mut m) = c else { return c };
     if generation <= 0 {
         return Value::Object(m);
     }
-    let mut out = Map::new();
-    for (k, v) in m {
-        let is_type = k == "type";
-        out.insert(k, v);
-        if is_type {
-            out.insert("observedGeneration".into(), json!(generation));
-        }
+    // Inserted in place rather than by rebuilding the map (`cond` never sets it).
+    if let Some(i) = m.keys().position(|k| k == "type") {
+        m.shift_insert(i + 1, "observedGeneration".into(), Value::from(generation));
     }
-    Value::Object(out)
+    Value::Object(m)
 }
 
 /// Keeps a condition's `lastTransitionTime` when its status did not change.
@@ -234,32 +232,32 @@ impl Kubelet {
                     _ => json!({"waiting": {"reason": "ContainerCreating"}}),
                 };
                 let mut s = Map::new();
-                s.insert("name".into(), json!(name));
+                s.insert("name".into(), Value::from(name.as_str()));
                 s.insert("state".into(), state_v);
-                s.insert("lastState".into(), json!({}));
-                s.insert("ready".into(), json!(running));
-                s.insert("restartCount".into(), json!(0));
-                s.insert("image".into(), json!(if running { full.clone() } else { image.clone() }));
+                s.insert("lastState".into(), Value::Object(Map::new()));
+                s.insert("ready".into(), Value::Bool(running));
+                s.insert("restartCount".into(), Value::from(0));
+                s.insert("image".into(), Value::from(if running { full.clone() } else { image.clone() }));
                 s.insert(
                     "imageID".into(),
-                    json!(if running { format!("{full}@sha256:{:064x}", i + 1) } else { String::new() }),
+                    Value::from(if running { format!("{full}@sha256:{:064x}", i + 1) } else { String::new() }),
                 );
                 if running {
                     let uid: String = pod.uid().chars().filter(char::is_ascii_hexdigit).collect();
-                    s.insert("containerID".into(), json!(format!("containerd://{uid}{i:0>32}")));
+                    s.insert("containerID".into(), Value::from(format!("containerd://{uid}{i:0>32}")));
                 }
-                s.insert("started".into(), json!(running));
+                s.insert("started".into(), Value::Bool(running));
                 Value::Object(s)
             })
             .collect();
         let mut st = Map::new();
         if g > 0 {
-            st.insert("observedGeneration".into(), json!(g));
+            st.insert("observedGeneration".into(), Value::from(g));
         }
-        st.insert("phase".into(), json!(if running { "Running" } else { "Pending" }));
+        st.insert("phase".into(), Value::from(if running { "Running" } else { "Pending" }));
         st.insert("conditions".into(), Value::Array(conditions));
         let host_ip = format!("10.0.0.{}", 10 + idx);
-        st.insert("hostIP".into(), json!(host_ip));
+        st.insert("hostIP".into(), Value::from(host_ip.as_str()));
         st.insert("hostIPs".into(), json!([{"ip": host_ip}]));
         if running {
             let ip = match pod.pointer("/status/podIP").and_then(Frozen::as_str) {
@@ -270,12 +268,12 @@ impl Kubelet {
                     format!("10.244.{idx}.{}", *n)
                 }
             };
-            st.insert("podIP".into(), json!(ip));
+            st.insert("podIP".into(), Value::from(ip.as_str()));
             st.insert("podIPs".into(), json!([{"ip": ip}]));
         }
-        st.insert("startTime".into(), json!(start));
+        st.insert("startTime".into(), Value::from(start));
         st.insert("containerStatuses".into(), Value::Array(statuses));
-        st.insert("qosClass".into(), json!("BestEffort"));
+        st.insert("qosClass".into(), Value::from("BestEffort"));
         Value::Object(st)
     }
 

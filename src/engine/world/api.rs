@@ -275,13 +275,15 @@ impl Api for WorldApi<'_> {
             Some(e) => Err(e),
             None => self.server.delete(kind, namespace, name, &options),
         };
-        let (as_value, out) = match r {
-            Ok(Deleted::Gone(v)) => (Ok(v), Ok(None)),
-            Ok(Deleted::Pending(v)) => (Ok(v.clone()), Ok(Some(v))),
-            Err(e) => (Err(e.clone()), Err(e)),
+        // The call's record reads the answer (its resourceVersion, or the error) in place: no
+        // copy of the object that is still there.
+        let (result, pending) = match r {
+            Ok(Deleted::Gone(v)) => (Ok(v), false),
+            Ok(Deleted::Pending(v)) => (Ok(v), true),
+            Err(e) => (Err(e), false),
         };
-        self.push(Verb::Delete, CallTarget::object(kind, namespace, name), 0, &as_value, 200);
-        out
+        self.push(Verb::Delete, CallTarget::object(kind, namespace, name), 0, &result, 200);
+        result.map(|v| pending.then_some(v))
     }
 }
 

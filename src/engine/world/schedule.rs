@@ -209,14 +209,19 @@ impl World {
     fn ordered_actions(&self) -> Vec<(Order, Time)> {
         let s = &self.state;
         let now = s.now;
-        let mut out = Vec::new();
+        let caught_up = now.after(WORK_STEP.saturating_mul(u32::try_from(s.busy).unwrap_or(u32::MAX)));
+        // Each action's order as it is found, into one vector sized for a usual step (about
+        // twenty actions pend at once): growing an empty vector, then collecting a second one,
+        // was a third of choosing a step.
+        let mut out: Vec<(Order, Time)> = Vec::with_capacity(32);
+        let mut push = |(due, act): (Time, ActionRef)| out.push((self.order(due, act, caught_up), due));
         for (pi, p) in s.processes.iter().enumerate() {
             if p.frozen_since.is_some() {
                 continue;
             }
             if let Some(t) = p.elector.as_ref().and_then(LeaderElector::next_tick_at) {
                 if p.running {
-                    out.push((t, ActionRef::Lease(pi)));
+                    push((t, ActionRef::Lease(pi)));
                 }
             }
             if !p.active() {
@@ -224,39 +229,38 @@ impl World {
             }
             for (ii, inf) in p.caches.informers().iter().enumerate() {
                 match inf.state() {
-                    ReflectorState::NotStarted => out.push((now, ActionRef::List(pi, ii))),
-                    ReflectorState::BackingOff { until } => out.push((*until, ActionRef::List(pi, ii))),
-                    ReflectorState::RewatchAt { until } => out.push((*until, ActionRef::Watch(pi, ii))),
+                    ReflectorState::NotStarted => push((now, ActionRef::List(pi, ii))),
+                    ReflectorState::BackingOff { until } => push((*until, ActionRef::List(pi, ii))),
+                    ReflectorState::RewatchAt { until } => push((*until, ActionRef::Watch(pi, ii))),
                     ReflectorState::Watching(_) => {
                         if inf.has_deliverable(&s.api) {
-                            out.push((now, ActionRef::Deliver(pi, ii)));
+                            push((now, ActionRef::Deliver(pi, ii)));
                         }
                     }
                     ReflectorState::Stopped => {}
                 }
                 if let Some(t) = inf.next_resync_at() {
-                    out.push((t, ActionRef::Resync(pi, ii)));
+                    push((t, ActionRef::Resync(pi, ii)));
                 }
             }
             for (si, slot) in p.slots.iter().enumerate() {
                 for (hi, (ii, h)) in slot.handlers.iter().enumerate() {
                     if p.caches.informers().get(*ii).is_some_and(|i| i.pending_notifications(*h).next().is_some()) {
-                        out.push((now, ActionRef::Handler(pi, si, hi)));
+                        push((now, ActionRef::Handler(pi, si, hi)));
                     }
                 }
                 for wi in 0..slot.held().len() {
-                    out.push((now, ActionRef::Reconcile(pi, si, wi)));
+                    push((now, ActionRef::Reconcile(pi, si, wi)));
                 }
                 if !slot.queue().is_empty() && slot.held().len() < slot.workers && p.caches_synced(slot) {
-                    out.push((now, ActionRef::Take(pi, si)));
+                    push((now, ActionRef::Take(pi, si)));
                 }
                 if let Some(t) = slot.queue().next_ready_at() {
-                    out.push((t, ActionRef::QueueTimer(pi, si)));
+                    push((t, ActionRef::QueueTimer(pi, si)));
                 }
             }
         }
-        let caught_up = now.after(WORK_STEP.saturating_mul(u32::try_from(s.busy).unwrap_or(u32::MAX)));
-        out.into_iter().map(|(due, act)| (self.order(due, act, caught_up), due)).collect()
+        out
     }
 
     /// An action's place in the order ([`Order`]), for an action due at `due` when the work done
