@@ -97,8 +97,7 @@ const FOREGROUND: &str = "foregroundDeletion";
 
 /// `deletionFinalizersForGarbageCollection`
 /// (k8s.io/apiserver/pkg/registry/generic/registry/store.go): the object's finalizers with the two
-/// GC
-/// finalizers recomputed. `None` when the set would not change.
+/// GC finalizers recomputed. `None` when the set would not change.
 fn gc_finalizers(kind: &Kind, obj: &Value, policy: Option<Propagation>) -> Option<Vec<String>> {
     let current: Vec<String> = obj.finalizers().iter().map(|s| s.to_string()).collect();
     let from_finalizers = if current.iter().any(|f| f == ORPHAN) {
@@ -308,8 +307,7 @@ impl ApiServer {
     /// Namespace DELETE, first call (k/k `pkg/registry/core/namespace/storage/storage.go`):
     /// deletionTimestamp and phase Terminating in one write (no deletionGracePeriodSeconds), the
     /// GC finalizers set only as an explicit policy says (Background removes them). Later calls
-    /// wait
-    /// for `spec.finalizers` to empty, then take the ordinary path.
+    /// wait for `spec.finalizers` to empty, then take the ordinary path.
     fn delete_namespace(
         &mut self,
         kind: &Kind,

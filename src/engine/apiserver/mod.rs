@@ -243,9 +243,8 @@ impl ApiServer {
     }
 
     /// A streaming list (`sendInitialEvents=true`, the WatchList feature;
-    /// `cacheWatcher.processInterval`,
-    /// k8s.io/apiserver/pkg/storage/cacher/cache_watcher.go): ADDED for every
-    /// current object, then a BOOKMARK at the current revision annotated
+    /// `cacheWatcher.processInterval`, k8s.io/apiserver/pkg/storage/cacher/cache_watcher.go):
+    /// ADDED for every current object, then a BOOKMARK at the current revision annotated
     /// `k8s.io/initial-events-end: "true"`, then changes.
     pub fn watch_list(&mut self, kind: &Kind, ns: Option<&str>, sel: Selector) -> WatchId {
         let id = self.open_watch(kind, ns, sel, FieldSelector::everything(), WatchFrom::Now);

@@ -13,9 +13,8 @@
 //! name are `Arc<str>`, so a snapshot costs the map's nodes (about 50 bytes an object) and no
 //! allocation per object (with `String` keys and three `Arc`s an entry, a snapshot of 10,000 pods
 //! and their Events took 5.7 MB and 120,000 allocations). Reads decode; a write whose encoding is
-//! byte-identical to the
-//! stored one is a no-op, exactly etcd3 store's "short-circuiting a write" (`GuaranteedUpdate`,
-//! k8s.io/apiserver/pkg/storage/etcd3/store.go).
+//! byte-identical to the stored one is a no-op, exactly etcd3 store's "short-circuiting a write"
+//! (`GuaranteedUpdate`, k8s.io/apiserver/pkg/storage/etcd3/store.go).
 //!
 //! Beside each encoding the store keeps the object's [`ObjectMetadata`] decoded (uid,
 //! resourceVersion, deletion state, finalizers, owner references: a few hundred bytes), so that a

@@ -5,12 +5,11 @@
 //! `syncDeployment`: claim ReplicaSets (adopt matching orphans, release non-matching); a
 //! Deployment being deleted only gets its status synced (`syncDeployment` in
 //! kubernetes/pkg/controller/deployment/deployment_controller.go); a change of `spec.replicas`
-//! alone
-//! is a *scaling event* (resize the ReplicaSets, proportionally during a rollout); otherwise roll
-//! out with the strategy: RollingUpdate (new ReplicaSet up to `replicas + maxSurge` pods, old ones
-//! down while at least `replicas - maxUnavailable` are available) or Recreate (old to zero, wait
-//! for their pods to be gone, then the new one up). ReplicaSets are named
-//! `<deployment>-<pod-template-hash>` (`getNewReplicaSet`,
+//! alone is a *scaling event* (resize the ReplicaSets, proportionally during a rollout);
+//! otherwise roll out with the strategy: RollingUpdate (new ReplicaSet up to `replicas +
+//! maxSurge` pods, old ones down while at least `replicas - maxUnavailable` are available) or
+//! Recreate (old to zero, wait for their pods to be gone, then the new one up). ReplicaSets are
+//! named `<deployment>-<pod-template-hash>` (`getNewReplicaSet`,
 //! kubernetes/pkg/controller/deployment/sync.go) and carry revision annotations.
 
 use std::cmp::Ordering;
@@ -1114,8 +1113,8 @@ impl Controller for DeploymentController {
             }
             s.check_paused_conditions()?;
             // A paused Deployment only scales: no new ReplicaSet, no rollout step
-            // (deployment_controller.go `syncDeployment`: `if d.Spec.Paused { return dc.sync(...)
-            // }`).
+            // (deployment_controller.go `syncDeployment`:
+            // `if d.Spec.Paused { return dc.sync(...) }`).
             if is_paused(&s.d) {
                 return s.scale_sync(&rs_list);
             }

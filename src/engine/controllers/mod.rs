@@ -16,8 +16,7 @@
 //!    queued handler"). The handler may update the controller's own bookkeeping (for example
 //!    ReplicaSet expectations, `ControllerExpectations` in
 //!    kubernetes/pkg/controller/controller_utils.go) and returns the keys to add to the
-//!    controller's work queue as
-//!    [`Enqueue`] values. Handlers never call the API server.
+//!    controller's work queue as [`Enqueue`] values. Handlers never call the API server.
 //! 3. **Reconcile.** A worker takes one key from the queue and calls [`Controller::reconcile`]
 //!    with a [`Ctx`]: read-only access to the process's informer caches ([`Caches`]), and an
 //!    [`Api`] through which every call is made and recorded (with its result, 409s included).

@@ -24,9 +24,8 @@
 //!   (the World's partition) and 429 back off and watch again without relisting; any other error
 //!   (the World's injected 500s) returns from `ListAndWatch`: back off, then relist.
 //! - **Unchanged objects in a relist.** controller.go `processDeltas` marks a `Replaced` delta
-//!   whose
-//!   resourceVersion equals the cached one as a sync, and shared_informer.go `distribute` gives
-//!   sync notifications to every listener in the syncing set: `OnUpdate(x, x)`. `addListener`
+//!   whose resourceVersion equals the cached one as a sync, and shared_informer.go `distribute`
+//!   gives sync notifications to every listener in the syncing set: `OnUpdate(x, x)`. `addListener`
 //!   puts a listener in that set, and `shouldResync` keeps it there whenever its period is due,
 //!   which for listeners sharing the factory's period is every check. So every handler of every
 //!   process hears each unchanged object of a relist (whether that changes anything is up to
