@@ -18,6 +18,23 @@ use super::frozen::{Frozen, Obj};
 /// that modifies it takes a `to_value()` copy first.
 pub type Shared = std::sync::Arc<Frozen>;
 
+/// An object's key from its namespace and name: `namespace/name`, or `name` for a cluster-scoped
+/// object (client-go `tools/cache/store.go`, `MetaNamespaceKeyFunc`).
+pub fn meta_namespace_key(namespace: Option<&str>, name: &str) -> String {
+    match namespace {
+        // Joined by hand: `format!` cost several times as much, and every watch event, handler
+        // call and reconcile takes a key.
+        Some(ns) => {
+            let mut key = String::with_capacity(ns.len() + 1 + name.len());
+            key.push_str(ns);
+            key.push('/');
+            key.push_str(name);
+            key
+        }
+        None => name.to_string(),
+    }
+}
+
 /// The shared, immutable form of an object (a [`Frozen`] copy of a `Value`
 /// or of a reference to one), for code that builds a cached object or a notification itself:
 /// the one place such an object is made (watch events and lists hand theirs out already shared).
@@ -135,19 +152,7 @@ pub trait ObjectExt {
     /// The informer cache key: `namespace/name`, or `name` for cluster-scoped objects
     /// (client-go `tools/cache/store.go`, `MetaNamespaceKeyFunc`).
     fn key(&self) -> String {
-        let name = self.name();
-        match self.namespace() {
-            // Joined by hand: `format!` cost several times as much, and every watch event,
-            // handler call and reconcile takes a key.
-            Some(ns) => {
-                let mut key = String::with_capacity(ns.len() + 1 + name.len());
-                key.push_str(ns);
-                key.push('/');
-                key.push_str(name);
-                key
-            }
-            None => name.to_string(),
-        }
+        meta_namespace_key(self.namespace(), self.name())
     }
 }
 

@@ -32,6 +32,7 @@ pub mod objects;
 pub mod queues;
 pub mod watch;
 
+use crate::engine::object::meta_namespace_key;
 use crate::engine::world::record::StepRecord;
 
 /// How many of the latest step records the views scan for history (delivered events, handler
@@ -86,11 +87,7 @@ pub fn thousands(n: usize) -> String {
 /// The `namespace/name` key of an object (`name` alone for a cluster-scoped one, whose namespace
 /// is ""), as `ObjectExt::key` makes it, from a metadata listing.
 pub fn object_key(namespace: &str, name: &str) -> String {
-    if namespace.is_empty() {
-        name.to_string()
-    } else {
-        format!("{namespace}/{name}")
-    }
+    meta_namespace_key((!namespace.is_empty()).then_some(namespace), name)
 }
 
 /// The latest [`HISTORY_WINDOW`] records, oldest first.

@@ -399,10 +399,7 @@ pub(crate) mod fake {
 
     impl Api for FakeApi {
         fn get(&mut self, kind: &'static Kind, namespace: Option<&str>, name: &str) -> Result<Value, Status> {
-            let key = match namespace {
-                Some(ns) => format!("{ns}/{name}"),
-                None => name.to_string(),
-            };
+            let key = crate::engine::object::meta_namespace_key(namespace, name);
             self.objects.get(&(kind.kind.to_string(), key)).cloned().ok_or_else(|| Status::not_found(kind, name))
         }
         fn create(&mut self, obj: Value) -> Result<Value, Status> {

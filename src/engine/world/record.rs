@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use crate::engine::apiserver::EventType;
 use crate::engine::kinds::Kind;
+use crate::engine::object::meta_namespace_key;
 use crate::engine::time::Time;
 
 /// Who acted.
@@ -253,11 +254,7 @@ impl CallTarget {
             CallTarget::Collection { kind, namespace } => (*kind, namespace, "*"),
             CallTarget::Resource(_) | CallTarget::CloudBucket(_) => return None,
         };
-        let key = match namespace {
-            Some(ns) => format!("{ns}/{name}"),
-            None => name.to_string(),
-        };
-        Some((kind, key))
+        Some((kind, meta_namespace_key(namespace.as_deref(), name)))
     }
 }
 
