@@ -29,6 +29,8 @@ async function stepUntil(page, what, done) {
 // A region's name gains " · changed in this step" while the current step touched it.
 const region = (page, name) => page.getByRole("region", { name: new RegExp(`^${name}( · changed in this step)?$`) });
 
+const narration = (page) => page.getByRole("status", { name: "Narration" });
+
 /** Opens the page and lets the cluster start (informers list, a leader is elected). */
 async function openSettled(options) {
   const opened = await openPage(browser, `${server.origin}/#/sandbox`, options);
@@ -71,6 +73,21 @@ describe("the machinery views", () => {
     // Informer caches: everything settles to up to date.
     const caches = region(page, "Informer caches");
     await stepUntil(page, "the caches match the server", async () => (await caches.getByText("Every entry matches the API server.").count()) > 0);
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  test("the owner graph marks what the step touched (✱): a new ReplicaSet on the step that created it, and not after", async () => {
+    const { context, page, problems } = await openSettled(WIDE);
+    await run(page, "kubectl create deployment web --image=nginx --replicas=1");
+    const graph = region(page, "Owner graph");
+    const rs = graph.getByRole("img", { name: /^ReplicaSet web-[a-z0-9]+ in namespace default/ });
+    await stepUntil(page, "the ReplicaSet appears in the owner graph", async () => (await rs.count()) === 1);
+    // The step that drew it first is the step that created it.
+    assert.match(await narration(page).innerText(), /CREATE ReplicaSet default\/web-/);
+    assert.match(await rs.textContent(), /^ReplicaSet ✱/);
+    await stepUntil(page, "a later step leaves the ReplicaSet untouched", async () => !/✱/.test(await rs.textContent()));
+    assert.equal(await rs.count(), 1);
     assert.deepEqual(problems, []);
     await context.close();
   });

@@ -8,7 +8,7 @@
 //! line labelled "blocks".
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use leptos::prelude::*;
 
@@ -34,16 +34,11 @@ pub fn OwnerGraph(
     // memo of its own, so that a step that touched other objects redraws only those marks.
     let cache = Arc::new(Mutex::new(GraphCache::default()));
     let drawing = cache.clone();
-    let graph = source.memo(move |w| match drawing.lock() {
-        Ok(mut cache) => cache.unmarked(w),
-        Err(_) => GraphCache::default().unmarked(w),
-    });
+    let graph = source.memo(move |w| drawing.lock().unwrap_or_else(PoisonError::into_inner).unmarked(w));
+    // Reads `graph` first, so that the cache holds this world's drawing.
     let touched = source.memo(move |w| {
-        let touched = touched_by_last_step(w.history());
-        match cache.lock() {
-            Ok(mut cache) => cache.touched_ids(w, &touched),
-            Err(_) => GraphCache::default().touched_ids(w, &touched),
-        }
+        graph.track();
+        cache.lock().unwrap_or_else(PoisonError::into_inner).touched_ids(&touched_by_last_step(w.history()))
     });
     // Nodes and edges are keyed by what they show, not by where they sit: when a new pod shifts
     // the columns, the existing elements move (one attribute each) instead of being rebuilt,
