@@ -32,6 +32,11 @@ pub fn test_only_panic_on_next_action() {
     PANIC_ON_NEXT_ACTION.with(|p| p.set(true));
 }
 
+/// Whether the program has panicked (the instance is dead: nothing should run on its state).
+pub fn panicked() -> bool {
+    PANICKED.with(Cell::get)
+}
+
 /// Panics if [`test_only_panic_on_next_action`] was called since the last intent.
 pub fn test_trigger() {
     if PANIC_ON_NEXT_ACTION.with(|p| p.replace(false)) {

@@ -110,18 +110,20 @@ impl Lab {
         let r = self
             .session
             .try_update_value(|s| {
+                // The state after every intent that changed it is kept outside the instance,
+                // so that a panic in the next one loses nothing (src/web/recovery.rs): written
+                // after the page painted it, or here, before anything else can happen.
+                super::recovery::flush(s);
                 before = s.changes();
                 super::panic::test_trigger();
                 let r = f(s);
                 after = s.changes();
-                // The state after every intent that changed it is kept outside the instance,
-                // so that a panic in the next one loses nothing (src/web/recovery.rs).
-                if after != before {
-                    super::recovery::checkpoint(s);
-                }
                 r
             })
             .expect("the session lives as long as the page");
+        if after != before {
+            super::recovery::checkpoint_soon(self.session);
+        }
         let bump = |moved: bool, sig: RwSignal<u64>, v: u64| {
             if moved {
                 sig.set(v);

@@ -113,6 +113,28 @@ describe("when the engine panics", () => {
     await context.close();
   });
 
+  test("an intent that panics right after another, in the same task, finds the other's state kept", async () => {
+    // The checkpoint of an intent waits for the page to paint it; the next intent writes it first.
+    const { context, page, problems } = await openGuarded(browser, `${server.origin}/#/sandbox`, { contextOptions: WIDE });
+    await run(page, "kubectl create deployment web --image=nginx --replicas=2", "deployment.apps/web created");
+    for (let i = 0; i < 3; i++) await page.getByRole("button", { name: "Step", exact: true }).click();
+    const steps = await timelineSteps(page).count();
+    await page.evaluate(async () => {
+      const tag = document.querySelector("script[data-wasm]");
+      const module = await import(new URL(tag.dataset.js, document.baseURI).href);
+      const words = (b) => [...b.childNodes].filter((n) => n.nodeName !== "KBD").map((n) => n.textContent).join("").trim();
+      const step = [...document.querySelectorAll("button")].find((b) => words(b) === "Step");
+      step.click();
+      module.testOnlyPanicOnNextAction();
+      step.click();
+    });
+    const panel = crashPanel(page);
+    await panel.waitFor();
+    assert.match(await panel.innerText(), new RegExp(`rebuilds the page as it was after step ${steps + 1},`));
+    assert.deepEqual(onlyThePanic(problems), []);
+    await context.close();
+  });
+
   test("in a lesson: reload keeps the goals met and the lesson's state", async () => {
     const { context, page, problems } = await openGuarded(browser, `${server.origin}/#/lessons/generation`, { contextOptions: WIDE });
     await run(page, "kubectl scale deployment web --replicas=3");
