@@ -188,6 +188,17 @@ impl Frozen {
         serde_json::from_str(text)
     }
 
+    /// A string node (what `From<&Value>` makes of `Value::String`).
+    pub fn string(s: &str) -> Frozen {
+        text(s)
+    }
+
+    /// An object node with these entries, in this order (keys interned): for building an
+    /// object in its final form directly, without a `Value` first.
+    pub fn object<'k>(entries: impl IntoIterator<Item = (&'k str, Frozen)>) -> Frozen {
+        Frozen::Object(Obj(entries.into_iter().map(|(k, v)| (intern(k), v)).collect()))
+    }
+
     /// A `serde_json::Value` copy, to modify (client-go's `DeepCopy`).
     pub fn to_value(&self) -> Value {
         match self {

@@ -88,6 +88,18 @@ impl ObjectMetadata {
             phase: obj.get("status").and_then(|s| s.get("phase")).and_then(Value::as_str).map(Box::from),
         }
     }
+
+    /// [`ObjectMetadata::of`] read from the object's tree (the same fields, the same values).
+    pub fn of_tree(obj: &Frozen) -> ObjectMetadata {
+        ObjectMetadata {
+            uid: obj.uid().to_string(),
+            resource_version: obj.resource_version(),
+            deleting: obj.is_deleting(),
+            finalizers: obj.finalizers().into_iter().map(str::to_string).collect(),
+            owner_references: obj.owner_references(),
+            phase: obj.get("status").and_then(|s| s.get("phase")).and_then(Frozen::as_str).map(Box::from),
+        }
+    }
 }
 
 /// One stored object: its encoding, its labels kept decoded so that a LIST with a label
@@ -107,14 +119,17 @@ struct Entry {
 }
 
 impl Entry {
-    fn new(obj: &Value, shared: &Shared, size_hint: usize) -> Arc<Entry> {
+    /// Everything read from the tree the write made: its labels are a copy of that subtree
+    /// (reading them from the written `Value` converted them a second time).
+    fn new(shared: &Shared, size_hint: usize) -> Arc<Entry> {
         Arc::new(Entry {
             text: shared.to_json_sized(size_hint).into_boxed_str(),
-            labels: obj
-                .pointer("/metadata/labels")
+            labels: shared
+                .get("metadata")
+                .and_then(|m| m.get("labels"))
                 .filter(|l| l.as_object().is_some_and(|m| !m.is_empty()))
-                .map(Frozen::from),
-            meta: ObjectMetadata::of(obj),
+                .cloned(),
+            meta: ObjectMetadata::of_tree(shared),
             shared: Mutex::new(Arc::downgrade(shared)),
         })
     }
@@ -238,11 +253,16 @@ impl Store {
 
     /// Stores (or replaces) an object; returns its shared tree (the one its watch event carries).
     pub fn put(&mut self, key: Key, obj: &Value) -> Shared {
+        self.put_tree(key, Frozen::from(obj))
+    }
+
+    /// [`Store::put`] of an object already in its tree form (built directly, never a `Value`).
+    pub fn put_tree(&mut self, key: Key, tree: Frozen) -> Shared {
         let k = key.0;
-        let shared = Arc::new(Frozen::from(obj));
+        let shared = Arc::new(tree);
         // Room for the text: about what the previous version took (most writes change a little).
         let size_hint = self.objects.get(&key).map_or(512, |e| e.text.len() + 64);
-        let entry = Entry::new(obj, &shared, size_hint);
+        let entry = Entry::new(&shared, size_hint);
         self.stamp = ContentStamp::fresh();
         self.bytes += entry.text.len();
         match self.objects.insert(key, entry) {
