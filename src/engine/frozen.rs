@@ -525,6 +525,24 @@ impl Frozen {
         text.unwrap_or_default()
     }
 
+    /// The length in bytes of [`Frozen::to_json`]'s text, without writing it (the store keeps
+    /// the total size of its objects' encodings, and makes an encoding only when one is read).
+    pub fn json_len(&self) -> usize {
+        match self {
+            Frozen::Null => 4,
+            Frozen::Bool(b) => 5 - usize::from(*b),
+            Frozen::PosInt(n) => int_len(*n),
+            Frozen::NegInt(n) => int_len(n.unsigned_abs()) + usize::from(*n < 0),
+            Frozen::Float(f) => serde_json::to_string(f).map_or(4, |t| t.len()),
+            Frozen::Str(s) => str_len(s.as_bytes()),
+            Frozen::Short(s) => str_len(&s.bytes[..usize::from(s.len)]),
+            Frozen::Array(a) => 1 + a.len().max(1) + a.iter().map(Frozen::json_len).sum::<usize>(),
+            Frozen::Object(o) => {
+                1 + o.0.len().max(1) + o.0.iter().map(|(k, v)| str_len(k.as_bytes()) + 1 + v.json_len()).sum::<usize>()
+            }
+        }
+    }
+
     fn write_json(&self, out: &mut Vec<u8>) {
         match self {
             Frozen::Null => out.extend_from_slice(b"null"),
@@ -583,12 +601,55 @@ fn escaped(b: u8) -> bool {
     b < 0x20 || b == b'"' || b == b'\\'
 }
 
+/// Whether any byte of `s` is one serde_json escapes, eight bytes at a time (a byte below
+/// 0x20, or equal to `"` or `\`, found by the usual word tricks: `x - 0x01…` borrows into the
+/// top bit of a byte only where that byte is below 0x01, and bytes of 0x80 and more are never
+/// reported).
+fn needs_escape(s: &[u8]) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const TOPS: u64 = 0x8080_8080_8080_8080;
+    let below = |x: u64, n: u8| x.wrapping_sub(ONES * u64::from(n)) & !x & TOPS != 0;
+    let mut words = s.chunks_exact(8);
+    for w in &mut words {
+        let mut b = [0u8; 8];
+        b.copy_from_slice(w);
+        let x = u64::from_le_bytes(b);
+        if below(x, 0x20) || below(x ^ (ONES * u64::from(b'"')), 1) || below(x ^ (ONES * u64::from(b'\\')), 1) {
+            return true;
+        }
+    }
+    words.remainder().iter().any(|b| escaped(*b))
+}
+
+/// The length of a JSON string as [`push_str`] writes it.
+fn str_len(s: &[u8]) -> usize {
+    if !needs_escape(s) {
+        return s.len() + 2;
+    }
+    let extra = |b: u8| match b {
+        b'"' | b'\\' | b'\n' | b'\r' | b'\t' | 0x08 | 0x0c => 1,
+        0..=0x1f => 5,
+        _ => 0,
+    };
+    s.len() + 2 + s.iter().map(|b| extra(*b)).sum::<usize>()
+}
+
+/// The number of decimal digits of `n`.
+fn int_len(mut n: u64) -> usize {
+    let mut len = 1;
+    while n >= 10 {
+        n /= 10;
+        len += 1;
+    }
+    len
+}
+
 /// A JSON string (the bytes of a `str`) as serde_json writes it: `"` and `\` escaped, control
 /// characters as `\b`, `\t`, `\n`, `\f`, `\r` or `\u00xx`, everything else (non-ASCII
 /// included) as is. Almost no string has anything to escape: those are copied whole.
 fn push_str(out: &mut Vec<u8>, s: &[u8]) {
     out.push(b'"');
-    if !s.iter().any(|b| escaped(*b)) {
+    if !needs_escape(s) {
         out.extend_from_slice(s);
         out.push(b'"');
         return;
@@ -839,6 +900,31 @@ mod tests {
         let key = |f: &Frozen| Arc::clone(&f["metadata"].as_object().unwrap().entries()[0].0);
         assert!(Arc::ptr_eq(&key(&a), &key(&b)));
         assert!(Arc::ptr_eq(&a.as_object().unwrap().entries()[0].0, &intern("metadata")));
+    }
+
+    #[test]
+    fn the_encoding_length_is_the_length_of_the_encoding() {
+        // Every byte serde_json escapes, at each place in an eight-byte word, among ASCII and
+        // multi-byte characters (whose bytes are 0x80 and more).
+        let mut strings = vec![String::new(), "plain ascii text, long enough for words".into(), "é✓ ünïcödé".into()];
+        for special in
+            ['"', '\\', '\n', '\r', '\t', '\u{8}', '\u{c}', '\u{1}', '\u{1f}', '\u{7f}', ' ', '!', '#', '[', ']']
+        {
+            for at in 0..17 {
+                let mut t: String = "abcdefghé-jklmnopq".chars().take(at).collect();
+                t.push(special);
+                t.push_str("tail");
+                strings.push(t);
+            }
+        }
+        for t in &strings {
+            let v = json!({t.as_str(): [t, 0, -12, 1.5, u64::MAX, i64::MIN, null, true, false, {}, []]});
+            let f = Frozen::from(&v);
+            assert_eq!(f.json_len(), f.to_json().len(), "{t:?}");
+            assert_eq!(f.to_json(), serde_json::to_string(&v).unwrap(), "{t:?}");
+        }
+        assert_eq!(Frozen::from(json!([])).json_len(), 2);
+        assert_eq!(Frozen::from(json!({})).json_len(), 2);
     }
 
     #[test]

@@ -14,7 +14,7 @@
 //! - [`strategy`]: per-kind create/update preparation, generation, per-kind validation;
 //! - [`validation`]: metadata validation and the 422 field errors;
 //! - [`create`], [`update`], [`patch`], [`delete`]: the verbs;
-//! - [`store`]: the objects (compact JSON, ~2.8 KB a running pod, shared with snapshots) and the
+//! - [`store`]: the objects (compact trees, shared with informer caches and snapshots) and the
 //!   global revision;
 //! - [`watch`]: history window and per-watch queues; [`fields`]: field selectors.
 //!
