@@ -148,7 +148,13 @@ pub fn intern(key: &str) -> Key {
 impl Obj {
     /// One entry's value.
     pub fn get(&self, key: &str) -> Option<&Frozen> {
-        self.0.iter().find(|(k, _)| &**k == key).map(|(_, v)| v)
+        // Length and first byte before the bytes: most keys of a scan differ there, and the full
+        // comparison was a call for every key of every look-up (about 7% of converging).
+        let first = key.as_bytes().first();
+        self.0
+            .iter()
+            .find(|(k, _)| k.len() == key.len() && k.as_bytes().first() == first && &**k == key)
+            .map(|(_, v)| v)
     }
     /// The entries, in order.
     pub fn iter(&self) -> impl Iterator<Item = (&str, &Frozen)> + '_ {
@@ -454,8 +460,20 @@ impl PartialEq<Value> for Frozen {
             (Frozen::Bool(a), Value::Bool(b)) => a == b,
             (Frozen::Str(_) | Frozen::Short(_), Value::String(b)) => self.as_str() == Some(b.as_str()),
             (Frozen::Array(a), Value::Array(b)) => a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y),
+            // Entries in any order, like `Map`'s equality; both sides are usually in the API
+            // server's order, so entries are paired in order and a key is looked up (hashed)
+            // only where the orders differ.
             (Frozen::Object(a), Value::Object(b)) => {
-                a.len() == b.len() && a.iter().all(|(k, v)| b.get(k).is_some_and(|w| v == w))
+                a.len() == b.len()
+                    && a.iter().zip(b).all(
+                        |((k, v), (bk, w))| {
+                            if k == bk {
+                                v == w
+                            } else {
+                                b.get(k).is_some_and(|w| v == w)
+                            }
+                        },
+                    )
             }
             (Frozen::PosInt(a), Value::Number(n)) => n.as_u64() == Some(*a),
             (Frozen::NegInt(a), Value::Number(n)) => n.is_i64() && n.as_i64() == Some(*a),
@@ -948,5 +966,14 @@ mod tests {
         assert_eq!(Frozen::from(json!({"a": 1, "b": 2})), Frozen::from(json!({"b": 2, "a": 1})));
         assert_ne!(Frozen::from(json!({"a": 1})), Frozen::from(json!({"a": 1.0})));
         assert_ne!(Frozen::from(json!({"a": 1})), Frozen::from(json!({"a": 1, "b": 2})));
+        // Against a `Value`: in the same order, partly reordered, or with another key.
+        let f = Frozen::from(json!({"a": 1, "b": {"x": [1, "two"], "y": null}, "c": "three"}));
+        assert!(f == json!({"a": 1, "b": {"x": [1, "two"], "y": null}, "c": "three"}));
+        assert!(f == json!({"a": 1, "c": "three", "b": {"y": null, "x": [1, "two"]}}));
+        assert!(f != json!({"a": 1, "c": "three", "d": {"x": [1, "two"], "y": null}}));
+        assert!(f != json!({"a": 1, "b": {"x": [1, "two"], "y": null}, "c": "four"}));
+        assert!(f != json!({"b": {"x": [1, "two"], "y": null}, "c": "three", "a": 2}));
+        assert_eq!(f.get("c").and_then(Frozen::as_str), Some("three"));
+        assert!(f.get("").is_none() && f.get("cc").is_none() && f.get("d").is_none());
     }
 }
