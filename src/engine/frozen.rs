@@ -205,6 +205,21 @@ impl Frozen {
         Frozen::Object(Obj(entries.into_iter().map(|(k, v)| (intern(k), v)).collect()))
     }
 
+    /// A copy of this object with `metadata.resourceVersion` set to `rv` in place, or `None` if
+    /// it has none (a stored object always has one). What a DELETED event carries: the last
+    /// state stamped with the deletion's revision, made without a `Value` in between.
+    pub fn with_resource_version(&self, rv: u64) -> Option<Frozen> {
+        let entries = self.as_object()?;
+        let at = entries.0.iter().position(|(k, _)| &**k == "metadata")?;
+        let meta = entries.0[at].1.as_object()?;
+        let rv_at = meta.0.iter().position(|(k, _)| &**k == "resourceVersion")?;
+        let mut meta = meta.0.to_vec();
+        meta[rv_at].1 = text(&rv.to_string());
+        let mut top = entries.0.to_vec();
+        top[at].1 = Frozen::Object(Obj(meta.into_boxed_slice()));
+        Some(Frozen::Object(Obj(top.into_boxed_slice())))
+    }
+
     /// A `serde_json::Value` copy, to modify (client-go's `DeepCopy`).
     pub fn to_value(&self) -> Value {
         match self {
@@ -959,6 +974,18 @@ mod tests {
         assert!(
             !f.same_as(&json!({"a": 1, "b": [-2, 1.5, "x", null, false], "c": {"d": "a longer string than fourteen"}}))
         );
+    }
+
+    #[test]
+    fn a_new_resource_version_replaces_the_old_in_place() {
+        let v =
+            json!({"kind": "Pod", "metadata": {"name": "p", "resourceVersion": "7", "uid": "u"}, "spec": {"a": [1]}});
+        let f = Frozen::from(&v).with_resource_version(12).unwrap();
+        let mut w = v.clone();
+        w["metadata"]["resourceVersion"] = json!("12");
+        assert!(f.same_as(&w));
+        assert!(Frozen::from(json!({"metadata": {"name": "p"}})).with_resource_version(1).is_none());
+        assert!(Frozen::from(json!({"spec": {}})).with_resource_version(1).is_none());
     }
 
     #[test]

@@ -74,7 +74,7 @@ use crate::engine::status::Status;
 use crate::engine::time::Time;
 
 pub use decode::FieldValidation;
-pub use delete::{DeleteOptions, Deleted, Propagation};
+pub use delete::{DeleteOptions, Deleted, Propagation, Removed};
 pub use fields::FieldSelector;
 pub use patch::{Patch, Subresource};
 pub use watch::{EventType, PendingEvent, WatchEvent, WatchFrom, WatchId, DEFAULT_HISTORY_LIMIT};
@@ -395,16 +395,23 @@ impl ApiServer {
 
     /// Removes an object and records DELETED carrying its last state stamped with the
     /// deletion revision (etcd3 `watchChan.transform`,
-    /// k8s.io/apiserver/pkg/storage/etcd3/watcher.go). Returns that last state.
-    fn commit_delete_shared(&mut self, key: Key, old: &Shared) -> Value {
+    /// k8s.io/apiserver/pkg/storage/etcd3/watcher.go). Returns that last state (the event's tree).
+    fn commit_delete_shared(&mut self, key: Key, old: &Shared) -> Shared {
         let rv = self.store.next_revision();
         self.store.remove(&key);
-        let mut last = old.to_value();
-        set_resource_version(&mut last, rv);
-        let object = Arc::new(Frozen::from(&last));
+        // The last state as a tree (a copy of the stored one, the revision replaced): copying the
+        // tree to a `Value` and converting that back cost two copies of the object per deletion.
+        let object = match old.with_resource_version(rv) {
+            Some(tree) => Arc::new(tree),
+            None => {
+                let mut last = old.to_value();
+                set_resource_version(&mut last, rv);
+                Arc::new(Frozen::from(&last))
+            }
+        };
         let prev = Some(Arc::clone(old));
-        self.watches.record(key.0, Change { rv, event_type: EventType::Deleted, object, prev });
-        last
+        self.watches.record(key.0, Change { rv, event_type: EventType::Deleted, object: Arc::clone(&object), prev });
+        object
     }
 }
 

@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 
 use super::record::{ApiCall, CallTarget, Verb};
 use crate::engine::apiserver::create::NewEvent;
-use crate::engine::apiserver::{ApiServer, DeleteOptions, Deleted, Patch, Propagation, Subresource};
+use crate::engine::apiserver::{ApiServer, DeleteOptions, Patch, Propagation, Removed, Subresource};
 use crate::engine::client::{Api, DeleteOpts};
 use crate::engine::kinds::Kind;
 use crate::engine::object::ObjectExt;
@@ -297,17 +297,21 @@ impl Api for WorldApi<'_> {
         };
         let r = match self.fail("Delete", kind, namespace, name) {
             Some(e) => Err(e),
-            None => self.server.delete(kind, namespace, name, &options),
+            None => self.server.delete_shared(kind, namespace, name, &options),
         };
         // The call's record reads the answer (its resourceVersion, or the error) in place: no
-        // copy of the object that is still there.
-        let (result, pending) = match r {
-            Ok(Deleted::Gone(v)) => (Ok(v), false),
-            Ok(Deleted::Pending(v)) => (Ok(v), true),
-            Err(e) => (Err(e), false),
+        // copy of the object that is still there, nor of the one that is gone (the controller
+        // gets `None` for it).
+        let outcome = match &r {
+            Ok(Removed::Gone(last)) => Ok(last.resource_version()),
+            Ok(Removed::Pending(v)) => Ok(v.resource_version()),
+            Err(e) => Err(e),
         };
-        self.push(Verb::Delete, CallTarget::object(kind, namespace, name), 0, &result, 200);
-        result.map(|v| pending.then_some(v))
+        self.push_outcome(Verb::Delete, CallTarget::object(kind, namespace, name), 0, outcome, 200);
+        r.map(|removed| match removed {
+            Removed::Gone(_) => None,
+            Removed::Pending(v) => Some(v),
+        })
     }
 }
 
