@@ -205,6 +205,33 @@ impl Frozen {
         Frozen::Object(Obj(entries.into_iter().map(|(k, v)| (intern(k), v)).collect()))
     }
 
+    /// `Frozen::from(v)`, taking each map key from `like` (an earlier version of the same
+    /// object) where `like` has the same key at the same place, instead of looking it up among
+    /// the interned keys: the same tree, for a fraction of the look-ups (an update of a pod
+    /// changes a few of its 170 entries, and interning every key was a third of converting it).
+    pub fn from_like(v: &Value, like: &Frozen) -> Frozen {
+        match (v, like) {
+            (Value::Object(m), Frozen::Object(o)) => Frozen::Object(Obj(m
+                .iter()
+                .enumerate()
+                .map(|(i, (k, x))| match o.0.get(i) {
+                    Some((ok, ov)) if **ok == **k => (Arc::clone(ok), Frozen::from_like(x, ov)),
+                    _ => (intern(k), Frozen::from(x)),
+                })
+                .collect())),
+            (Value::Array(a), Frozen::Array(b)) => Frozen::Array(
+                a.iter()
+                    .enumerate()
+                    .map(|(i, x)| match b.get(i) {
+                        Some(y) => Frozen::from_like(x, y),
+                        None => Frozen::from(x),
+                    })
+                    .collect(),
+            ),
+            _ => Frozen::from(v),
+        }
+    }
+
     /// A copy of this object with `metadata.resourceVersion` set to `rv` in place, or `None` if
     /// it has none (a stored object always has one). What a DELETED event carries: the last
     /// state stamped with the deletion's revision, made without a `Value` in between.
@@ -974,6 +1001,22 @@ mod tests {
         assert!(
             !f.same_as(&json!({"a": 1, "b": [-2, 1.5, "x", null, false], "c": {"d": "a longer string than fourteen"}}))
         );
+    }
+
+    #[test]
+    fn a_tree_made_like_an_earlier_version_is_the_tree_of_the_value() {
+        let old = Frozen::from(json!({"a": 1, "b": {"x": [1, {"y": "z"}], "w": "long enough to be boxed"}, "c": [0]}));
+        for v in [
+            json!({"a": 1, "b": {"x": [1, {"y": "z"}], "w": "long enough to be boxed"}, "c": [0]}),
+            json!({"a": 2.5, "b": {"w": "other", "x": [1, {"y": "q", "n": null}, 3]}, "c": [], "d": {"e": -1}}),
+            json!({"b": [1], "a": {"x": 1}}),
+            json!([1, 2]),
+            json!("text"),
+        ] {
+            let made = Frozen::from_like(&v, &old);
+            assert!(made.same_as(&v), "{v}");
+            assert_eq!(made.to_json(), Frozen::from(&v).to_json());
+        }
     }
 
     #[test]

@@ -387,7 +387,8 @@ impl ApiServer {
         }
         let rv = self.store.next_revision();
         set_resource_version(&mut new, rv);
-        let object = self.store.put(key.clone(), &new);
+        // Converted with the stored version's keys (mostly the same, in the same places).
+        let object = self.store.put_tree(key.clone(), Frozen::from_like(&new, old));
         let prev = Some(Arc::clone(old));
         self.watches.record(key.0, Change { rv, event_type: EventType::Modified, object, prev });
         new
