@@ -10,8 +10,8 @@
 //! `serde_json::Value` with ordered maps takes about 24 KB), the same `Arc` that the write's watch
 //! event carries and the informer caches keep, so an object a controller caches costs the store
 //! nothing of its own. Their encoding (compact JSON, what etcd keeps: about 2.8 KB a running pod)
-//! is made only when something asks for it ([`Store::raw`]); the store keeps its length per object
-//! and in total ([`Store::bytes`], what etcd would hold). Until 2026-12 every write also wrote the
+//! is made only when something asks for it ([`Store::raw`]); so is its length, per object and in
+//! total ([`Store::bytes`], what etcd would hold: the world asks for it when it keeps a snapshot). Until 2026-12 every write also wrote the
 //! text and kept the tree only weakly: the text was a second copy of every cached object, and
 //! writing it was about a tenth of converging a Deployment (a converged 10,000-pod session held
 //! 19 MB less without it). Cloning the store (the world's "step back" snapshots) shares every
@@ -36,7 +36,7 @@
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use serde_json::Value;
 
@@ -107,7 +107,7 @@ impl ObjectMetadata {
 
 /// One stored object: its tree (the [`Shared`] form that watch events, lists and informer caches
 /// hand around), its labels kept apart so that a LIST with a label selector reads only the
-/// objects it returns, its [`ObjectMetadata`], and the length of its encoding. Immutable once
+/// objects it returns, its [`ObjectMetadata`], and the length of its encoding once asked. Immutable once
 /// stored (a write stores a new entry), so the store and its snapshots share it.
 ///
 /// The encoding itself is made only when something asks for it ([`Store::raw`]): the tree is
@@ -118,20 +118,27 @@ impl ObjectMetadata {
 #[derive(Debug)]
 struct Entry {
     tree: Shared,
-    /// The length of the object's compact JSON ([`Frozen::json_len`]).
-    len: usize,
+    /// The length of the object's compact JSON ([`Frozen::json_len`]), counted the first time
+    /// it is asked for (most versions are replaced before anyone asks: counting every write's
+    /// was about 4% of converging).
+    len: OnceLock<usize>,
     /// `metadata.labels` when non-empty, as a compact tree (a few dozen bytes, not a hash map).
     labels: Option<Frozen>,
     meta: ObjectMetadata,
 }
 
 impl Entry {
+    /// The length of the object's encoding.
+    fn len(&self) -> usize {
+        *self.len.get_or_init(|| self.tree.json_len())
+    }
+
     /// Everything read from the tree the write made: its labels are a copy of that subtree
     /// (reading them from the written `Value` converted them a second time).
     fn new(tree: &Shared) -> Arc<Entry> {
         Arc::new(Entry {
             tree: Arc::clone(tree),
-            len: tree.json_len(),
+            len: OnceLock::new(),
             labels: tree
                 .get("metadata")
                 .and_then(|m| m.get("labels"))
@@ -146,16 +153,19 @@ impl Entry {
 ///
 /// Invariants: every stored tree is an object whose `metadata.resourceVersion` is the decimal
 /// revision of the write that produced it, at most `revision`; `counts[k]` is the number of
-/// stored objects of kind `k`; `bytes` is the total length of the stored objects' encodings.
+/// stored objects of kind `k`; `bytes`, once set, is the total length of the stored objects'
+/// encodings.
 #[derive(Clone, Debug, Default)]
 pub struct Store {
     objects: BTreeMap<Key, Arc<Entry>>,
     counts: Vec<usize>,
     revision: u64,
-    /// Kept up to date by every put and remove: the world asks for it for every snapshot it
-    /// keeps, each time it takes one (summing the entries then walked every object of every
-    /// snapshot, every 200 steps).
-    bytes: usize,
+    /// Summed the first time it is asked for in this state of the contents (every put and
+    /// remove forgets it): the world asks for it for every snapshot it keeps, each time it takes
+    /// one, and a snapshot's store is a clone that keeps its sum (summing every kept snapshot's
+    /// entries each time, every 200 steps, was a fifth of a run). Snapshots are spaced by the
+    /// cluster's size, so a sum per snapshot costs a few additions a step.
+    bytes: OnceLock<usize>,
     /// Which contents these are (see [`ContentStamp`]): renewed by every put and remove.
     stamp: ContentStamp,
 }
@@ -189,7 +199,7 @@ impl Store {
             objects: BTreeMap::new(),
             counts: vec![0; KINDS.len()],
             revision: 0,
-            bytes: 0,
+            bytes: OnceLock::new(),
             stamp: ContentStamp::fresh(),
         }
     }
@@ -227,7 +237,7 @@ impl Store {
 
     /// The encoding of an object (its compact JSON, made now: see [`Entry`]).
     pub fn raw(&self, key: &Key) -> Option<String> {
-        self.objects.get(key).map(|e| e.tree.to_json_sized(e.len))
+        self.objects.get(key).map(|e| e.tree.to_json_sized(e.len()))
     }
 
     /// One object's shared tree: the same `Arc` for a given version to every caller.
@@ -246,20 +256,21 @@ impl Store {
         let shared = Arc::new(tree);
         let entry = Entry::new(&shared);
         self.stamp = ContentStamp::fresh();
-        self.bytes += entry.len;
-        match self.objects.insert(key, entry) {
-            Some(old) => self.bytes -= old.len,
-            None => self.counts[k] += 1,
+        self.bytes = OnceLock::new();
+        if self.objects.insert(key, entry).is_none() {
+            self.counts[k] += 1;
         }
         shared
     }
 
     /// Removes an object.
     pub fn remove(&mut self, key: &Key) -> bool {
-        let Some(old) = self.objects.remove(key) else { return false };
+        if self.objects.remove(key).is_none() {
+            return false;
+        }
         self.stamp = ContentStamp::fresh();
         self.counts[key.0] -= 1;
-        self.bytes -= old.len;
+        self.bytes = OnceLock::new();
         true
     }
 
@@ -320,8 +331,7 @@ impl Store {
 
     /// The total length of the stored encodings.
     pub fn bytes(&self) -> usize {
-        debug_assert_eq!(self.bytes, self.objects.values().map(|e| e.len).sum::<usize>());
-        self.bytes
+        *self.bytes.get_or_init(|| self.objects.values().map(|e| e.len()).sum())
     }
 
     /// Every stored object (all kinds), in key order, owned.
@@ -349,8 +359,11 @@ mod tests {
         };
         let k = kind_index(crate::engine::kinds::Kind::by_kind("Pod").unwrap());
         let key = |n: &str| key(k, "d", n);
+        let encoded = |s: &Store| s.all().map(|o| o.to_string().len()).sum::<usize>();
         s.put(key("a"), &pod("a", "3", json!({})));
-        s.put(key("b"), &pod("b", "4", json!({})));
+        assert_eq!(s.bytes(), encoded(&s));
+        s.put(key("b"), &pod("b", "4", json!({"annotations": {"quote": "\"x\"\n"}})));
+        assert_eq!(s.bytes(), encoded(&s), "the total follows every write");
         let owner =
             json!([{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "rs", "uid": "u-rs", "controller": true}]);
         s.put(
@@ -361,7 +374,11 @@ mod tests {
                 json!({"deletionTimestamp": "2026-01-01T00:00:00Z", "finalizers": ["x/y"], "ownerReferences": owner}),
             ),
         );
+        assert_eq!(s.bytes(), encoded(&s));
+        let before = s.clone();
         s.remove(&key("b"));
+        assert_eq!(s.bytes(), encoded(&s), "and every removal");
+        assert_eq!(before.bytes(), encoded(&before), "a clone keeps its own");
         let listed: Vec<(&str, &str, ObjectMetadata)> =
             s.range_metadata(k, None).map(|(ns, n, m)| (ns, n, m.clone())).collect();
         assert_eq!(listed.len(), 1);
