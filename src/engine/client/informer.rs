@@ -560,6 +560,12 @@ impl Informer {
         self.listeners.get(h.0).into_iter().flat_map(|l| l.pending.iter())
     }
 
+    /// Whether handler `h` has calls queued (what choosing a step asks of every handler: cheaper
+    /// than starting to iterate them).
+    pub fn has_pending_notifications(&self, h: HandlerId) -> bool {
+        self.listeners.get(h.0).is_some_and(|l| !l.pending.is_empty())
+    }
+
     /// Handlers with calls queued.
     pub fn handlers_with_pending(&self) -> Vec<HandlerId> {
         (0..self.listeners.len()).filter(|i| !self.listeners[*i].pending.is_empty()).map(HandlerId).collect()

@@ -257,7 +257,7 @@ impl World {
             }
             for (si, slot) in p.slots.iter().enumerate() {
                 for (hi, (ii, h)) in slot.handlers.iter().enumerate() {
-                    if p.caches.informers().get(*ii).is_some_and(|i| i.pending_notifications(*h).next().is_some()) {
+                    if p.caches.informers().get(*ii).is_some_and(|i| i.has_pending_notifications(*h)) {
                         push((now, ActionRef::Handler(pi, si, hi)));
                     }
                 }
