@@ -303,6 +303,12 @@ impl ApiServer {
         self.watches.is_open(id)
     }
 
+    /// Whether a watch has events queued or is no longer open (stopped, ended by an ERROR, or
+    /// unknown): `!pending_events(id).is_empty() || !watch_is_open(id)` in one look-up.
+    pub fn watch_has_news(&self, id: WatchId) -> bool {
+        self.watches.has_news(id)
+    }
+
     /// Closes a watch; undelivered events are lost.
     pub fn stop_watch(&mut self, id: WatchId) {
         self.watches.stop(id);
