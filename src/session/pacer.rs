@@ -11,11 +11,14 @@
 //! key press waits at most one slice.
 //!
 //! The world's views (the map, caches, queues, objects, the owner graph, the timeline) are the
-//! page's dearest redraw: at a thousand pods, more than the 80 ms slice itself. So while a run
-//! goes on they redraw at most every [`REDRAW_MS`] ([`Pacer::redraw_due`]), and the narration's
-//! progress line every frame; the run's last slice, and Pause, redraw them at once. A learner
-//! sees the cluster move four times a second instead of sixty, which is as much as anyone reads,
-//! and the engine gets the frames in between.
+//! page's dearest redraw: at a thousand pods, about as long as the 80 ms slice itself. So while a
+//! run goes on they redraw at most every [`REDRAW_MS`] ([`Pacer::redraw_due`]), and less often
+//! when a redraw is dear: the time between two redraws is at least [`ENGINE_SHARE`] times what
+//! the last one took (the frame after a redraw, measured like the slices' outside time), so the
+//! redraws too get at most a ninth of the page's time. The narration's progress line redraws every
+//! frame; the run's last slice, and Pause, redraw the views at once. A learner sees the cluster
+//! move four times a second in a small cluster (about once a second at a thousand pods) instead of
+//! sixty, and the engine gets the frames in between.
 //!
 //! Plain Rust: the page passes the clock in (`performance.now()`, milliseconds), so this is
 //! tested natively. The other animation in the page (the control-plane map) redraws from the
@@ -43,6 +46,10 @@ pub struct Pacer {
     last_end: Option<f64>,
     /// When the world's views last redrew during this run (None: not yet).
     last_redraw: Option<f64>,
+    /// Whether the views redrew after the last slice (its outside time is then the redraw's).
+    redrew: bool,
+    /// What the last redraw took, in milliseconds (the outside time of the frame it was in).
+    redraw_cost: f64,
 }
 
 impl Pacer {
@@ -64,15 +71,20 @@ impl Pacer {
     /// Whether the world's views should redraw after the slice ending at `now`: the first slice's
     /// (the run's start shows at once), then one every [`REDRAW_MS`]. Records the redraw.
     pub fn redraw_due(&mut self, now: f64) -> bool {
-        let due = self.last_redraw.is_none_or(|then| now - then >= REDRAW_MS || now < then);
+        let gap = REDRAW_MS.max(ENGINE_SHARE * self.redraw_cost);
+        let due = self.last_redraw.is_none_or(|then| now - then >= gap || now < then);
         if due {
             self.last_redraw = Some(now);
         }
+        self.redrew = due;
         due
     }
 
     /// The slice that started at `started` took `steps` steps and ended at `ended`.
     pub fn done(&mut self, started: f64, ended: f64, steps: u64) {
+        if let (true, Some(end)) = (self.redrew, self.last_end) {
+            self.redraw_cost = (started - end).max(0.0);
+        }
         let took = (ended - started).max(0.01);
         let rate = steps as f64 / took;
         // Steps get dearer as the cluster grows, so recent slices weigh more.
@@ -112,6 +124,31 @@ mod tests {
         assert!(p.redraw_due(10.0));
         let frames = (0..60).filter(|i| p.redraw_due(1000.0 + f64::from(*i) * 1000.0 / 60.0)).count();
         assert_eq!(frames, 4, "one second of frames");
+    }
+
+    #[test]
+    fn a_dear_redraw_waits_eight_times_as_long_as_it_took() {
+        let mut p = Pacer::new();
+        // Each frame: a slice, then the views redraw or not. The first redraw comes at once...
+        p.done(0.0, 80.0, 800);
+        assert!(p.redraw_due(80.0));
+        // ...and its frame lasts until 180 ms: that redraw took 100 ms, so the next one waits
+        // 800 ms, not 250.
+        p.done(180.0, 260.0, 800);
+        assert!(!p.redraw_due(260.0));
+        p.done(270.0, 350.0, 800);
+        assert!(!p.redraw_due(350.0));
+        p.done(800.0, 879.0, 800);
+        assert!(!p.redraw_due(879.0));
+        p.done(880.0, 880.0, 0);
+        assert!(p.redraw_due(880.0));
+        // This one took 10 ms: four redraws a second again.
+        p.done(890.0, 970.0, 800);
+        assert!(!p.redraw_due(970.0));
+        p.done(975.0, 1055.0, 800);
+        assert!(!p.redraw_due(1055.0), "the frame after a slice without a redraw measures nothing");
+        p.done(1060.0, 1130.0, 800);
+        assert!(p.redraw_due(1130.0), "250 ms after the last redraw, whose frame took 10 ms");
     }
 
     #[test]

@@ -4,7 +4,9 @@
 //! resourceVersion).
 
 use std::cmp::Ordering;
+use std::collections::hash_map::Entry;
 use std::collections::{BTreeMap, HashMap};
+use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
 
 use crate::engine::object::Shared;
@@ -120,20 +122,61 @@ pub fn compare(kind: &str, cached: &BTreeMap<String, u64>, server: &BTreeMap<Str
 /// the entries of objects still cached (at most one older version of an object is held a while).
 #[derive(Default)]
 pub struct RvMemo {
-    by_address: HashMap<usize, (Shared, u64)>,
+    /// By address: the object, its resourceVersion, and the pass that last read it.
+    by_address: HashMap<usize, (Shared, u64, u64), BuildHasherDefault<AddressHasher>>,
+    /// The number of the current [`process_caches_with`] call.
+    pass: u64,
 }
 
 impl RvMemo {
-    /// `object`'s resourceVersion, from `self` if it was read before, recorded in `next`.
-    fn read(&mut self, next: &mut HashMap<usize, (Shared, u64)>, object: &Shared) -> u64 {
-        let address = Arc::as_ptr(object) as usize;
-        if let Some((_, rv)) = next.get(&address) {
-            return *rv;
+    /// `object`'s resourceVersion, from `self` if it was read before; marks it read in this pass.
+    fn read(&mut self, object: &Shared) -> u64 {
+        let pass = self.pass;
+        match self.by_address.entry(Arc::as_ptr(object) as usize) {
+            Entry::Occupied(mut e) => {
+                e.get_mut().2 = pass;
+                e.get().1
+            }
+            Entry::Vacant(e) => {
+                let rv = object.resource_version();
+                e.insert((object.clone(), rv, pass));
+                rv
+            }
         }
-        let entry = self.by_address.remove(&address).unwrap_or_else(|| (object.clone(), object.resource_version()));
-        let rv = entry.1;
-        next.insert(address, entry);
-        rv
+    }
+
+    /// Starts a pass: the entries it does not read are dropped by [`RvMemo::end_pass`].
+    fn begin_pass(&mut self) {
+        self.pass += 1;
+    }
+
+    /// Drops the entries of objects no longer cached (and so their `Arc`s).
+    fn end_pass(&mut self) {
+        let pass = self.pass;
+        self.by_address.retain(|_, e| e.2 == pass);
+    }
+}
+
+/// Hashes an allocation's address for [`RvMemo`]: thousands of lookups a step at scale, where the
+/// standard library's SipHash (keyed against hostile input; an address is not) was most of their
+/// cost. Addresses are aligned, so their low bits are zero: the multiply spreads the others over
+/// the whole word, and the high half is folded into the low bits the table indexes by.
+#[derive(Default)]
+struct AddressHasher(u64);
+
+impl Hasher for AddressHasher {
+    fn finish(&self) -> u64 {
+        self.0 ^ (self.0 >> 32)
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ u64::from(*b)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        }
+    }
+
+    fn write_usize(&mut self, n: usize) {
+        self.0 = (self.0 ^ n as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
     }
 }
 
@@ -188,7 +231,6 @@ fn server_entries<'a>(world: &'a World, kind_name: &str) -> Vec<ServerEntry<'a>>
 fn process_rows<'a>(
     stores: impl Iterator<Item = (&'a str, &'a BTreeMap<String, Shared>, &'a [ServerEntry<'a>])>,
     rvs: &mut RvMemo,
-    next: &mut HashMap<usize, (Shared, u64)>,
 ) -> (usize, Capped<CacheRow>) {
     let mut out_of_date = Vec::new();
     let mut current = Vec::new();
@@ -208,11 +250,11 @@ fn process_rows<'a>(
             let (from_cache, c_rv, s_entry) = match order {
                 Ordering::Equal => {
                     let (ck, cv) = c.next().expect("peeked");
-                    (Some(ck), Some(rvs.read(next, cv)), s.next())
+                    (Some(ck), Some(rvs.read(cv)), s.next())
                 }
                 Ordering::Less => {
                     let (ck, cv) = c.next().expect("peeked");
-                    (Some(ck), Some(rvs.read(next, cv)), None)
+                    (Some(ck), Some(rvs.read(cv)), None)
                 }
                 Ordering::Greater => (None, None, s.next()),
             };
@@ -260,7 +302,7 @@ pub fn process_caches(world: &World) -> Vec<ProcessCache> {
 /// [`process_caches`], reading the resourceVersions of objects already seen by an earlier call
 /// from `rvs` (the page keeps one across steps).
 pub fn process_caches_with(world: &World, rvs: &mut RvMemo) -> Vec<ProcessCache> {
-    let mut next = HashMap::with_capacity(rvs.by_address.len());
+    rvs.begin_pass();
     let mut server: BTreeMap<&'static str, Vec<ServerEntry<'_>>> = BTreeMap::new();
     for p in world.processes() {
         for (kind_name, _) in p.caches.stores() {
@@ -276,11 +318,11 @@ pub fn process_caches_with(world: &World, rvs: &mut RvMemo) -> Vec<ProcessCache>
             let stores = all
                 .iter()
                 .map(|(kind, store)| (*kind, *store, server.get(kind).map(Vec::as_slice).unwrap_or_default()));
-            let (out_of_date, rows) = process_rows(stores, rvs, &mut next);
+            let (out_of_date, rows) = process_rows(stores, rvs);
             ProcessCache { process: p.name.clone(), out_of_date, rows }
         })
         .collect::<Vec<_>>();
-    rvs.by_address = next;
+    rvs.end_pass();
     out
 }
 

@@ -13,7 +13,9 @@ use std::sync::{Arc, Mutex, PoisonError};
 use leptos::prelude::*;
 
 use super::WorldSource;
-use crate::views::graph::{GraphCache, GraphEdge, GraphNode, NodeMark, NODE_HEIGHT, NODE_WIDTH};
+use crate::views::graph::{
+    GraphCache, GraphEdge, GraphNode, NodeMark, OwnerGraph as OwnerGraphModel, NODE_HEIGHT, NODE_WIDTH,
+};
 use crate::views::touched_by_last_step;
 
 /// Characters of a name (12px, bold) that fit in a node box.
@@ -43,15 +45,12 @@ pub fn OwnerGraph(
     // Nodes and edges are keyed by what they show, not by where they sit: when a new pod shifts
     // the columns, the existing elements move (one attribute each) instead of being rebuilt,
     // which kept a step with 1,000 pods from fitting a frame (about a thousand layout objects
-    // recreated per step). Positions come from this map, recomputed once per graph.
-    let places = Memo::new(move |_| {
-        graph.with(|g| {
-            let nodes: HashMap<String, (i32, i32)> = g.nodes.items.iter().map(|n| (n.id.clone(), (n.x, n.y))).collect();
-            let edges: HashMap<(String, String), [i32; 4]> =
-                g.edges.iter().map(|e| ((e.from.clone(), e.to.clone()), [e.x1, e.y1, e.x2, e.y2])).collect();
-            (nodes, edges)
-        })
-    });
+    // recreated per step). Each drawn node and edge owns a signal of its place and each node one
+    // of its ✱ mark (`Movers`); two effects set only the signals whose value changed, so a step
+    // wakes the elements it moved or marked, not every element of the drawing.
+    let movers = Movers::default();
+    Effect::new(move |_| graph.with(|g| movers.place(g)));
+    Effect::new(move |_| touched.with(|t| movers.mark(t)));
     let view_box = move || graph.with(|g| format!("0 0 {} {}", g.width, g.height));
     view! {
         <Show
@@ -87,14 +86,14 @@ pub fn OwnerGraph(
                         }
                         let:edge
                     >
-                        <Edge edge places />
+                        <Edge edge movers />
                     </For>
                     <For
                         each=move || graph.get().nodes.items
                         key=|n| (n.id.clone(), n.name.clone(), n.lines.clone(), n.accessible_name.clone())
                         let:node
                     >
-                        <Node node places touched />
+                        <Node node movers touched />
                     </For>
                 </svg>
             </div>
@@ -113,11 +112,126 @@ pub fn OwnerGraph(
     }
 }
 
-/// Where nodes (by id) and edges (by owner and dependent id) sit in the current graph.
-type Places = Memo<(HashMap<String, (i32, i32)>, HashMap<(String, String), [i32; 4]>)>;
+/// The signals that move the drawn nodes and edges and mark the nodes a step touched, by node id
+/// and by (owner id, dependent id). An element registers its signals when it is built and takes
+/// them out when it is dropped; the token tells an element's entry from that of the element with
+/// the same id that replaced it (the new one can register before the old one is dropped).
+#[derive(Clone, Copy)]
+struct Movers(StoredValue<MoverSet>);
+
+/// A drawn node's registration: its token, its place (left, top) and its ✱ mark.
+type NodeSignals = (u64, RwSignal<(i32, i32)>, RwSignal<bool>);
+/// A drawn edge's registration: its token and its ends (x1, y1, x2, y2).
+type EdgeSignals = (u64, RwSignal<[i32; 4]>);
+
+#[derive(Default)]
+struct MoverSet {
+    next: u64,
+    nodes: HashMap<String, NodeSignals>,
+    edges: HashMap<(String, String), EdgeSignals>,
+    /// The ids the last [`Movers::mark`] marked ✱, and those of nodes built marked since.
+    touched: Vec<String>,
+}
+
+impl Default for Movers {
+    fn default() -> Movers {
+        Movers(StoredValue::new(MoverSet::default()))
+    }
+}
+
+impl Movers {
+    fn add_node(&self, id: String, at: RwSignal<(i32, i32)>, touched: RwSignal<bool>) -> u64 {
+        self.0
+            .try_update_value(|m| {
+                m.next += 1;
+                if touched.get_untracked() {
+                    // So that the next `mark` unmarks it if it has to.
+                    m.touched.push(id.clone());
+                }
+                m.nodes.insert(id, (m.next, at, touched));
+                m.next
+            })
+            .unwrap_or_default()
+    }
+
+    fn add_edge(&self, key: (String, String), at: RwSignal<[i32; 4]>) -> u64 {
+        self.0
+            .try_update_value(|m| {
+                m.next += 1;
+                m.edges.insert(key, (m.next, at));
+                m.next
+            })
+            .unwrap_or_default()
+    }
+
+    fn drop_node(&self, id: &str, token: u64) {
+        self.0.try_update_value(|m| {
+            if m.nodes.get(id).is_some_and(|e| e.0 == token) {
+                m.nodes.remove(id);
+            }
+        });
+    }
+
+    fn drop_edge(&self, key: &(String, String), token: u64) {
+        self.0.try_update_value(|m| {
+            if m.edges.get(key).is_some_and(|e| e.0 == token) {
+                m.edges.remove(key);
+            }
+        });
+    }
+
+    /// Moves the drawn elements whose place in `g` differs from where they are.
+    fn place(&self, g: &OwnerGraphModel) {
+        let mut nodes = Vec::new();
+        let mut edges = Vec::new();
+        self.0.with_value(|m| {
+            for n in &g.nodes.items {
+                if let Some(&(_, at, _)) = m.nodes.get(&n.id) {
+                    if at.get_untracked() != (n.x, n.y) {
+                        nodes.push((at, (n.x, n.y)));
+                    }
+                }
+            }
+            for e in &g.edges {
+                if let Some(&(_, at)) = m.edges.get(&(e.from.clone(), e.to.clone())) {
+                    let to = [e.x1, e.y1, e.x2, e.y2];
+                    if at.get_untracked() != to {
+                        edges.push((at, to));
+                    }
+                }
+            }
+        });
+        // Set outside the borrow: a signal's subscribers may build elements that register.
+        for (at, to) in nodes {
+            at.set(to);
+        }
+        for (at, to) in edges {
+            at.set(to);
+        }
+    }
+
+    /// Marks ✱ the drawn nodes in `now` and unmarks those the last call marked that are not.
+    fn mark(&self, now: &[String]) {
+        let mut flips = Vec::new();
+        self.0.update_value(|m| {
+            for id in m.touched.iter().chain(now) {
+                if let Some(&(_, _, touched)) = m.nodes.get(id) {
+                    let want = now.contains(id);
+                    if touched.get_untracked() != want {
+                        flips.push((touched, want));
+                    }
+                }
+            }
+            m.touched = now.to_vec();
+        });
+        for (touched, want) in flips {
+            touched.set(want);
+        }
+    }
+}
 
 #[component]
-fn Edge(edge: GraphEdge, places: Places) -> impl IntoView {
+fn Edge(edge: GraphEdge, movers: Movers) -> impl IntoView {
     let mut class = String::from("graph__edge");
     if edge.removed {
         class.push_str(" graph__edge--removed");
@@ -136,8 +250,9 @@ fn Edge(edge: GraphEdge, places: Places) -> impl IntoView {
         None
     };
     let key = (edge.from.clone(), edge.to.clone());
-    let fallback = [edge.x1, edge.y1, edge.x2, edge.y2];
-    let at = Memo::new(move |_| places.with(|(_, edges)| edges.get(&key).copied().unwrap_or(fallback)));
+    let at = RwSignal::new([edge.x1, edge.y1, edge.x2, edge.y2]);
+    let token = movers.add_edge(key.clone(), at);
+    on_cleanup(move || movers.drop_edge(&key, token));
     view! {
         <line
             class=class
@@ -180,8 +295,9 @@ fn short(text: &str, chars: usize) -> String {
 #[component]
 fn Node(
     node: GraphNode,
-    places: Places,
-    /// The ids of the nodes the latest step touched.
+    movers: Movers,
+    /// The ids of the nodes the latest step touched (read once, when the node is built; then
+    /// [`Movers::mark`] keeps its mark).
     touched: Memo<Vec<String>>,
 ) -> impl IntoView {
     let mut class = String::from("graph__node");
@@ -199,12 +315,10 @@ fn Node(
         }
     }
     let id = node.id.clone();
-    let fallback = (node.x, node.y);
-    let at = Memo::new({
-        let id = id.clone();
-        move |_| places.with(|(nodes, _)| nodes.get(&id).copied().unwrap_or(fallback))
-    });
-    let is_touched = Memo::new(move |_| touched.with(|t| t.contains(&id)));
+    let at = RwSignal::new((node.x, node.y));
+    let is_touched = RwSignal::new(touched.with_untracked(|t| t.contains(&id)));
+    let token = movers.add_node(id.clone(), at, is_touched);
+    on_cleanup(move || movers.drop_node(&id, token));
     let [state, finalizers, note] = node.lines;
     view! {
         <g
