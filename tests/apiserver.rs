@@ -429,3 +429,82 @@ fn tv31_admission_in_terminating_and_missing_namespaces() {
         assert_eq!(err.message, format!("namespaces \"{ns}\" is forbidden: this namespace may not be deleted"));
     }
 }
+
+/// The recorder's Event write (`ApiServer::create_event`, built as its stored form directly)
+/// has exactly the outcome of `create` of the same Event as a request body: the same results and
+/// errors, stored objects, uids, resourceVersions and watch events, on the plain path and on
+/// every case it hands to the general path (an empty reference namespace, a name or namespace
+/// validation refuses, a namespace missing or Terminating, a name taken, the quota reached).
+#[test]
+fn a_recorded_event_is_stored_as_its_create_would_store_it() {
+    use reconcile_lab::engine::apiserver::create::NewEvent;
+    let setup = || {
+        let mut s = ApiServer::new(7);
+        s.create(json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "ending"}})).expect("namespace");
+        s.delete(k("Namespace"), None, "ending", &DeleteOptions::default()).expect("delete namespace");
+        let w = s.watch(k("Event"), None, Selector::everything(), WatchFrom::Now);
+        (s, w)
+    };
+    let (mut general, wg) = setup();
+    let (mut direct, wd) = setup();
+    let long = "n".repeat(250);
+    let ev = |name: &'static str, ns: &'static str, involved_ns: Option<&'static str>| NewEvent {
+        name,
+        namespace: ns,
+        involved: ["Pod", "web-1", "u-1", "v1", "17"],
+        involved_namespace: involved_ns,
+        what: ["Normal", "Pulled", "Successfully pulled image \"nginx\"\n\tin 2s: é ✓ \u{1}"],
+        component: "kubelet",
+        timestamp: "2026-01-01T00:00:02Z",
+    };
+    let long_name: &'static str = Box::leak(format!("{long}.1880").into_boxed_str());
+    let cases = [
+        ev("web-1.1", "default", Some("default")),
+        NewEvent {
+            involved: ["Node", "node-1", "", "v1", ""],
+            what: ["Warning", "", ""],
+            component: "",
+            ..ev("node-1.2", "default", None)
+        },
+        ev("web-1.3", "kube-system", Some("kube-system")),
+        ev("web-1.4", "default", Some("")),
+        ev(long_name, "default", Some("default")),
+        ev("Web-1.5", "default", Some("default")),
+        ev("web-1.6", "nope", Some("nope")),
+        ev("web-1.7", "ending", Some("ending")),
+        ev("web-1.1", "default", Some("default")),
+        NewEvent { involved: ["", "", "", "", ""], ..ev("x.8", "default", Some("default")) },
+    ];
+    let (mut outcomes, mut quota) = (0, 0);
+    for limit in [usize::MAX, 5] {
+        general.set_object_limit(limit);
+        direct.set_object_limit(limit);
+        for e in &cases {
+            let g = general.create(e.to_value()).map(|v| v.resource_version());
+            let d = direct.create_event(e);
+            assert_eq!(
+                g.as_ref().map_err(|s| (s.code(), &s.message)),
+                d.as_ref().map_err(|s| (s.code(), &s.message)),
+                "{}",
+                e.name
+            );
+            outcomes += usize::from(g.is_ok());
+            quota += usize::from(g.is_err_and(|s| s.message.contains("exceeded quota")));
+        }
+    }
+    assert_eq!((outcomes, quota), (5, 6), "five Events stored; then the quota refuses those that pass admission");
+    let texts = |s: &ApiServer| s.all_objects().map(|o| o.to_string()).collect::<Vec<_>>();
+    assert_eq!(texts(&general), texts(&direct));
+    let mut delivered = 0;
+    loop {
+        match (general.next_event(wg), direct.next_event(wd)) {
+            (None, None) => break,
+            (g, d) => assert_eq!(g, d),
+        }
+        delivered += 1;
+    }
+    assert_eq!(delivered, 5);
+    // The same uid draws: the next object gets the same uid on both.
+    let uid = |s: &mut ApiServer| s.create(deployment("after")).expect("create").uid().to_string();
+    assert_eq!(uid(&mut general), uid(&mut direct));
+}

@@ -1,6 +1,7 @@
-//! One decoded tree per object version, system-wide (issue #9): the API server hands every watch,
-//! list and GET of a version the same `object::Shared`, and the World's informers keep it, so
-//! processes caching the same pod hold one copy, also after a controller-manager failover relists.
+//! One tree per object version, system-wide (issue #9): the API server hands every watch, list
+//! and GET of a version the same `object::Shared` (the one it stores), and the World's informers
+//! keep it, so processes caching the same pod hold one copy, also after a controller-manager
+//! failover relists.
 
 mod common;
 
@@ -48,16 +49,17 @@ fn watches_lists_and_gets_share_one_tree_per_version() {
     assert!(!Arc::ptr_eq(&m1.object, &e1.object));
     assert_eq!(m1.object.label("tier"), Some("web"));
 
-    // Once nobody holds a version (events, lists, the watch history), a list decodes it again:
-    // equal, a fresh allocation, and shared from then on.
+    // The store holds the current version's tree itself: the same `Arc` once every watcher and
+    // list let go of it (nothing is decoded again); an old version is freed once nothing (events,
+    // lists, the watch history) holds it.
     let current: Shared = Arc::clone(&m1.object);
+    let old = Arc::downgrade(&e1.object);
     drop((e1, e2, listed, m1, m2));
     s.set_history_limit(1);
     s.create(pod("q")).unwrap();
-    let weak = Arc::downgrade(&current);
-    drop(current);
-    assert!(weak.upgrade().is_none(), "nothing holds the old tree: the store's memo is weak");
+    assert!(old.upgrade().is_none(), "nothing holds the old version's tree");
     let again = s.get_shared(pods, Some("default"), "p").unwrap();
+    assert!(Arc::ptr_eq(&again, &current), "the stored tree, not a copy");
     assert_eq!(again.label("tier"), Some("web"));
     assert!(Arc::ptr_eq(&again, &s.list_shared(pods, Some("default"), &Selector::everything()).0[0]));
 }

@@ -56,6 +56,14 @@ impl ApiServer {
         Ok(())
     }
 
+    /// Whether NamespaceLifecycle admits a create in namespace `ns` (it exists and is not
+    /// Terminating): [`ApiServer::admit_namespace_lifecycle`]'s `Ok`, without an object.
+    pub(crate) fn namespace_is_active(&self, ns: &str) -> bool {
+        let Some(ns_kind) = Kind::by_kind("Namespace") else { return false };
+        self.get_shared(ns_kind, None, ns)
+            .is_ok_and(|n| n.pointer("/status/phase").and_then(Frozen::as_str) != Some("Terminating"))
+    }
+
     /// The object-count quota for one more object of `kind` named `name`.
     pub(crate) fn admit_quota(&self, kind: &Kind, name: &str) -> Result<(), Status> {
         let used = self.count(kind);

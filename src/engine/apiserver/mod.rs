@@ -14,7 +14,7 @@
 //! - [`strategy`]: per-kind create/update preparation, generation, per-kind validation;
 //! - [`validation`]: metadata validation and the 422 field errors;
 //! - [`create`], [`update`], [`patch`], [`delete`]: the verbs;
-//! - [`store`]: the objects (compact JSON, ~2.8 KB a running pod, shared with snapshots) and the
+//! - [`store`]: the objects (compact trees, shared with informer caches and snapshots) and the
 //!   global revision;
 //! - [`watch`]: history window and per-watch queues; [`fields`]: field selectors.
 //!
@@ -74,7 +74,7 @@ use crate::engine::status::Status;
 use crate::engine::time::Time;
 
 pub use decode::FieldValidation;
-pub use delete::{DeleteOptions, Deleted, Propagation};
+pub use delete::{DeleteOptions, Deleted, Propagation, Removed};
 pub use fields::FieldSelector;
 pub use patch::{Patch, Subresource};
 pub use watch::{EventType, PendingEvent, WatchEvent, WatchFrom, WatchId, DEFAULT_HISTORY_LIMIT};
@@ -303,6 +303,12 @@ impl ApiServer {
         self.watches.is_open(id)
     }
 
+    /// Whether a watch has events queued or is no longer open (stopped, ended by an ERROR, or
+    /// unknown): `!pending_events(id).is_empty() || !watch_is_open(id)` in one look-up.
+    pub fn watch_has_news(&self, id: WatchId) -> bool {
+        self.watches.has_news(id)
+    }
+
     /// Closes a watch; undelivered events are lost.
     pub fn stop_watch(&mut self, id: WatchId) {
         self.watches.stop(id);
@@ -387,7 +393,8 @@ impl ApiServer {
         }
         let rv = self.store.next_revision();
         set_resource_version(&mut new, rv);
-        let object = self.store.put(key.clone(), &new);
+        // Converted with the stored version's keys (mostly the same, in the same places).
+        let object = self.store.put_tree(key.clone(), Frozen::from_like(&new, old));
         let prev = Some(Arc::clone(old));
         self.watches.record(key.0, Change { rv, event_type: EventType::Modified, object, prev });
         new
@@ -395,16 +402,23 @@ impl ApiServer {
 
     /// Removes an object and records DELETED carrying its last state stamped with the
     /// deletion revision (etcd3 `watchChan.transform`,
-    /// k8s.io/apiserver/pkg/storage/etcd3/watcher.go). Returns that last state.
-    fn commit_delete_shared(&mut self, key: Key, old: &Shared) -> Value {
+    /// k8s.io/apiserver/pkg/storage/etcd3/watcher.go). Returns that last state (the event's tree).
+    fn commit_delete_shared(&mut self, key: Key, old: &Shared) -> Shared {
         let rv = self.store.next_revision();
         self.store.remove(&key);
-        let mut last = old.to_value();
-        set_resource_version(&mut last, rv);
-        let object = Arc::new(Frozen::from(&last));
+        // The last state as a tree (a copy of the stored one, the revision replaced): copying the
+        // tree to a `Value` and converting that back cost two copies of the object per deletion.
+        let object = match old.with_resource_version(rv) {
+            Some(tree) => Arc::new(tree),
+            None => {
+                let mut last = old.to_value();
+                set_resource_version(&mut last, rv);
+                Arc::new(Frozen::from(&last))
+            }
+        };
         let prev = Some(Arc::clone(old));
-        self.watches.record(key.0, Change { rv, event_type: EventType::Deleted, object, prev });
-        last
+        self.watches.record(key.0, Change { rv, event_type: EventType::Deleted, object: Arc::clone(&object), prev });
+        object
     }
 }
 

@@ -6,17 +6,22 @@
 //! then name, so a LIST of one kind in one namespace is a contiguous range and costs time
 //! proportional to its result; a GET or a write is O(log n).
 //!
-//! Objects are kept as their compact JSON encoding (`Arc<str>`), as etcd keeps bytes: about
-//! 2.8 KB for a defaulted, running pod where a `serde_json::Value` with ordered maps takes about
-//! 24 KB, so 20,000 pods fit in tens of megabytes. Cloning the store (the world's "step back"
-//! snapshots) shares every object with the live one: an entry is one `Arc`, a key's namespace and
-//! name are `Arc<str>`, so a snapshot costs the map's nodes (about 50 bytes an object) and no
-//! allocation per object (with `String` keys and three `Arc`s an entry, a snapshot of 10,000 pods
-//! and their Events took 5.7 MB and 120,000 allocations). Reads decode; a write whose encoding is
-//! byte-identical to the stored one is a no-op, exactly etcd3 store's "short-circuiting a write"
-//! (`GuaranteedUpdate`, k8s.io/apiserver/pkg/storage/etcd3/store.go).
+//! Objects are kept as their [`Frozen`] trees (about 5.8 KB for a defaulted, running pod where a
+//! `serde_json::Value` with ordered maps takes about 24 KB), the same `Arc` that the write's watch
+//! event carries and the informer caches keep, so an object a controller caches costs the store
+//! nothing of its own. Their encoding (compact JSON, what etcd keeps: about 2.8 KB a running pod)
+//! is made only when something asks for it ([`Store::raw`]); so is its length, per object and in
+//! total ([`Store::bytes`], what etcd would hold: the world asks for it when it keeps a snapshot). Until 2026-12 every write also wrote the
+//! text and kept the tree only weakly: the text was a second copy of every cached object, and
+//! writing it was about a tenth of converging a Deployment (a converged 10,000-pod session held
+//! 19 MB less without it). Cloning the store (the world's "step back" snapshots) shares every
+//! object with the live one: an entry is one `Arc`, a key's namespace and name are `Arc<str>`, so
+//! a snapshot costs the map's nodes (about 50 bytes an object) and no allocation per object (with
+//! `String` keys and three `Arc`s an entry, a snapshot of 10,000 pods and their Events took 5.7 MB
+//! and 120,000 allocations). A write whose object equals the stored one is a no-op, exactly etcd3
+//! store's "short-circuiting a write" (`GuaranteedUpdate`, k8s.io/apiserver/pkg/storage/etcd3/store.go).
 //!
-//! Beside each encoding the store keeps the object's [`ObjectMetadata`] decoded (uid,
+//! Beside each object the store keeps the object's [`ObjectMetadata`] decoded (uid,
 //! resourceVersion, deletion state, finalizers, owner references: a few hundred bytes), so that a
 //! metadata-only LIST ([`Store::range_metadata`]) decodes nothing. Kubernetes serves the same
 //! thing as `PartialObjectMetadataList` (`Accept: application/json;as=PartialObjectMetadataList;
@@ -24,16 +29,14 @@
 //! views read it (the owner graph, the caches' truth, the object list), at about a microsecond
 //! an object instead of tens for a decode.
 //!
-//! What watch events, `list_shared` and `get_shared` hand out is the object's shared
-//! [`Frozen`] tree ([`Store::get_shared`]): built from the written object on each write (the
-//! watch event carries it) and memoized weakly in the entry, so every watcher, list and relist of
-//! a version gets the same `Arc` while anyone (an informer cache, the watch history) holds it,
-//! and only a version nobody holds is decoded again. One decode per version, system-wide: three
-//! processes caching 10,000 pods hold 10,000 trees, also after a controller manager relists.
+//! What watch events, `list_shared` and `get_shared` hand out is the stored tree itself
+//! ([`Store::get_shared`]): every watcher, list and relist of a version gets the same `Arc`, and
+//! nothing is ever decoded: three processes caching 10,000 pods hold 10,000 trees, also after a
+//! controller manager relists.
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::{Arc, OnceLock};
 
 use serde_json::Value;
 
@@ -88,69 +91,81 @@ impl ObjectMetadata {
             phase: obj.get("status").and_then(|s| s.get("phase")).and_then(Value::as_str).map(Box::from),
         }
     }
+
+    /// [`ObjectMetadata::of`] read from the object's tree (the same fields, the same values).
+    pub fn of_tree(obj: &Frozen) -> ObjectMetadata {
+        ObjectMetadata {
+            uid: obj.uid().to_string(),
+            resource_version: obj.resource_version(),
+            deleting: obj.is_deleting(),
+            finalizers: obj.finalizers().into_iter().map(str::to_string).collect(),
+            owner_references: obj.owner_references(),
+            phase: obj.get("status").and_then(|s| s.get("phase")).and_then(Frozen::as_str).map(Box::from),
+        }
+    }
 }
 
-/// One stored object: its encoding, its labels kept decoded so that a LIST with a label
-/// selector decodes only the objects it returns, its [`ObjectMetadata`], and a weak memo of its
-/// decoded, shared form ([`Store::get_shared`]). Immutable once stored (a write stores a new
-/// entry), so the store and its snapshots share it (and its memo).
+/// One stored object: its tree (the [`Shared`] form that watch events, lists and informer caches
+/// hand around), its labels kept apart so that a LIST with a label selector reads only the
+/// objects it returns, its [`ObjectMetadata`], and the length of its encoding once asked. Immutable once
+/// stored (a write stores a new entry), so the store and its snapshots share it.
+///
+/// The encoding itself is made only when something asks for it ([`Store::raw`]): the tree is
+/// the object, and nothing in a run reads the text (every write encoded its object, about a
+/// tenth of converging a Deployment). The tree is held, not memoized weakly: the objects a
+/// controller caches (pods, ReplicaSets, nodes) are shared with the caches, so the store's own
+/// copy of them costs nothing, where their text was a second copy (2.8 KB a running pod).
 #[derive(Debug)]
 struct Entry {
-    text: Box<str>,
+    tree: Shared,
+    /// The length of the object's compact JSON ([`Frozen::json_len`]), counted the first time
+    /// it is asked for (most versions are replaced before anyone asks: counting every write's
+    /// was about 4% of converging).
+    len: OnceLock<usize>,
     /// `metadata.labels` when non-empty, as a compact tree (a few dozen bytes, not a hash map).
     labels: Option<Frozen>,
     meta: ObjectMetadata,
-    /// The `Shared` tree of this version that watch events, lists and informer caches hand
-    /// around, while anyone holds it: weak, so that the store keeps no tree nobody caches (the
-    /// Events nobody watches), and a version is decoded again only after every holder let go.
-    shared: Mutex<Weak<Frozen>>,
 }
 
 impl Entry {
-    fn new(obj: &Value, shared: &Shared, size_hint: usize) -> Arc<Entry> {
+    /// The length of the object's encoding.
+    fn len(&self) -> usize {
+        *self.len.get_or_init(|| self.tree.json_len())
+    }
+
+    /// Everything read from the tree the write made: its labels are a copy of that subtree
+    /// (reading them from the written `Value` converted them a second time).
+    fn new(tree: &Shared) -> Arc<Entry> {
         Arc::new(Entry {
-            text: shared.to_json_sized(size_hint).into_boxed_str(),
-            labels: obj
-                .pointer("/metadata/labels")
+            tree: Arc::clone(tree),
+            len: OnceLock::new(),
+            labels: tree
+                .get("metadata")
+                .and_then(|m| m.get("labels"))
                 .filter(|l| l.as_object().is_some_and(|m| !m.is_empty()))
-                .map(Frozen::from),
-            meta: ObjectMetadata::of(obj),
-            shared: Mutex::new(Arc::downgrade(shared)),
+                .cloned(),
+            meta: ObjectMetadata::of_tree(tree),
         })
-    }
-
-    /// The memoized shared tree, if it is alive.
-    fn live(&self) -> Option<Shared> {
-        self.shared.lock().ok().and_then(|memo| memo.upgrade())
-    }
-
-    /// The shared tree: the memoized one while it lives, else decoded now (and memoized).
-    fn shared(&self) -> Shared {
-        let Ok(mut memo) = self.shared.lock() else { return Arc::new(decode_frozen(&self.text)) };
-        if let Some(s) = memo.upgrade() {
-            return s;
-        }
-        let s = Arc::new(decode_frozen(&self.text));
-        *memo = Arc::downgrade(&s);
-        s
     }
 }
 
 /// The objects and the global revision.
 ///
-/// Invariants: every stored text is the compact JSON of an object whose
-/// `metadata.resourceVersion` is the decimal revision of the write that produced it, at most
-/// `revision`; `counts[k]` is the number of stored objects of kind `k`; `bytes` is the total
-/// length of the stored texts.
+/// Invariants: every stored tree is an object whose `metadata.resourceVersion` is the decimal
+/// revision of the write that produced it, at most `revision`; `counts[k]` is the number of
+/// stored objects of kind `k`; `bytes`, once set, is the total length of the stored objects'
+/// encodings.
 #[derive(Clone, Debug, Default)]
 pub struct Store {
     objects: BTreeMap<Key, Arc<Entry>>,
     counts: Vec<usize>,
     revision: u64,
-    /// Kept up to date by every put and remove: the world asks for it for every snapshot it
-    /// keeps, each time it takes one (summing the entries then walked every object of every
-    /// snapshot, every 200 steps).
-    bytes: usize,
+    /// Summed the first time it is asked for in this state of the contents (every put and
+    /// remove forgets it): the world asks for it for every snapshot it keeps, each time it takes
+    /// one, and a snapshot's store is a clone that keeps its sum (summing every kept snapshot's
+    /// entries each time, every 200 steps, was a fifth of a run). Snapshots are spaced by the
+    /// cluster's size, so a sum per snapshot costs a few additions a step.
+    bytes: OnceLock<usize>,
     /// Which contents these are (see [`ContentStamp`]): renewed by every put and remove.
     stamp: ContentStamp,
 }
@@ -184,7 +199,7 @@ impl Store {
             objects: BTreeMap::new(),
             counts: vec![0; KINDS.len()],
             revision: 0,
-            bytes: 0,
+            bytes: OnceLock::new(),
             stamp: ContentStamp::fresh(),
         }
     }
@@ -210,14 +225,9 @@ impl Store {
         self.get_value(key).map(Arc::new)
     }
 
-    /// One object, decoded, owned: copied from its shared tree while someone holds that (an
-    /// informer cache usually does: copying a tree costs less than parsing the text), else
-    /// decoded from the text. Either way the same value.
+    /// One object, owned: a copy of its tree (the value its encoding decodes to).
     pub fn get_value(&self, key: &Key) -> Option<Value> {
-        self.objects.get(key).map(|e| match e.live() {
-            Some(tree) => tree.to_value(),
-            None => decode(&e.text),
-        })
+        self.objects.get(key).map(|e| e.tree.to_value())
     }
 
     /// Whether an object exists (no decoding).
@@ -225,39 +235,42 @@ impl Store {
         self.objects.contains_key(key)
     }
 
-    /// The stored encoding of an object.
-    pub fn raw(&self, key: &Key) -> Option<&str> {
-        self.objects.get(key).map(|e| &*e.text)
+    /// The encoding of an object (its compact JSON, made now: see [`Entry`]).
+    pub fn raw(&self, key: &Key) -> Option<String> {
+        self.objects.get(key).map(|e| e.tree.to_json_sized(e.len()))
     }
 
-    /// One object's shared tree: the same `Arc` for a given version to every caller while
-    /// anyone holds it (one decode per object version system-wide).
+    /// One object's shared tree: the same `Arc` for a given version to every caller.
     pub fn get_shared(&self, key: &Key) -> Option<Shared> {
-        self.objects.get(key).map(|e| e.shared())
+        self.objects.get(key).map(|e| Arc::clone(&e.tree))
     }
 
     /// Stores (or replaces) an object; returns its shared tree (the one its watch event carries).
     pub fn put(&mut self, key: Key, obj: &Value) -> Shared {
+        self.put_tree(key, Frozen::from(obj))
+    }
+
+    /// [`Store::put`] of an object already in its tree form (built directly, never a `Value`).
+    pub fn put_tree(&mut self, key: Key, tree: Frozen) -> Shared {
         let k = key.0;
-        let shared = Arc::new(Frozen::from(obj));
-        // Room for the text: about what the previous version took (most writes change a little).
-        let size_hint = self.objects.get(&key).map_or(512, |e| e.text.len() + 64);
-        let entry = Entry::new(obj, &shared, size_hint);
+        let shared = Arc::new(tree);
+        let entry = Entry::new(&shared);
         self.stamp = ContentStamp::fresh();
-        self.bytes += entry.text.len();
-        match self.objects.insert(key, entry) {
-            Some(old) => self.bytes -= old.text.len(),
-            None => self.counts[k] += 1,
+        self.bytes = OnceLock::new();
+        if self.objects.insert(key, entry).is_none() {
+            self.counts[k] += 1;
         }
         shared
     }
 
     /// Removes an object.
     pub fn remove(&mut self, key: &Key) -> bool {
-        let Some(old) = self.objects.remove(key) else { return false };
+        if self.objects.remove(key).is_none() {
+            return false;
+        }
         self.stamp = ContentStamp::fresh();
         self.counts[key.0] -= 1;
-        self.bytes -= old.text.len();
+        self.bytes = OnceLock::new();
         true
     }
 
@@ -267,14 +280,14 @@ impl Store {
     }
 
     /// The objects of one kind, in one namespace or all, whose labels `sel` matches, in key
-    /// order, decoded. Costs the number of objects in the range plus the decoding of the result.
+    /// order, owned. Costs the number of objects in the range plus the copying of the result.
     pub fn range<'a>(
         &'a self,
         kind_idx: usize,
         ns: Option<&'a str>,
         sel: &'a Selector,
     ) -> impl Iterator<Item = Value> + 'a {
-        self.entries(kind_idx, ns, sel).map(|e| decode(&e.text))
+        self.entries(kind_idx, ns, sel).map(|e| e.tree.to_value())
     }
 
     /// The entries of one kind, in one namespace or all, whose labels `sel` matches, in key order.
@@ -299,7 +312,7 @@ impl Store {
         ns: Option<&'a str>,
         sel: &'a Selector,
     ) -> impl Iterator<Item = Shared> + 'a {
-        self.entries(kind_idx, ns, sel).map(Entry::shared)
+        self.entries(kind_idx, ns, sel).map(|e| Arc::clone(&e.tree))
     }
 
     /// Like [`Store::range`] without a selector, but yielding each object's namespace, name and
@@ -318,29 +331,13 @@ impl Store {
 
     /// The total length of the stored encodings.
     pub fn bytes(&self) -> usize {
-        debug_assert_eq!(self.bytes, self.objects.values().map(|e| e.text.len()).sum::<usize>());
-        self.bytes
+        *self.bytes.get_or_init(|| self.objects.values().map(|e| e.len()).sum())
     }
 
-    /// Every stored object (all kinds), in key order, decoded.
+    /// Every stored object (all kinds), in key order, owned.
     pub fn all(&self) -> impl Iterator<Item = Value> + '_ {
-        self.objects.values().map(|e| decode(&e.text))
+        self.objects.values().map(|e| e.tree.to_value())
     }
-}
-
-/// Decodes a stored encoding. The store only holds what [`Frozen::to_json`] wrote (the compact
-/// JSON of an object, keys in the order they are in), so this cannot fail;
-/// were it ever to, the result is `null` rather than a panic.
-pub fn decode(text: &str) -> Value {
-    serde_json::from_str(text).unwrap_or(Value::Null)
-}
-
-/// Decodes a stored encoding into a tree; like [`decode`], `null` (and a debug assertion) if it
-/// ever failed.
-fn decode_frozen(text: &str) -> Frozen {
-    let decoded = Frozen::decode(text);
-    debug_assert!(decoded.is_ok(), "stored text is JSON");
-    decoded.unwrap_or_default()
 }
 
 #[cfg(test)]
@@ -362,8 +359,11 @@ mod tests {
         };
         let k = kind_index(crate::engine::kinds::Kind::by_kind("Pod").unwrap());
         let key = |n: &str| key(k, "d", n);
+        let encoded = |s: &Store| s.all().map(|o| o.to_string().len()).sum::<usize>();
         s.put(key("a"), &pod("a", "3", json!({})));
-        s.put(key("b"), &pod("b", "4", json!({})));
+        assert_eq!(s.bytes(), encoded(&s));
+        s.put(key("b"), &pod("b", "4", json!({"annotations": {"quote": "\"x\"\n"}})));
+        assert_eq!(s.bytes(), encoded(&s), "the total follows every write");
         let owner =
             json!([{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "rs", "uid": "u-rs", "controller": true}]);
         s.put(
@@ -374,7 +374,11 @@ mod tests {
                 json!({"deletionTimestamp": "2026-01-01T00:00:00Z", "finalizers": ["x/y"], "ownerReferences": owner}),
             ),
         );
+        assert_eq!(s.bytes(), encoded(&s));
+        let before = s.clone();
         s.remove(&key("b"));
+        assert_eq!(s.bytes(), encoded(&s), "and every removal");
+        assert_eq!(before.bytes(), encoded(&before), "a clone keeps its own");
         let listed: Vec<(&str, &str, ObjectMetadata)> =
             s.range_metadata(k, None).map(|(ns, n, m)| (ns, n, m.clone())).collect();
         assert_eq!(listed.len(), 1);

@@ -284,7 +284,7 @@ pub fn label_value_errors(value: &str) -> Vec<String> {
 // ---- pkg/api/validation/objectmeta.go ----
 
 /// Which name rule a kind's `metadata.name` follows.
-fn name_errors(kind: &Kind, name: &str, prefix: bool) -> Vec<String> {
+pub(crate) fn name_errors(kind: &Kind, name: &str, prefix: bool) -> Vec<String> {
     // `maskTrailingDash`: a generateName may end in '-' (the suffix follows it).
     let masked;
     let name = if prefix && name.len() > 1 && name.ends_with('-') {

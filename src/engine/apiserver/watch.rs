@@ -316,6 +316,10 @@ impl Watches {
         self.watches.get(&id).is_some_and(|w| !w.closed)
     }
 
+    pub fn has_news(&self, id: WatchId) -> bool {
+        self.watches.get(&id).is_none_or(|w| w.head < w.queue.len() || w.closed)
+    }
+
     pub fn stop(&mut self, id: WatchId) {
         if let Some(w) = self.watches.remove(&id) {
             self.by_kind[w.kind_idx].retain(|x| *x != id);

@@ -8,6 +8,7 @@
 
 use serde_json::Value;
 
+use crate::engine::apiserver::create::NewEvent;
 use crate::engine::cloud::{CloudBucket, CloudCall, CloudError};
 use crate::engine::kinds::Kind;
 use crate::engine::status::{Reason, Status};
@@ -32,6 +33,12 @@ pub trait Api {
     fn get(&mut self, kind: &'static Kind, namespace: Option<&str>, name: &str) -> Result<Value, Status>;
     /// `POST`.
     fn create(&mut self, obj: Value) -> Result<Value, Status>;
+    /// `POST` of an Event from the recorder ([`NewEvent`]): the same request as `create` of
+    /// [`NewEvent::to_value`], answering the Event's resourceVersion (the World's connection
+    /// sends it without building the `Value`: see [`crate::engine::apiserver::ApiServer::create_event`]).
+    fn create_event(&mut self, ev: &NewEvent<'_>) -> Result<u64, Status> {
+        self.create(ev.to_value()).map(|v| crate::engine::object::ObjectExt::resource_version(&v))
+    }
     /// `PUT` of the main resource.
     fn update(&mut self, obj: Value) -> Result<Value, Status>;
     /// `PUT` of the `/status` subresource.

@@ -81,6 +81,11 @@ pub trait ListerWatcher {
     fn watch_is_open(&self, id: WatchId) -> bool;
     /// Whether the watch has events queued.
     fn has_pending_events(&self, id: WatchId) -> bool;
+    /// Whether the reflector has something to take from the watch: events queued, or the
+    /// stream's end.
+    fn watch_has_news(&self, id: WatchId) -> bool {
+        self.has_pending_events(id) || !self.watch_is_open(id)
+    }
     /// Closes the watch; undelivered events are lost.
     fn stop_watch(&mut self, id: WatchId);
 }
@@ -101,6 +106,11 @@ impl ListerWatcher for ApiServer {
     }
     fn has_pending_events(&self, id: WatchId) -> bool {
         !self.pending_events(id).is_empty()
+    }
+    // One look-up of the watch, not two: every informer of every process is asked this for
+    // every step.
+    fn watch_has_news(&self, id: WatchId) -> bool {
+        ApiServer::watch_has_news(self, id)
     }
     fn stop_watch(&mut self, id: WatchId) {
         ApiServer::stop_watch(self, id);
@@ -560,6 +570,12 @@ impl Informer {
         self.listeners.get(h.0).into_iter().flat_map(|l| l.pending.iter())
     }
 
+    /// Whether handler `h` has calls queued (what choosing a step asks of every handler: cheaper
+    /// than starting to iterate them).
+    pub fn has_pending_notifications(&self, h: HandlerId) -> bool {
+        self.listeners.get(h.0).is_some_and(|l| !l.pending.is_empty())
+    }
+
     /// Handlers with calls queued.
     pub fn handlers_with_pending(&self) -> Vec<HandlerId> {
         (0..self.listeners.len()).filter(|i| !self.listeners[*i].pending.is_empty()).map(HandlerId).collect()
@@ -804,7 +820,7 @@ impl Informer {
     /// Whether [`Informer::deliver_next`] has something to do: an event is queued on the open
     /// watch, or the watch has ended.
     pub fn has_deliverable(&self, api: &dyn ListerWatcher) -> bool {
-        self.watch_id().is_some_and(|id| api.has_pending_events(id) || !api.watch_is_open(id))
+        self.watch_id().is_some_and(|id| api.watch_has_news(id))
     }
 
     /// The watch stream ended without an ERROR event (reflector.go `handleWatch` returning): the

@@ -55,6 +55,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+use super::apiserver::create::NewEvent;
 use super::client::{Api, DeleteOpts, Informer};
 use super::frozen::Frozen;
 use super::kinds::Kind;
@@ -249,48 +250,20 @@ impl Ctx<'_> {
     /// apiVersion and resourceVersion, `what` the type, reason and message (one copy of this
     /// code, not one per form).
     fn record_event(&mut self, component: &str, who: [&str; 5], namespace: Option<&str>, what: [&str; 3]) {
-        let [kind, name, uid, api_version, rv] = who;
-        let [event_type, reason, message] = what;
         *self.event_seq = (*self.event_seq + 1) % 1_000_000;
         let nanos = u128::from(self.now.millis()) * 1_000_000 + u128::from(*self.event_seq);
-        let event_name = format!("{name}.{nanos:x}");
-        let ns = namespace.unwrap_or("default").to_string();
-        let ts = self.now.rfc3339();
-        // An ObjectReference: `namespace` only for namespaced objects (omitempty).
-        let text = |s: &str| Value::String(s.to_string());
-        let mut involved_ref = serde_json::Map::with_capacity(6);
-        involved_ref.insert("kind".into(), text(kind));
-        if let Some(ns) = namespace {
-            involved_ref.insert("namespace".into(), text(ns));
-        }
-        involved_ref.insert("name".into(), text(name));
-        involved_ref.insert("uid".into(), text(uid));
-        involved_ref.insert("apiVersion".into(), text(api_version));
-        involved_ref.insert("resourceVersion".into(), text(rv));
-        // Built entry by entry (in the order `json!` would give): `json!` copies a map it is
-        // given through serde, and every reconcile that does something records an Event.
-        let mut metadata = serde_json::Map::with_capacity(2);
-        metadata.insert("name".into(), Value::String(event_name));
-        metadata.insert("namespace".into(), Value::String(ns));
-        let mut source = serde_json::Map::with_capacity(1);
-        source.insert("component".into(), text(component));
-        let mut ev = serde_json::Map::with_capacity(14);
-        ev.insert("apiVersion".into(), text("v1"));
-        ev.insert("kind".into(), text("Event"));
-        ev.insert("metadata".into(), Value::Object(metadata));
-        ev.insert("involvedObject".into(), Value::Object(involved_ref));
-        ev.insert("reason".into(), text(reason));
-        ev.insert("message".into(), text(message));
-        ev.insert("source".into(), Value::Object(source));
-        ev.insert("firstTimestamp".into(), text(&ts));
-        ev.insert("lastTimestamp".into(), Value::String(ts));
-        ev.insert("count".into(), Value::from(1));
-        ev.insert("type".into(), text(event_type));
-        ev.insert("eventTime".into(), Value::Null);
-        ev.insert("reportingComponent".into(), text(component));
-        ev.insert("reportingInstance".into(), text(""));
-        let ev = Value::Object(ev);
-        let _ = self.api.create(ev);
+        let name = format!("{}.{nanos:x}", who[1]);
+        let timestamp = self.now.rfc3339();
+        let ev = NewEvent {
+            name: &name,
+            namespace: namespace.unwrap_or("default"),
+            involved: who,
+            involved_namespace: namespace,
+            what,
+            component,
+            timestamp: &timestamp,
+        };
+        let _ = self.api.create_event(&ev);
     }
 }
 

@@ -8,7 +8,8 @@ use std::borrow::Cow;
 use serde_json::{json, Value};
 
 use super::record::{ApiCall, CallTarget, Verb};
-use crate::engine::apiserver::{ApiServer, DeleteOptions, Deleted, Patch, Propagation, Subresource};
+use crate::engine::apiserver::create::NewEvent;
+use crate::engine::apiserver::{ApiServer, DeleteOptions, Patch, Propagation, Removed, Subresource};
 use crate::engine::client::{Api, DeleteOpts};
 use crate::engine::kinds::Kind;
 use crate::engine::object::ObjectExt;
@@ -123,8 +124,13 @@ fn path(kind: &Kind, ns: Option<&str>, name: &str) -> String {
 
 impl WorldApi<'_> {
     fn push(&mut self, verb: Verb, tgt: CallTarget, sent: u64, result: &Result<Value, Status>, ok_code: u16) {
-        let (code, rv, error) = match result {
-            Ok(v) => (ok_code, v.resource_version(), None),
+        self.push_outcome(verb, tgt, sent, result.as_ref().map(ObjectExt::resource_version), ok_code);
+    }
+
+    /// [`WorldApi::push`] of a call's outcome: the written resourceVersion, or the error.
+    fn push_outcome(&mut self, verb: Verb, tgt: CallTarget, sent: u64, outcome: Result<u64, &Status>, ok_code: u16) {
+        let (code, rv, error) = match outcome {
+            Ok(rv) => (ok_code, rv, None),
             Err(e) => (e.code(), 0, Some(e.message.clone())),
         };
         let stored = if code == 409 { super::stored_rv(self.server, &tgt) } else { 0 };
@@ -191,6 +197,24 @@ impl Api for WorldApi<'_> {
             Err(_) => name,
         };
         self.push(Verb::Create, CallTarget::Object { kind: tkind, namespace: ns, name: shown }, 0, &r, 201);
+        r
+    }
+
+    // What `create` of the Event's `Value` records: a POST of an Event, named as sent.
+    fn create_event(&mut self, ev: &NewEvent<'_>) -> Result<u64, Status> {
+        let Some(kind) = Kind::by_kind("Event") else {
+            return self.create(ev.to_value()).map(|v| v.resource_version());
+        };
+        let r = match self.fail("Post", kind, Some(ev.namespace), "") {
+            Some(e) => Err(e),
+            None => self.server.create_event(ev),
+        };
+        let target = CallTarget::Object {
+            kind: Cow::Borrowed(kind.kind),
+            namespace: Some(ev.namespace.to_string()),
+            name: ev.name.to_string(),
+        };
+        self.push_outcome(Verb::Create, target, 0, r.as_ref().copied(), 201);
         r
     }
 
@@ -273,17 +297,21 @@ impl Api for WorldApi<'_> {
         };
         let r = match self.fail("Delete", kind, namespace, name) {
             Some(e) => Err(e),
-            None => self.server.delete(kind, namespace, name, &options),
+            None => self.server.delete_shared(kind, namespace, name, &options),
         };
         // The call's record reads the answer (its resourceVersion, or the error) in place: no
-        // copy of the object that is still there.
-        let (result, pending) = match r {
-            Ok(Deleted::Gone(v)) => (Ok(v), false),
-            Ok(Deleted::Pending(v)) => (Ok(v), true),
-            Err(e) => (Err(e), false),
+        // copy of the object that is still there, nor of the one that is gone (the controller
+        // gets `None` for it).
+        let outcome = match &r {
+            Ok(Removed::Gone(last)) => Ok(last.resource_version()),
+            Ok(Removed::Pending(v)) => Ok(v.resource_version()),
+            Err(e) => Err(e),
         };
-        self.push(Verb::Delete, CallTarget::object(kind, namespace, name), 0, &result, 200);
-        result.map(|v| pending.then_some(v))
+        self.push_outcome(Verb::Delete, CallTarget::object(kind, namespace, name), 0, outcome, 200);
+        r.map(|removed| match removed {
+            Removed::Gone(_) => None,
+            Removed::Pending(v) => Some(v),
+        })
     }
 }
 

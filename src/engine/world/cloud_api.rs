@@ -6,6 +6,7 @@ use serde_json::Value;
 
 use super::api::WorldApi;
 use super::record::{ApiCall, CallTarget, Verb};
+use crate::engine::apiserver::create::NewEvent;
 use crate::engine::client::{Api, DeleteOpts};
 use crate::engine::cloud::{Cloud, CloudBucket, CloudCall, CloudError};
 use crate::engine::kinds::Kind;
@@ -52,6 +53,9 @@ impl Api for CloudApi<'_, '_> {
     }
     fn create(&mut self, obj: Value) -> Result<Value, Status> {
         self.inner.create(obj)
+    }
+    fn create_event(&mut self, ev: &NewEvent<'_>) -> Result<u64, Status> {
+        self.inner.create_event(ev)
     }
     fn update(&mut self, obj: Value) -> Result<Value, Status> {
         self.inner.update(obj)

@@ -39,8 +39,11 @@ impl World {
     pub fn run_until_idle(&mut self, cap: u64) -> Settled {
         self.state.loops.alarm = None;
         let mut steps = 0;
+        // One list of the pending actions for the whole run, refilled each step (a new one
+        // each step cost an allocation of a few kilobytes and its free).
+        let mut acts = Vec::new();
         loop {
-            let (first, acts) = self.next_action();
+            let first = self.next_action_into(&mut acts);
             if acts.iter().all(|(o, _)| self.is_periodic(o.act)) {
                 return Settled::Idle { steps };
             }
@@ -54,7 +57,7 @@ impl World {
             let Some((at, act)) = first else { return Settled::Idle { steps } };
             self.log(Input::Step);
             let r = self.perform(at, act);
-            self.finish(r);
+            self.keep(r);
             steps += 1;
         }
     }

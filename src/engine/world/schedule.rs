@@ -198,22 +198,34 @@ impl World {
     /// instead of a sort (a step needs only it: sorting was most of the cost of choosing), and
     /// every pending action unsorted with its [`Order`] (for the idleness test).
     pub(super) fn next_action(&self) -> (Option<(Time, ActionRef)>, OrderedActions) {
-        let keyed = self.ordered_actions();
-        let first = keyed.iter().min_by(|x, y| x.0.cmp(&y.0)).map(|(o, due)| ((*due).max(self.state.now), o.act));
+        let mut keyed = Vec::with_capacity(32);
+        let first = self.next_action_into(&mut keyed);
         (first, keyed)
+    }
+
+    /// [`World::next_action`] into a list the caller keeps from step to step (emptied first).
+    pub(super) fn next_action_into(&self, keyed: &mut OrderedActions) -> Option<(Time, ActionRef)> {
+        keyed.clear();
+        self.ordered_actions_into(keyed);
+        keyed.iter().min_by(|x, y| x.0.cmp(&y.0)).map(|(o, due)| ((*due).max(self.state.now), o.act))
     }
 
     /// Every pending action with its [`Order`] (computed once per action: an order reads the
     /// work queues, and computing it in every comparison of the sort was a fifth of a step) and
     /// its due time.
     fn ordered_actions(&self) -> Vec<(Order, Time)> {
+        // Sized for a usual step (about twenty actions pend at once): growing an empty vector,
+        // then collecting a second one, was a third of choosing a step.
+        let mut out = Vec::with_capacity(32);
+        self.ordered_actions_into(&mut out);
+        out
+    }
+
+    /// [`World::ordered_actions`], appended to `out`: each action's order as it is found.
+    fn ordered_actions_into(&self, out: &mut OrderedActions) {
         let s = &self.state;
         let now = s.now;
         let caught_up = now.after(WORK_STEP.saturating_mul(u32::try_from(s.busy).unwrap_or(u32::MAX)));
-        // Each action's order as it is found, into one vector sized for a usual step (about
-        // twenty actions pend at once): growing an empty vector, then collecting a second one,
-        // was a third of choosing a step.
-        let mut out: Vec<(Order, Time)> = Vec::with_capacity(32);
         let mut push = |(due, act): (Time, ActionRef)| out.push((self.order(due, act, caught_up), due));
         for (pi, p) in s.processes.iter().enumerate() {
             if p.frozen_since.is_some() {
@@ -245,7 +257,7 @@ impl World {
             }
             for (si, slot) in p.slots.iter().enumerate() {
                 for (hi, (ii, h)) in slot.handlers.iter().enumerate() {
-                    if p.caches.informers().get(*ii).is_some_and(|i| i.pending_notifications(*h).next().is_some()) {
+                    if p.caches.informers().get(*ii).is_some_and(|i| i.has_pending_notifications(*h)) {
                         push((now, ActionRef::Handler(pi, si, hi)));
                     }
                 }
@@ -260,7 +272,6 @@ impl World {
                 }
             }
         }
-        out
     }
 
     /// An action's place in the order ([`Order`]), for an action due at `due` when the work done

@@ -18,7 +18,7 @@ impl World {
         self.log(Input::User(Box::new((who.to_string(), call.clone()))));
         self.state.loops.fresh_input();
         let (r, rec) = self.apply_user(who, call);
-        self.finish(rec);
+        self.keep(rec);
         r
     }
 
