@@ -305,18 +305,6 @@ fn item_of<'a>((kind, namespace, name, meta): Listed<'a>, gone: bool) -> Item<'a
     }
 }
 
-/// The metadata the views read, from an object of the watch history.
-fn metadata_of(obj: &Frozen) -> ObjectMetadata {
-    ObjectMetadata {
-        uid: obj.uid().to_string(),
-        resource_version: obj.resource_version(),
-        deleting: obj.is_deleting(),
-        finalizers: obj.finalizers().into_iter().map(str::to_string).collect(),
-        owner_references: obj.owner_references(),
-        phase: obj.get("status").and_then(|s| s.get("phase")).and_then(Frozen::as_str).map(Box::from),
-    }
-}
-
 /// The resourceVersions the latest step's writes lie in: above the previous record's, up to its
 /// own. `None` before the first step.
 fn last_step_window(history: &[StepRecord]) -> Option<(u64, u64)> {
@@ -478,7 +466,7 @@ fn draw(world: &World, step: LastStep<'_>, buckets: Vec<CloudBucketView>) -> Dra
         .filter_map(|k| Kind::by_kind(k))
         .flat_map(|kind| api.list_metadata(kind, None).map(move |(ns, name, m)| (kind.kind, ns, name, m)))
         .collect();
-    let ghost_meta: Vec<ObjectMetadata> = step.deleted.iter().map(|(_, o)| metadata_of(o)).collect();
+    let ghost_meta: Vec<ObjectMetadata> = step.deleted.iter().map(|(_, o)| ObjectMetadata::of_tree(o)).collect();
     let mut items: Vec<Item> = objects.iter().map(|o| item_of(*o, false)).collect();
     for ((kind, obj), meta) in step.deleted.iter().zip(&ghost_meta) {
         items.push(item_of((kind, obj.namespace().unwrap_or(""), obj.name(), meta), true));
