@@ -466,7 +466,7 @@ fn draw(world: &World, step: LastStep<'_>, buckets: Vec<CloudBucketView>) -> Dra
         .filter_map(|k| Kind::by_kind(k))
         .flat_map(|kind| api.list_metadata(kind, None).map(move |(ns, name, m)| (kind.kind, ns, name, m)))
         .collect();
-    let ghost_meta: Vec<ObjectMetadata> = step.deleted.iter().map(|(_, o)| ObjectMetadata::of_tree(o)).collect();
+    let ghost_meta: Vec<ObjectMetadata> = step.deleted.iter().map(|(_, o)| ObjectMetadata::of(o)).collect();
     let mut items: Vec<Item> = objects.iter().map(|o| item_of(*o, false)).collect();
     for ((kind, obj), meta) in step.deleted.iter().zip(&ghost_meta) {
         items.push(item_of((kind, obj.namespace().unwrap_or(""), obj.name(), meta), true));

@@ -11,15 +11,16 @@
 //! event carries and the informer caches keep, so an object a controller caches costs the store
 //! nothing of its own. Their encoding (compact JSON, what etcd keeps: about 2.8 KB a running pod)
 //! is made only when something asks for it ([`Store::raw`]); so is its length, per object and in
-//! total ([`Store::bytes`], what etcd would hold: the world asks for it when it keeps a snapshot). Until 2026-12 every write also wrote the
-//! text and kept the tree only weakly: the text was a second copy of every cached object, and
-//! writing it was about a tenth of converging a Deployment (a converged 10,000-pod session held
-//! 19 MB less without it). Cloning the store (the world's "step back" snapshots) shares every
-//! object with the live one: an entry is one `Arc`, a key's namespace and name are `Arc<str>`, so
-//! a snapshot costs the map's nodes (about 50 bytes an object) and no allocation per object (with
-//! `String` keys and three `Arc`s an entry, a snapshot of 10,000 pods and their Events took 5.7 MB
-//! and 120,000 allocations). A write whose object equals the stored one is a no-op, exactly etcd3
-//! store's "short-circuiting a write" (`GuaranteedUpdate`, k8s.io/apiserver/pkg/storage/etcd3/store.go).
+//! total ([`Store::bytes`], what etcd would hold: the world asks for it when it keeps a
+//! snapshot). Until 2026-12 every write also wrote the text and kept the tree only weakly: the
+//! text was a second copy of every cached object, and writing it was about a tenth of converging
+//! a Deployment (a converged 10,000-pod session held 19 MB less without it). Cloning the store
+//! (the world's "step back" snapshots) shares every object with the live one: an entry is one
+//! `Arc`, a key's namespace and name are `Arc<str>`, so a snapshot costs the map's nodes (about
+//! 50 bytes an object) and no allocation per object (with `String` keys and three `Arc`s an
+//! entry, a snapshot of 10,000 pods and their Events took 5.7 MB and 120,000 allocations). A
+//! write whose object equals the stored one is a no-op, exactly etcd3 store's "short-circuiting a
+//! write" (`GuaranteedUpdate`, k8s.io/apiserver/pkg/storage/etcd3/store.go).
 //!
 //! Beside each object the store keeps the object's [`ObjectMetadata`] decoded (uid,
 //! resourceVersion, deletion state, finalizers, owner references: a few hundred bytes), so that a
@@ -80,20 +81,8 @@ pub struct ObjectMetadata {
 }
 
 impl ObjectMetadata {
-    /// Reads the fields from an object.
-    pub fn of(obj: &Value) -> ObjectMetadata {
-        ObjectMetadata {
-            uid: obj.uid().to_string(),
-            resource_version: obj.resource_version(),
-            deleting: obj.is_deleting(),
-            finalizers: obj.finalizers().into_iter().map(str::to_string).collect(),
-            owner_references: obj.owner_references(),
-            phase: obj.get("status").and_then(|s| s.get("phase")).and_then(Value::as_str).map(Box::from),
-        }
-    }
-
-    /// [`ObjectMetadata::of`] read from the object's tree (the same fields, the same values).
-    pub fn of_tree(obj: &Frozen) -> ObjectMetadata {
+    /// Reads the fields from an object's tree.
+    pub fn of(obj: &Frozen) -> ObjectMetadata {
         ObjectMetadata {
             uid: obj.uid().to_string(),
             resource_version: obj.resource_version(),
@@ -107,8 +96,8 @@ impl ObjectMetadata {
 
 /// One stored object: its tree (the [`Shared`] form that watch events, lists and informer caches
 /// hand around), its labels kept apart so that a LIST with a label selector reads only the
-/// objects it returns, its [`ObjectMetadata`], and the length of its encoding once asked. Immutable once
-/// stored (a write stores a new entry), so the store and its snapshots share it.
+/// objects it returns, its [`ObjectMetadata`], and the length of its encoding once asked.
+/// Immutable once stored (a write stores a new entry), so the store and its snapshots share it.
 ///
 /// The encoding itself is made only when something asks for it ([`Store::raw`]): the tree is
 /// the object, and nothing in a run reads the text (every write encoded its object, about a
@@ -144,7 +133,7 @@ impl Entry {
                 .and_then(|m| m.get("labels"))
                 .filter(|l| l.as_object().is_some_and(|m| !m.is_empty()))
                 .cloned(),
-            meta: ObjectMetadata::of_tree(tree),
+            meta: ObjectMetadata::of(tree),
         })
     }
 }
@@ -384,7 +373,23 @@ mod tests {
         assert_eq!(listed.len(), 1);
         let (ns, name, m) = &listed[0];
         assert_eq!((*ns, *name), ("d", "a"));
-        assert_eq!(*m, ObjectMetadata::of(&s.get_value(&key("a")).unwrap()));
+        let rs = OwnerReference {
+            api_version: "apps/v1".into(),
+            kind: "ReplicaSet".into(),
+            name: "rs".into(),
+            uid: "u-rs".into(),
+            controller: Some(true),
+            block_owner_deletion: None,
+        };
+        let whole = ObjectMetadata {
+            uid: "u-a".into(),
+            resource_version: 5,
+            deleting: true,
+            finalizers: vec!["x/y".into()],
+            owner_references: vec![rs],
+            phase: None,
+        };
+        assert_eq!(*m, whole, "every field, as the object has it");
         assert_eq!((m.uid.as_str(), m.resource_version, m.deleting), ("u-a", 5, true));
         assert_eq!(m.finalizers, vec!["x/y".to_string()]);
         assert_eq!(m.owner_references[0].uid, "u-rs");
