@@ -151,49 +151,23 @@ pub struct NewEvent<'a> {
 impl NewEvent<'_> {
     /// The Event as the request's body (what [`ApiServer::create`] takes).
     pub fn to_value(&self) -> Value {
-        let [kind, name, uid, api_version, rv] = self.involved;
-        let [event_type, reason, message] = self.what;
-        let text = |s: &str| Value::String(s.to_string());
-        // An ObjectReference: `namespace` only for namespaced objects (omitempty).
-        let mut involved = serde_json::Map::with_capacity(6);
-        involved.insert("kind".into(), text(kind));
-        if let Some(ns) = self.involved_namespace {
-            involved.insert("namespace".into(), text(ns));
-        }
-        involved.insert("name".into(), text(name));
-        involved.insert("uid".into(), text(uid));
-        involved.insert("apiVersion".into(), text(api_version));
-        involved.insert("resourceVersion".into(), text(rv));
-        let mut metadata = serde_json::Map::with_capacity(2);
-        metadata.insert("name".into(), text(self.name));
-        metadata.insert("namespace".into(), text(self.namespace));
-        let mut source = serde_json::Map::with_capacity(1);
-        source.insert("component".into(), text(self.component));
-        let mut ev = serde_json::Map::with_capacity(14);
-        ev.insert("apiVersion".into(), text("v1"));
-        ev.insert("kind".into(), text("Event"));
-        ev.insert("metadata".into(), Value::Object(metadata));
-        ev.insert("involvedObject".into(), Value::Object(involved));
-        ev.insert("reason".into(), text(reason));
-        ev.insert("message".into(), text(message));
-        ev.insert("source".into(), Value::Object(source));
-        ev.insert("firstTimestamp".into(), text(self.timestamp));
-        ev.insert("lastTimestamp".into(), text(self.timestamp));
-        ev.insert("count".into(), Value::from(1));
-        ev.insert("type".into(), text(event_type));
-        ev.insert("eventTime".into(), Value::Null);
-        ev.insert("reportingComponent".into(), text(self.component));
-        ev.insert("reportingInstance".into(), text(""));
-        Value::Object(ev)
+        self.tree(None).to_value()
     }
 
     /// The Event as [`ApiServer::create`] stores it from [`NewEvent::to_value`]: the same
     /// fields in the same order, `metadata` completed with the uid, the resourceVersion and the
     /// creation time (nothing else of the Event is defaulted or reordered).
     fn stored(&self, uid: &str, rv: u64, created: &str) -> Frozen {
+        self.tree(Some((uid, rv, created)))
+    }
+
+    /// The Event's fields, in the recorder's order; `stored` adds the uid, resourceVersion and
+    /// creationTimestamp that the API server gives it to its `metadata`.
+    fn tree(&self, stored: Option<(&str, u64, &str)>) -> Frozen {
         let [kind, name, obj_uid, api_version, obj_rv] = self.involved;
         let [event_type, reason, message] = self.what;
         let s = Frozen::string;
+        // An ObjectReference: `namespace` only for namespaced objects (omitempty).
         let involved = Frozen::object(
             [("kind", s(kind))].into_iter().chain(self.involved_namespace.map(|ns| ("namespace", s(ns)))).chain([
                 ("name", s(name)),
@@ -202,13 +176,11 @@ impl NewEvent<'_> {
                 ("resourceVersion", s(obj_rv)),
             ]),
         );
-        let metadata = Frozen::object([
-            ("name", s(self.name)),
-            ("namespace", s(self.namespace)),
-            ("uid", s(uid)),
-            ("resourceVersion", s(&rv.to_string())),
-            ("creationTimestamp", s(created)),
-        ]);
+        let metadata = Frozen::object([("name", s(self.name)), ("namespace", s(self.namespace))].into_iter().chain(
+            stored.into_iter().flat_map(|(uid, rv, created)| {
+                [("uid", s(uid)), ("resourceVersion", s(&rv.to_string())), ("creationTimestamp", s(created))]
+            }),
+        ));
         Frozen::object([
             ("apiVersion", s("v1")),
             ("kind", s("Event")),
