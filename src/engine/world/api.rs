@@ -209,11 +209,7 @@ impl Api for WorldApi<'_> {
             Some(e) => Err(e),
             None => self.server.create_event(ev),
         };
-        let target = CallTarget::Object {
-            kind: Cow::Borrowed(kind.kind),
-            namespace: Some(ev.namespace.to_string()),
-            name: ev.name.to_string(),
-        };
+        let target = CallTarget::object(kind, Some(ev.namespace), ev.name);
         self.push_outcome(Verb::Create, target, 0, r.as_ref().copied(), 201);
         r
     }
