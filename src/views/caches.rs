@@ -6,7 +6,7 @@
 use std::cmp::Ordering;
 use std::collections::hash_map::Entry;
 use std::collections::{BTreeMap, HashMap};
-use std::hash::{BuildHasherDefault, Hasher};
+use std::hash::BuildHasherDefault;
 use std::sync::Arc;
 
 use crate::engine::object::Shared;
@@ -15,7 +15,7 @@ use crate::engine::kinds::Kind;
 use crate::engine::object::ObjectExt;
 use crate::engine::world::World;
 
-use super::{object_key, Capped};
+use super::{object_key, Capped, Fnv};
 
 /// Rows shown per process; stale rows come first, so the cut only drops current ones.
 pub const ROWS_SHOWN: usize = 60;
@@ -123,7 +123,7 @@ pub fn compare(kind: &str, cached: &BTreeMap<String, u64>, server: &BTreeMap<Str
 #[derive(Default)]
 pub struct RvMemo {
     /// By address: the object, its resourceVersion, and the pass that last read it.
-    by_address: HashMap<usize, (Shared, u64, u64), BuildHasherDefault<AddressHasher>>,
+    by_address: HashMap<usize, (Shared, u64, u64), BuildHasherDefault<Fnv>>,
     /// The number of the current [`process_caches_with`] call.
     pass: u64,
 }
@@ -154,29 +154,6 @@ impl RvMemo {
     fn end_pass(&mut self) {
         let pass = self.pass;
         self.by_address.retain(|_, e| e.2 == pass);
-    }
-}
-
-/// Hashes an allocation's address for [`RvMemo`]: thousands of lookups a step at scale, where the
-/// standard library's SipHash (keyed against hostile input; an address is not) was most of their
-/// cost. Addresses are aligned, so their low bits are zero: the multiply spreads the others over
-/// the whole word, and the high half is folded into the low bits the table indexes by.
-#[derive(Default)]
-struct AddressHasher(u64);
-
-impl Hasher for AddressHasher {
-    fn finish(&self) -> u64 {
-        self.0 ^ (self.0 >> 32)
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        for b in bytes {
-            self.0 = (self.0.rotate_left(8) ^ u64::from(*b)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-        }
-    }
-
-    fn write_usize(&mut self, n: usize) {
-        self.0 = (self.0 ^ n as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
     }
 }
 

@@ -24,7 +24,7 @@
 
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
-use std::hash::{BuildHasherDefault, Hasher};
+use std::hash::BuildHasherDefault;
 
 use crate::engine::apiserver::store::ContentStamp;
 use crate::engine::apiserver::{EventType, ObjectMetadata};
@@ -35,29 +35,10 @@ use crate::engine::object::{ObjectExt, OwnerReference};
 use crate::engine::world::{StepRecord, World};
 
 use super::cloud::{cloud_buckets, CloudBucketView};
-use super::{object_key, Capped};
+use super::{object_key, Capped, Fnv};
 
-/// FNV-1a, for the maps of uids below: they are looked up thousands of times a step at scale, and
-/// the standard library's SipHash (keyed against hostile input, which a learner's own cluster is
-/// not) was a third of this view's instructions.
-#[derive(Default)]
-struct Fnv(u64);
-
-impl Hasher for Fnv {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        let mut h = if self.0 == 0 { 0xcbf2_9ce4_8422_2325 } else { self.0 };
-        for b in bytes {
-            h ^= u64::from(*b);
-            h = h.wrapping_mul(0x0100_0000_01b3);
-        }
-        self.0 = h;
-    }
-}
-
+/// Hashed with [`super::Fnv`] (FNV-1a): looked up thousands of times a step at scale, where the
+/// standard library's SipHash was a third of this view's instructions.
 type UidMap<'a, V> = HashMap<&'a str, V, BuildHasherDefault<Fnv>>;
 type UidSet<'a> = HashSet<&'a str, BuildHasherDefault<Fnv>>;
 

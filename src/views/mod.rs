@@ -32,8 +32,31 @@ pub mod objects;
 pub mod queues;
 pub mod watch;
 
+use std::hash::Hasher;
+
 use crate::engine::object::meta_namespace_key;
 use crate::engine::world::record::StepRecord;
+
+/// FNV-1a, for the views' hash maps that are looked up thousands of times a step at scale (the
+/// owner graph's uids, the caches' object addresses): the standard library's SipHash is keyed
+/// against hostile input, which a learner's own cluster is not, and cost several times as much.
+#[derive(Default)]
+pub struct Fnv(u64);
+
+impl Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        let mut h = if self.0 == 0 { 0xcbf2_9ce4_8422_2325 } else { self.0 };
+        for b in bytes {
+            h ^= u64::from(*b);
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+        self.0 = h;
+    }
+}
 
 /// How many of the latest step records the views scan for history (delivered events, handler
 /// adds, conflicts). Bounds the cost of a view per step however long the session runs.
