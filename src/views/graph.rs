@@ -370,18 +370,19 @@ pub fn owner_graph(world: &World, touched: &[(String, String)]) -> OwnerGraph {
     draw(world, last_step(world), cloud_buckets(world)).marked(touched)
 }
 
-/// The owner graph, recomputed only when what it is drawn from changed: the objects (the API
-/// server's [`ContentStamp`]), the external buckets, or the latest step's deletions and removed
-/// references. Most steps at scale write nothing (a watch event delivered, a key taken from a
-/// queue): drawing 150 of a thousand pods' objects again cost about 5 ms of such a step in the
-/// page. Which nodes the step touched is read anew each time ([`GraphCache::touched_ids`]) and
+/// The owner graph, recomputed only when what it is drawn from changed: which objects of the
+/// drawn kinds exist and how they are owned (the API server's ownership stamps, see
+/// [`crate::engine::apiserver::ApiServer::ownership_stamp`]), the external buckets, or the latest
+/// step's deletions and removed references. Most steps at scale change none of them (a watch
+/// event delivered, a key taken from a queue, a pod bound or its status written): drawing 150 of
+/// a thousand pods' objects again cost about 5 ms of such a step in the page. Which nodes the step touched is read anew each time ([`GraphCache::touched_ids`]) and
 /// drawn apart from the graph, so that a step that only touched other objects redraws only their
 /// marks.
 #[derive(Default)]
 pub struct GraphCache {
     /// What the drawing was made from (and whether the step it was made at deleted or removed
     /// nothing: only such a drawing can serve another step), and the drawing.
-    last: Option<(ContentStamp, Vec<CloudBucketView>, bool, Drawn)>,
+    last: Option<(Stamps, Vec<CloudBucketView>, bool, Drawn)>,
 }
 
 impl GraphCache {
@@ -409,7 +410,8 @@ impl GraphCache {
     fn refresh(&mut self, world: &World) -> &Drawn {
         let step = last_step(world);
         let cloud = cloud_buckets(world);
-        let stamp = world.api().content_stamp();
+        let api = world.api();
+        let stamp: Stamps = KINDS.map(|k| Kind::by_kind(k).map(|kind| api.ownership_stamp(kind)).unwrap_or_default());
         // A step that deleted objects or removed references draws them, for that step only.
         let quiet = step.deleted.is_empty() && step.removed.is_empty();
         let entry = match self.last.take() {
@@ -422,6 +424,9 @@ impl GraphCache {
         &self.last.insert(entry).3
     }
 }
+
+/// The ownership stamps of the drawn kinds, in [`KINDS`] order.
+type Stamps = [ContentStamp; 4];
 
 /// An owner graph before the latest step's touched objects are marked, with the
 /// `(kind, namespace/name)` each node is marked by (`None`: an external bucket, never marked).
@@ -740,7 +745,7 @@ mod tests {
         }
         // Step back, then write something else, with no redraw meanwhile (the page skips them
         // during a run): when the revision is back where the cache was drawn, it names other
-        // contents, and only the content stamp tells.
+        // contents, and only the ownership stamps tell.
         check(&w, &mut cache);
         let drawn_at = w.api().resource_version();
         for _ in 0..30 {

@@ -147,10 +147,9 @@ impl ApiServer {
         self.object_limit = n;
     }
 
-    /// Which objects the store holds now: equal stamps, equal objects (see
-    /// [`store::ContentStamp`]; a resourceVersion can name other contents after Step back).
-    pub fn content_stamp(&self) -> store::ContentStamp {
-        self.store.stamp()
+    /// Which objects of `kind` exist and how they are owned (see [`store::Store::ownership_stamp`]).
+    pub fn ownership_stamp(&self, kind: &Kind) -> store::ContentStamp {
+        self.store.ownership_stamp(kind_index(kind))
     }
 
     /// The total size of the stored objects' JSON encodings, in bytes (what etcd would hold).

@@ -155,15 +155,18 @@ pub struct Store {
     /// entries each time, every 200 steps, was a fifth of a run). Snapshots are spaced by the
     /// cluster's size, so a sum per snapshot costs a few additions a step.
     bytes: OnceLock<usize>,
-    /// Which contents these are (see [`ContentStamp`]): renewed by every put and remove.
-    stamp: ContentStamp,
+    /// Per kind, which objects of it exist and how they are owned: renewed by a create, a remove,
+    /// and an update that changes an object's uid, `ownerReferences`, `finalizers` or whether
+    /// its `deletionTimestamp` is set ([`Store::ownership_stamp`]).
+    ownership: Vec<ContentStamp>,
 }
 
-/// Names one state of a store's contents within this process: every put and remove takes a new
-/// stamp, never given out before, and a clone keeps its original's (the same contents). Two equal
-/// stamps mean the same objects, which a revision cannot promise: after Step back restores an
-/// earlier store, the next write reuses the revision number for other contents. The page's views
-/// use it to skip recomputing what only the objects decide (`views::graph::GraphCache`). It is
+/// Names one state of some part of a store's contents within this process (see
+/// [`Store::ownership_stamp`]): every change of that part takes a new stamp, never given out
+/// before, and a clone keeps its original's (the same contents). Two equal stamps mean the same
+/// contents, which a revision cannot promise: after Step back restores an earlier store, the next
+/// write reuses the revision number for other contents. The page's views use it to skip
+/// recomputing what only those contents decide (`views::graph::GraphCache`). It is
 /// not part of what a run records or prints (its `Debug` says nothing), so runs stay identical.
 #[derive(Clone, Copy, Default, PartialEq, Eq)]
 pub struct ContentStamp(u64);
@@ -189,13 +192,16 @@ impl Store {
             counts: vec![0; KINDS.len()],
             revision: 0,
             bytes: OnceLock::new(),
-            stamp: ContentStamp::fresh(),
+            ownership: (0..KINDS.len()).map(|_| ContentStamp::fresh()).collect(),
         }
     }
 
-    /// Which contents the store holds now (see [`ContentStamp`]).
-    pub fn stamp(&self) -> ContentStamp {
-        self.stamp
+    /// Which objects of kind `kind_idx` exist, with which uid, owner references, finalizers and
+    /// deletion state: equal stamps, equal in all of those (the other fields may differ). Most
+    /// writes at scale change none of them (a binding, a status), and the owner graph, drawn from
+    /// nothing else, is not drawn again for them (`views::graph::GraphCache`).
+    pub fn ownership_stamp(&self, kind_idx: usize) -> ContentStamp {
+        self.ownership.get(kind_idx).copied().unwrap_or_default()
     }
 
     /// The current global revision.
@@ -244,10 +250,24 @@ impl Store {
         let k = key.0;
         let shared = Arc::new(tree);
         let entry = Entry::new(&shared);
-        self.stamp = ContentStamp::fresh();
         self.bytes = OnceLock::new();
-        if self.objects.insert(key, entry).is_none() {
-            self.counts[k] += 1;
+        let same_ownership = |old: &Entry| {
+            let (a, b) = (&old.meta, &entry.meta);
+            a.uid == b.uid
+                && a.deleting == b.deleting
+                && a.finalizers == b.finalizers
+                && a.owner_references == b.owner_references
+        };
+        match self.objects.insert(key, Arc::clone(&entry)) {
+            Some(old) if same_ownership(&old) => {}
+            old => {
+                if old.is_none() {
+                    self.counts[k] += 1;
+                }
+                if let Some(stamp) = self.ownership.get_mut(k) {
+                    *stamp = ContentStamp::fresh();
+                }
+            }
         }
         shared
     }
@@ -257,7 +277,9 @@ impl Store {
         if self.objects.remove(key).is_none() {
             return false;
         }
-        self.stamp = ContentStamp::fresh();
+        if let Some(stamp) = self.ownership.get_mut(key.0) {
+            *stamp = ContentStamp::fresh();
+        }
         self.counts[key.0] -= 1;
         self.bytes = OnceLock::new();
         true
@@ -334,6 +356,48 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+
+    #[test]
+    fn the_ownership_stamp_changes_with_what_ownership_is_made_of() {
+        let mut s = Store::new();
+        let kinds = |k: &str| kind_index(crate::engine::kinds::Kind::by_kind(k).unwrap());
+        let (pods, events) = (kinds("Pod"), kinds("Event"));
+        let pod = |rv: u64, meta: Value, status: &str| {
+            let mut p = json!({"kind": "Pod", "metadata": {"name": "a", "namespace": "d", "uid": "u-a",
+                "resourceVersion": rv.to_string()}, "status": {"phase": status}});
+            if let (Some(m), Some(e)) = (p["metadata"].as_object_mut(), meta.as_object()) {
+                m.extend(e.clone());
+            }
+            p
+        };
+        let mut last = s.ownership_stamp(pods);
+        let mut changed = |s: &Store| {
+            let now = s.ownership_stamp(pods);
+            std::mem::replace(&mut last, now) != now
+        };
+        s.put(key(pods, "d", "a"), &pod(1, json!({}), "Pending"));
+        assert!(changed(&s), "a create");
+        s.put(key(pods, "d", "a"), &pod(2, json!({"labels": {"x": "y"}}), "Running"));
+        assert!(!changed(&s), "a status and labels are not ownership");
+        s.put(
+            key(events, "d", "e"),
+            &json!({"kind": "Event", "metadata": {"name": "e", "namespace": "d", "uid": "u-e"}}),
+        );
+        assert!(!changed(&s), "another kind's write");
+        let owner = json!([{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "rs", "uid": "u-rs"}]);
+        s.put(key(pods, "d", "a"), &pod(4, json!({"ownerReferences": owner}), "Running"));
+        assert!(changed(&s), "an owner reference added");
+        s.put(key(pods, "d", "a"), &pod(5, json!({"ownerReferences": owner, "finalizers": ["x/y"]}), "Running"));
+        assert!(changed(&s), "a finalizer added");
+        let deleting =
+            json!({"ownerReferences": owner, "finalizers": ["x/y"], "deletionTimestamp": "2026-01-01T00:00:00Z"});
+        s.put(key(pods, "d", "a"), &pod(6, deleting, "Running"));
+        assert!(changed(&s), "deletionTimestamp set");
+        let before = s.clone();
+        assert!(s.remove(&key(pods, "d", "a")));
+        assert!(changed(&s), "a removal");
+        assert_eq!(before.ownership_stamp(pods), before.clone().ownership_stamp(pods), "a clone keeps its stamp");
+    }
 
     #[test]
     fn the_metadata_listing_follows_every_write() {
