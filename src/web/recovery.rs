@@ -21,6 +21,9 @@ thread_local! {
     static RECORDER: RefCell<Option<Recorder>> = const { RefCell::new(None) };
     /// Whether an intent asked for a checkpoint ([`checkpoint_soon`]) not yet written.
     static PENDING: Cell<bool> = const { Cell::new(false) };
+    /// Whether quiet intents changed the session since the last checkpoint was asked for
+    /// ([`hold`]).
+    static HELD: Cell<bool> = const { Cell::new(false) };
 }
 
 fn session_storage() -> Option<web_sys::Storage> {
@@ -69,6 +72,7 @@ pub fn checkpoint(s: &Session) {
 /// whenever one does. Written in the step's frame, the checkpoint delayed it by about a
 /// millisecond at scale (a `setItem` of up to 18 KB).
 pub fn checkpoint_soon(session: StoredValue<Session, LocalStorage>) {
+    HELD.with(|h| h.set(false));
     if PENDING.with(|p| p.replace(true)) {
         return;
     }
@@ -83,6 +87,21 @@ pub fn checkpoint_soon(session: StoredValue<Session, LocalStorage>) {
             Duration::ZERO,
         );
     });
+}
+
+/// Notes that a quiet intent (a slice of Run until idle between two redraws) changed the session
+/// without asking for a checkpoint: the next intent that redraws the world asks for one
+/// ([`held`]). A panic in a slice then finds the state of the run's last redraw in storage, or
+/// the state before the run: the run is one press of a button, and pressing it again redoes it
+/// step for step. Written after every slice, the checkpoints were about a sixth of Run until
+/// idle's time at 1,000 pods (BENCHMARKS.md).
+pub fn hold() {
+    HELD.with(|h| h.set(true));
+}
+
+/// Whether quiet intents changed the session since the last checkpoint was asked for.
+pub fn held() -> bool {
+    HELD.with(Cell::get)
 }
 
 /// Writes the checkpoint [`checkpoint_soon`] asked for, if it is not written yet.

@@ -121,7 +121,10 @@ impl Lab {
                 r
             })
             .expect("the session lives as long as the page");
-        if after != before {
+        // Quiet intents (Run until idle's slices) leave the checkpoint to the next redraw.
+        if after != before && !world_too {
+            super::recovery::hold();
+        } else if after != before || (world_too && super::recovery::held()) {
             super::recovery::checkpoint_soon(self.session);
         }
         let bump = |moved: bool, sig: RwSignal<u64>, v: u64| {
