@@ -2,10 +2,12 @@
 // in headless Chromium by visible labels, like the browser tests. It prints figures; it does not
 // judge (scripts/bench.mjs puts them next to the budgets).
 //
-// Usage: node scripts/bench-page.mjs [--json FILE] [--quick | --memory-only | --startup-only]
+// Usage: node scripts/bench-page.mjs [--json FILE] [--quick | --memory-only | --startup-only | --steps-only]
 //   --quick         fewer loads and samples, no 10,000-pod memory run (for trying the script out)
 //   --memory-only   only the 10,000-pod memory run
 //   --startup-only  only the start-up measurements
+//   --steps-only    only step latency at each size and Play (to compare two builds)
+//   --runs-only     only Run until idle (1,000 pods; with 10,000 and the memory unless --quick)
 //
 // What is measured, and how:
 // - start-up, median of 10 fresh loads each (a new browser context, so nothing is cached; time
@@ -42,6 +44,8 @@ const args = process.argv.slice(2);
 const quick = args.includes("--quick");
 const memoryOnly = args.includes("--memory-only");
 const startupOnly = args.includes("--startup-only");
+const stepsOnly = args.includes("--steps-only");
+const runsOnly = args.includes("--runs-only");
 const jsonOut = args.includes("--json") ? args[args.indexOf("--json") + 1] : null;
 
 const WIDE = { viewport: { width: 1400, height: 900 } };
@@ -323,20 +327,20 @@ async function main() {
       ["#/sandbox", "__stepButton"],
       ["embed.html?autoplay=1", "__stepButton"],
     ];
-    for (const [route, control] of memoryOnly ? [] : routes) {
+    for (const [route, control] of memoryOnly || stepsOnly || runsOnly ? [] : routes) {
       const s = await startup(browser, server.origin, route, control);
       log(`start-up ${route || "home"}: median ${s.median.toFixed(0)} ms (${s.what})`);
       out.startup.push(s);
     }
-    if (!memoryOnly) {
+    if (!memoryOnly && !stepsOnly && !runsOnly) {
       const s = await homeToLesson(browser, server.origin);
       log(`start-up ${s.route}: median ${s.median.toFixed(0)} ms (${s.what})`);
       out.startup.push(s);
     }
 
-    const { context, page, problems } = startupOnly ? { problems: [] } : await openSandbox(browser, server.origin);
+    const { context, page, problems } = startupOnly || runsOnly ? { problems: [] } : await openSandbox(browser, server.origin);
     let created = false;
-    for (const pods of memoryOnly || startupOnly ? [] : POD_COUNTS) {
+    for (const pods of memoryOnly || startupOnly || runsOnly ? [] : POD_COUNTS) {
       await bringTo(page, pods, created);
       created = true;
       const s = await stepLatency(page, pods);
@@ -351,14 +355,14 @@ async function main() {
     }
     await context?.close();
 
-    if (!memoryOnly && !startupOnly) {
+    if (!memoryOnly && !startupOnly && !stepsOnly) {
       const r = await runUntilIdleFromCreate(browser, server.origin, 1000);
       out.runUntilIdle.push(r.result);
       problems.push(...r.problems);
       await r.context.close();
     }
 
-    if (!quick && !startupOnly) {
+    if (!quick && !startupOnly && !stepsOnly) {
       // 10,000 pods by Run until idle: its time, then the memory it left.
       const m = await runUntilIdleFromCreate(browser, server.origin, MEMORY_PODS);
       out.runUntilIdle.push(m.result);
