@@ -375,9 +375,9 @@ pub fn owner_graph(world: &World, touched: &[(String, String)]) -> OwnerGraph {
 /// [`crate::engine::apiserver::ApiServer::ownership_stamp`]), the external buckets, or the latest
 /// step's deletions and removed references. Most steps at scale change none of them (a watch
 /// event delivered, a key taken from a queue, a pod bound or its status written): drawing 150 of
-/// a thousand pods' objects again cost about 5 ms of such a step in the page. Which nodes the step touched is read anew each time ([`GraphCache::touched_ids`]) and
-/// drawn apart from the graph, so that a step that only touched other objects redraws only their
-/// marks.
+/// a thousand pods' objects again cost about 5 ms of such a step in the page. Which nodes the
+/// step touched is read anew each time ([`GraphCache::touched_ids`]) and drawn apart from the
+/// graph, so that a step that only touched other objects redraws only their marks.
 #[derive(Default)]
 pub struct GraphCache {
     /// What the drawing was made from (and whether the step it was made at deleted or removed

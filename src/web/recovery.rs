@@ -93,8 +93,8 @@ pub fn checkpoint_soon(session: StoredValue<Session, LocalStorage>) {
 /// without asking for a checkpoint: the next intent that redraws the world asks for one
 /// ([`held`]). A panic in a slice then finds the state of the run's last redraw in storage, or
 /// the state before the run: the run is one press of a button, and pressing it again redoes it
-/// step for step. Written after every slice, the checkpoints were about a sixth of Run until
-/// idle's time at 1,000 pods (BENCHMARKS.md).
+/// step for step. Asked for after every slice, the checkpoints of a 1,000-pod run made 413
+/// storage calls writing 7 MB; now about 50 writing 0.9 MB (BENCHMARKS.md, item 24).
 pub fn hold() {
     HELD.with(|h| h.set(true));
 }
