@@ -14,7 +14,7 @@ use crate::engine::time::Time;
 impl World {
     /// Performs the first pending action. `None` when nothing at all can happen.
     pub fn step(&mut self) -> Option<StepRecord> {
-        let (at, act) = self.next_action().0?;
+        let (at, act) = self.next_action()?;
         self.log(Input::Step);
         let r = self.perform(at, act);
         Some(self.finish(r))
@@ -105,7 +105,7 @@ impl World {
         let target = self.state.now.after(d);
         let mut out = Vec::new();
         for _ in 0..1_000_000 {
-            match self.next_action().0 {
+            match self.next_action() {
                 Some((at, _)) if at <= target => {}
                 _ => break,
             }

@@ -195,15 +195,14 @@ impl World {
     }
 
     /// The action [`World::step`] takes (the first of [`World::actions`]), found with one pass
-    /// instead of a sort (a step needs only it: sorting was most of the cost of choosing), and
-    /// every pending action unsorted with its [`Order`] (for the idleness test).
-    pub(super) fn next_action(&self) -> (Option<(Time, ActionRef)>, OrderedActions) {
-        let mut keyed = Vec::with_capacity(32);
-        let first = self.next_action_into(&mut keyed);
-        (first, keyed)
+    /// instead of a sort (a step needs only it: sorting was most of the cost of choosing).
+    pub(super) fn next_action(&self) -> Option<(Time, ActionRef)> {
+        self.next_action_into(&mut Vec::with_capacity(32))
     }
 
-    /// [`World::next_action`] into a list the caller keeps from step to step (emptied first).
+    /// [`World::next_action`], leaving every pending action, unsorted with its [`Order`], in a
+    /// list the caller keeps from step to step (emptied first; Run until idle's idleness test
+    /// reads it).
     pub(super) fn next_action_into(&self, keyed: &mut OrderedActions) -> Option<(Time, ActionRef)> {
         keyed.clear();
         self.ordered_actions_into(keyed);
