@@ -23,6 +23,12 @@ pub const IMMORTAL_NAMESPACES: &[&str] = &["default", "kube-system", "kube-publi
 /// The name of the quota that enforces the object cap.
 pub const QUOTA_NAME: &str = "object-count";
 
+/// Whether a Namespace is being terminated (`status.phase: Terminating`): NamespaceLifecycle then
+/// refuses creates in it.
+fn is_terminating(namespace: &Frozen) -> bool {
+    namespace.pointer("/status/phase").and_then(Frozen::as_str) == Some("Terminating")
+}
+
 impl ApiServer {
     /// NamespaceLifecycle for a create of `obj` (a namespaced kind) in namespace `ns`.
     pub(crate) fn admit_namespace_lifecycle(&self, kind: &Kind, ns: &str, obj: &Value) -> Result<(), Status> {
@@ -33,7 +39,7 @@ impl ApiServer {
             .ok_or_else(|| Status::new(crate::engine::status::Reason::InternalError, "no Namespace kind"))?;
         // The shared form: no decode of the namespace for every create in it.
         let namespace = self.get_shared(ns_kind, None, ns)?;
-        if namespace.pointer("/status/phase").and_then(Frozen::as_str) == Some("Terminating") {
+        if is_terminating(&namespace) {
             // `admission.NewForbidden` names the object, else its generateName, else "Unknown".
             let generate = obj.meta().and_then(|m| m.get("generateName")).and_then(Value::as_str).unwrap_or("");
             let name = match (obj.name(), generate) {
@@ -60,8 +66,7 @@ impl ApiServer {
     /// Terminating): [`ApiServer::admit_namespace_lifecycle`]'s `Ok`, without an object.
     pub(crate) fn namespace_is_active(&self, ns: &str) -> bool {
         let Some(ns_kind) = Kind::by_kind("Namespace") else { return false };
-        self.get_shared(ns_kind, None, ns)
-            .is_ok_and(|n| n.pointer("/status/phase").and_then(Frozen::as_str) != Some("Terminating"))
+        self.get_shared(ns_kind, None, ns).is_ok_and(|n| !is_terminating(&n))
     }
 
     /// The object-count quota for one more object of `kind` named `name`.
