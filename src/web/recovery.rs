@@ -1,6 +1,6 @@
 //! Keeps the learner's state outside the WebAssembly instance after every successful intent, so
 //! that a panic loses nothing (issue 10): once the page has painted what the intent changed, or
-//! before the next intent if that comes first ([`checkpoint_soon`], [`flush`]), [`checkpoint`]
+//! before the next intent if that comes first ([`after_intent`], [`flush`]), [`checkpoint`]
 //! writes what [`crate::session::recovery::Recorder`] says changed to the tab's session storage,
 //! where the crash panel of `public/boot.js` reads it with plain JavaScript once the instance is
 //! dead.
@@ -22,7 +22,7 @@ thread_local! {
     /// Whether an intent asked for a checkpoint ([`checkpoint_soon`]) not yet written.
     static PENDING: Cell<bool> = const { Cell::new(false) };
     /// Whether quiet intents changed the session since the last checkpoint was asked for
-    /// ([`hold`]).
+    /// ([`after_intent`]).
     static HELD: Cell<bool> = const { Cell::new(false) };
 }
 
@@ -71,7 +71,7 @@ pub fn checkpoint(s: &Session) {
 /// can only happen in an intent, so the state after the last intent that succeeded is in storage
 /// whenever one does. Written in the step's frame, the checkpoint delayed it by about a
 /// millisecond at scale (a `setItem` of up to 18 KB).
-pub fn checkpoint_soon(session: StoredValue<Session, LocalStorage>) {
+fn checkpoint_soon(session: StoredValue<Session, LocalStorage>) {
     HELD.with(|h| h.set(false));
     if PENDING.with(|p| p.replace(true)) {
         return;
@@ -89,19 +89,21 @@ pub fn checkpoint_soon(session: StoredValue<Session, LocalStorage>) {
     });
 }
 
-/// Notes that a quiet intent (a slice of Run until idle between two redraws) changed the session
-/// without asking for a checkpoint: the next intent that redraws the world asks for one
-/// ([`held`]). A panic in a slice then finds the state of the run's last redraw in storage, or
-/// the state before the run: the run is one press of a button, and pressing it again redoes it
-/// step for step. Asked for after every slice, the checkpoints of a 1,000-pod run made 413
-/// storage calls writing 7 MB; now about 50 writing 0.9 MB (BENCHMARKS.md, item 24).
-pub fn hold() {
-    HELD.with(|h| h.set(true));
-}
-
-/// Whether quiet intents changed the session since the last checkpoint was asked for.
-pub fn held() -> bool {
-    HELD.with(Cell::get)
+/// After an intent: asks for a checkpoint ([`checkpoint_soon`]) if it `changed` the session, or
+/// if quiet intents changed it since the last one asked. A quiet intent (a slice of Run until
+/// idle between two redraws of the world's views) asks for none: the next intent that redraws
+/// does. A panic in a slice then finds the state of the run's last redraw in storage, or the
+/// state before the run: the run is one press of a button, and pressing it again redoes it step
+/// for step. Asked for after every slice, the checkpoints of a 1,000-pod run made 413 storage
+/// calls writing 7 MB; now about 50 writing 0.9 MB (BENCHMARKS.md, item 24).
+pub fn after_intent(session: StoredValue<Session, LocalStorage>, changed: bool, quiet: bool) {
+    if quiet {
+        if changed {
+            HELD.with(|h| h.set(true));
+        }
+    } else if changed || HELD.with(Cell::get) {
+        checkpoint_soon(session);
+    }
 }
 
 /// Writes the checkpoint [`checkpoint_soon`] asked for, if it is not written yet.

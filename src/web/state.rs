@@ -122,11 +122,7 @@ impl Lab {
             })
             .expect("the session lives as long as the page");
         // Quiet intents (Run until idle's slices) leave the checkpoint to the next redraw.
-        if after != before && !world_too {
-            super::recovery::hold();
-        } else if after != before || (world_too && super::recovery::held()) {
-            super::recovery::checkpoint_soon(self.session);
-        }
+        super::recovery::after_intent(self.session, after != before, !world_too);
         let bump = |moved: bool, sig: RwSignal<u64>, v: u64| {
             if moved {
                 sig.set(v);
