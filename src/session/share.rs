@@ -497,6 +497,11 @@ impl Session {
     /// [`Session::share_code`] encodes).
     pub fn share_log(&self) -> ShareLog {
         let mut log = self.log.clone();
+        // A run until idle still going: its steps so far, as `flush_settle` will log them (the
+        // replay stops where this run is now, still running).
+        if self.settle_unlogged > 0 {
+            log.push(Op::Settle { slice: self.settle_unlogged, count: 1 });
+        }
         for t in self.pending_texts() {
             log.push(t);
         }

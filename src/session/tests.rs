@@ -444,3 +444,18 @@ fn a_hot_loop_is_caught_at_the_same_step_in_slices_and_shares() {
     let restored = share::restore(&code).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(restored.world().position(), sliced.world().position());
 }
+
+/// A share code made while Run until idle is still going (its steps not yet logged as an
+/// intent) rebuilds the run so far, and the rebuilt session's code is the same code.
+#[test]
+fn a_share_code_made_during_run_until_idle_rebuilds_the_run_so_far() {
+    let mut s = Session::sandbox();
+    create_web(&mut s);
+    assert_eq!(s.settle_slice(5), None, "still running after five steps");
+    assert_eq!(s.settle_slice(4), None, "still running after nine");
+    let code = s.share_code();
+    let restored = share::restore(&code).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(restored.world().position(), s.world().position());
+    assert_eq!(restored.world().history(), s.world().history());
+    assert_eq!(restored.share_code(), code);
+}
