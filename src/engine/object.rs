@@ -149,6 +149,10 @@ pub trait ObjectExt {
     fn controller_ref(&self) -> Option<OwnerReference> {
         self.owner_references().into_iter().find(OwnerReference::is_controller)
     }
+    /// The uid of [`ObjectExt::controller_ref`], read in place: a ReplicaSet's sync and the
+    /// informers' controller-uid index ask it of every pod, and the whole reference is four
+    /// copied strings.
+    fn controller_uid(&self) -> Option<&str>;
     /// The informer cache key: `namespace/name`, or `name` for cluster-scoped objects
     /// (client-go `tools/cache/store.go`, `MetaNamespaceKeyFunc`).
     fn key(&self) -> String {
@@ -211,6 +215,13 @@ impl ObjectExt for Value {
             .and_then(Value::as_array)
             .map(|a| a.iter().filter_map(|r| serde_json::from_value(r.clone()).ok()).collect())
             .unwrap_or_default()
+    }
+    fn controller_uid(&self) -> Option<&str> {
+        let list = self.meta().and_then(|m| m.get("ownerReferences")).and_then(Value::as_array)?;
+        list.iter()
+            .find(|r| serde_json::from_value::<OwnerReference>((*r).clone()).is_ok_and(|o| o.is_controller()))
+            .and_then(|r| r.get("uid"))
+            .and_then(Value::as_str)
     }
 }
 
@@ -282,22 +293,49 @@ impl ObjectExt for Frozen {
     /// `metadata.ownerReferences` (malformed entries skipped).
     fn owner_references(&self) -> Vec<OwnerReference> {
         let list = self.meta_at("ownerReferences").and_then(Frozen::as_array).unwrap_or(&[]);
-        list.iter().filter_map(owner_reference).collect()
+        list.iter().filter_map(owner_reference).map(RefView::into_owned).collect()
+    }
+    fn controller_uid(&self) -> Option<&str> {
+        let list = self.meta_at("ownerReferences").and_then(Frozen::as_array)?;
+        list.iter().filter_map(owner_reference).find(|r| r.controller == Some(true)).map(|r| r.uid)
+    }
+}
+
+/// An `ownerReferences` entry's fields, borrowed from the tree.
+struct RefView<'a> {
+    api_version: &'a str,
+    kind: &'a str,
+    name: &'a str,
+    uid: &'a str,
+    controller: Option<bool>,
+    block_owner_deletion: Option<bool>,
+}
+
+impl RefView<'_> {
+    fn into_owned(self) -> OwnerReference {
+        OwnerReference {
+            api_version: self.api_version.to_string(),
+            kind: self.kind.to_string(),
+            name: self.name.to_string(),
+            uid: self.uid.to_string(),
+            controller: self.controller,
+            block_owner_deletion: self.block_owner_deletion,
+        }
     }
 }
 
 /// One `ownerReferences` entry, read as serde reads an [`OwnerReference`] from a `Value` (the
 /// four strings required, `controller` and `blockOwnerDeletion` absent, null or a boolean, other
 /// fields ignored; anything else is malformed: `None`), without copying the entry.
-fn owner_reference(r: &Frozen) -> Option<OwnerReference> {
-    let text = |k: &str| r.get(k).and_then(Frozen::as_str).map(str::to_string);
+fn owner_reference(r: &Frozen) -> Option<RefView<'_>> {
+    let text = |k: &str| r.get(k).and_then(Frozen::as_str);
     let flag = |k: &str| match r.get(k) {
         None | Some(Frozen::Null) => Ok(None),
         Some(Frozen::Bool(b)) => Ok(Some(*b)),
         Some(_) => Err(()),
     };
     r.as_object()?;
-    Some(OwnerReference {
+    Some(RefView {
         api_version: text("apiVersion")?,
         kind: text("kind")?,
         name: text("name")?,
@@ -346,7 +384,15 @@ mod tests {
     /// The cached form answers every metadata read as the `Value` it came from.
     #[test]
     fn object_reads_agree_with_value() {
-        for v in [pod(), json!({"kind": "Namespace", "metadata": {"name": "demo", "namespace": ""}}), json!(null)] {
+        // Malformed controller references before the well-formed one: skipped.
+        let later_controller = json!({"metadata": {"ownerReferences": [
+            {"apiVersion": "v1", "kind": "X", "name": "x", "uid": 7, "controller": true},
+            {"apiVersion": "v1", "kind": "Y", "name": "y", "uid": "uy", "controller": "yes"},
+            {"apiVersion": "v1", "kind": "Z", "name": "z", "uid": "uz"},
+            {"apiVersion": "v1", "kind": "W", "name": "w", "uid": "uw", "controller": true}]}});
+        assert_eq!(Frozen::from(&later_controller).controller_uid(), Some("uw"));
+        let cases = [pod(), later_controller, json!({"kind": "Namespace", "metadata": {"name": "demo", "namespace": ""}}), json!(null)];
+        for v in cases {
             let f = Frozen::from(&v);
             assert_eq!(f.api_version(), v.api_version());
             assert_eq!(f.kind(), v.kind());
@@ -364,6 +410,8 @@ mod tests {
             assert_eq!(f.is_deleting(), v.is_deleting());
             assert_eq!(f.owner_references(), v.owner_references());
             assert_eq!(f.controller_ref(), v.controller_ref());
+            assert_eq!(f.controller_uid(), v.controller_uid());
+            assert_eq!(f.controller_uid().map(str::to_string), f.controller_ref().map(|r| r.uid));
             assert_eq!(f.key(), v.key());
         }
         assert_eq!(Frozen::from(pod()).key(), "default/web-1");

@@ -207,26 +207,34 @@ impl ApiServer {
     /// it does (six per pod started), and the general path's decoding, defaulting, validation
     /// and normalizing of a `Value` that the recorder always makes the same way cost several
     /// times the write itself. Whenever the request could fail (a name or namespace the
-    /// validation would refuse, a namespace missing or Terminating, the quota reached, the name
-    /// taken) or its shape is unusual (an empty reference), it takes the general path, which
-    /// answers the exact error. Returns the Event's resourceVersion.
+    /// validation would refuse, a namespace missing or Terminating, the name taken) or its
+    /// shape is unusual (an empty reference), it takes the general path, which answers the
+    /// exact error; the quota's refusal of an Event that passes those checks is answered here,
+    /// as the general path would. Returns the Event's resourceVersion.
     pub fn create_event(&mut self, ev: &NewEvent<'_>) -> Result<u64, Status> {
         let Some(kind) = Kind::by_kind("Event") else {
             return self.create(ev.to_value()).map(|v| v.resource_version());
         };
         let [involved_kind, involved_name, _, involved_api_version, _] = ev.involved;
         let key = Self::key(kind, Some(ev.namespace), ev.name);
-        let plain = !involved_kind.is_empty()
+        let admitted = !involved_kind.is_empty()
             && !involved_name.is_empty()
             && !involved_api_version.is_empty()
             && ev.involved_namespace.is_none_or(|ns| !ns.is_empty())
             && !ev.namespace.is_empty()
             && validation::name_errors(kind, ev.name, false).is_empty()
             && validation::dns1123_label_errors(ev.namespace).is_empty()
-            && self.namespace_is_active(ev.namespace)
-            && self.count(kind) < self.object_limit
-            && !self.store.contains(&key);
-        if !plain {
+            && self.namespace_is_active(ev.namespace);
+        if admitted {
+            if let Err(refused) = self.admit_quota(kind, ev.name) {
+                // The general path's outcome for an admitted Event once the quota is reached: the
+                // uid draw of `BeforeCreate`, then the quota's refusal (before the name is looked
+                // up). Past the quota, every Event of a large scale-up ends here.
+                self.rng.uuid_v4();
+                return Err(refused);
+            }
+        }
+        if !admitted || self.store.contains(&key) {
             return self.create(ev.to_value()).map(|v| v.resource_version());
         }
         // The general path's state changes, in its order: the uid draw, then the revision.

@@ -32,7 +32,7 @@ pub fn namespace_index_func(obj: &Shared) -> Vec<String> {
 
 /// The uid of the object's controller reference, if it has one.
 pub fn controller_uid_index_func(obj: &Shared) -> Vec<String> {
-    obj.controller_ref().map(|r| vec![r.uid]).unwrap_or_default()
+    obj.controller_uid().map(|uid| vec![uid.to_string()]).unwrap_or_default()
 }
 
 /// A keyed, indexed cache of objects.

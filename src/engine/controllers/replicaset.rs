@@ -15,7 +15,7 @@ use std::time::Duration;
 use serde_json::{json, Value};
 
 use super::util::{
-    int_at, is_controlled_by, is_pod_active, is_pod_available, is_pod_ready, pod_condition, selector_matches,
+    int_at, is_controlled_by, is_pod_active, is_pod_ready, pod_condition, readiness, selector_matches,
     spec_replicas, str_at,
 };
 use super::{Caches, Controller, Ctx, DeleteOpts, Enqueue, Outcome, ResourceEvent};
@@ -436,8 +436,12 @@ fn calculate_status<P: Borrow<Frozen>>(rs: &Value, active: &[P], err: Option<&st
         .iter()
         .filter(|p| template_labels.is_none_or(|tl| tl.iter().all(|(k, v)| p.label(k) == v.as_str())))
         .count();
-    let ready = active.iter().filter(|p| is_pod_ready(**p)).count();
-    let available = active.iter().filter(|p| is_pod_available(**p, min_ready, now)).count();
+    let (mut ready, mut available) = (0, 0);
+    for pod in &active {
+        let (r, a) = readiness(*pod, min_ready, now);
+        ready += usize::from(r);
+        available += usize::from(a);
+    }
     let mut status = serde_json::Map::new();
     status.insert("replicas".into(), json!(active.len()));
     if fully > 0 {
@@ -527,8 +531,8 @@ impl Controller for ReplicaSetController {
         // claimPods: keep owned pods that match, adopt matching orphans, release owned non-matching.
         for pod in cache.list(kind("Pod"), &ns).filter(|p| is_pod_active(*p)) {
             let matches = selector_matches(selector.as_ref(), pod.pointer("/metadata/labels"));
-            match pod.controller_ref() {
-                Some(r) if r.uid == rs.uid() => {
+            match pod.controller_uid() {
+                Some(uid) if uid == rs.uid() => {
                     if matches {
                         active.push(Cow::Borrowed(pod));
                     } else if !rs.is_deleting() {
@@ -559,6 +563,8 @@ impl Controller for ReplicaSetController {
         let grew = (active.len() as i64) < spec_replicas(&rs);
         let err = if needs_sync && !rs.is_deleting() { self.manage_replicas(&rs, key, &active, ctx) } else { None };
         let new_status = calculate_status(&rs, &active, err.as_deref(), grew, ctx.now);
+        let counted = |field: &str| new_status.get(field).and_then(Value::as_u64).unwrap_or(0);
+        let (ready, available) = (counted("readyReplicas"), counted("availableReplicas"));
         if !same_status(rs.get("status"), &new_status) {
             let mut copy = rs.clone();
             copy["status"] = new_status.clone();
@@ -577,9 +583,8 @@ impl Controller for ReplicaSetController {
         if let Some(e) = err {
             return Outcome::Err(e);
         }
+        // Ready pods not yet available: look again once minReadySeconds have passed.
         let min_ready = int_at(&rs, "/spec/minReadySeconds");
-        let ready = active.iter().filter(|p| is_pod_ready(&***p)).count();
-        let available = active.iter().filter(|p| is_pod_available(&***p, min_ready, ctx.now)).count();
         if min_ready > 0 && ready != available {
             return Outcome::RequeueAfter(Duration::from_secs(min_ready as u64));
         }

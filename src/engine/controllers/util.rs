@@ -121,17 +121,21 @@ pub fn is_pod_ready(pod: &impl Json) -> bool {
 
 /// `podutil.IsPodAvailable`: ready, and ready for at least `minReadySeconds`.
 pub fn is_pod_available(pod: &impl Json, min_ready_seconds: i64, now: Time) -> bool {
-    if !is_pod_ready(pod) {
-        return false;
-    }
+    readiness(pod, min_ready_seconds, now).1
+}
+
+/// [`is_pod_ready`] and [`is_pod_available`] together, from one look-up of the `Ready`
+/// condition (a ReplicaSet's status counts both for every pod it owns).
+pub fn readiness(pod: &impl Json, min_ready_seconds: i64, now: Time) -> (bool, bool) {
+    let Some(ready) = pod_condition(pod, "Ready").filter(|c| c.field("status").and_then(Json::text) == Some("True"))
+    else {
+        return (false, false);
+    };
     if min_ready_seconds <= 0 {
-        return true;
+        return (true, true);
     }
-    let since = pod_condition(pod, "Ready")
-        .and_then(|c| c.field("lastTransitionTime"))
-        .and_then(Json::text)
-        .and_then(Time::parse_rfc3339);
-    since.is_some_and(|t| now.millis_since(t) >= min_ready_seconds * 1000)
+    let since = ready.field("lastTransitionTime").and_then(Json::text).and_then(Time::parse_rfc3339);
+    (true, since.is_some_and(|t| now.millis_since(t) >= min_ready_seconds * 1000))
 }
 
 /// `controller.IsPodActive`: not Succeeded, not Failed, and not being deleted.
@@ -142,7 +146,7 @@ pub fn is_pod_active(pod: &(impl Json + ObjectExt)) -> bool {
 
 /// The owner reference with `controller: true` whose uid is `uid`.
 pub fn is_controlled_by(obj: &impl ObjectExt, uid: &str) -> bool {
-    obj.controller_ref().is_some_and(|r| r.uid == uid)
+    obj.controller_uid() == Some(uid)
 }
 
 #[cfg(test)]
