@@ -4,10 +4,12 @@
 //! Why not `serde_json::Value`: with `preserve_order` a defaulted, running pod (about 170 map
 //! entries) takes about 17 KB in wasm32 and 24 KB natively: a `Value` is 48 bytes, every map entry
 //! an IndexMap bucket of 64 bytes plus a hash-table slot, and every key its own `String`. Here an
-//! object is one boxed slice of `(key, value)` pairs in the API server's order (looked up by a
-//! linear scan: Kubernetes objects are small maps), every key is an interned `Arc<str>` shared by
-//! every object that has it (field names and label keys repeat in every pod), numbers are inline,
-//! and a node is 16 bytes in wasm32 (24 natively).
+//! object is one shared slice (`Arc<[_]>`) of `(key, value)` pairs in the API server's order
+//! (looked up by a linear scan: Kubernetes objects are small maps), every key is an interned
+//! `Arc<str>` shared by every object that has it (field names and label keys repeat in every pod),
+//! numbers are inline, and a node is 16 bytes in wasm32 (24 natively). Objects, arrays and long
+//! strings are shared, so a clone is a reference count, and a new version of an object keeps the
+//! nodes its write did not change ([`Frozen::from_like`]).
 //!
 //! The read API mirrors `serde_json::Value` (`get`, `[]` with a static null for missing entries,
 //! `as_str`, `as_i64`, `as_array`, `as_object`, `pointer`, …) so that code reading a cached object
@@ -46,12 +48,12 @@ pub enum Frozen {
     /// Any other number (finite).
     Float(f64),
     /// A string of more than [`SHORT`] bytes.
-    Str(Box<str>),
+    Str(Arc<str>),
     /// A string of at most [`SHORT`] bytes, kept in the node itself (no allocation): most of an
     /// object's strings are short (`True`, `Running`, `nginx`, resourceVersions, node names).
     Short(Short),
-    /// An array.
-    Array(Box<[Frozen]>),
+    /// An array (shared: a clone is a reference, see [`Frozen::from_like`]).
+    Array(Arc<[Frozen]>),
     /// An object, keys in order.
     Object(Obj),
 }
@@ -75,11 +77,11 @@ impl Short {
 }
 
 // The point of the layout: a node is 16 bytes in the browser (a tag, then 8 bytes of number, or
-// a boxed slice's pointer and length, or a short string's length and bytes).
+// a shared slice's pointer and length, or a short string's length and bytes).
 #[cfg(target_pointer_width = "32")]
 const _: () = assert!(std::mem::size_of::<Frozen>() == 16);
 
-/// A string node: inline when short, else boxed.
+/// A string node: inline when short, else shared (`Arc<str>`).
 fn text(s: &str) -> Frozen {
     if s.len() > SHORT {
         return Frozen::Str(s.into());
@@ -91,7 +93,7 @@ fn text(s: &str) -> Frozen {
 
 /// A JSON object: its entries in order, keys interned.
 #[derive(Clone, Default)]
-pub struct Obj(Box<[(Key, Frozen)]>);
+pub struct Obj(Arc<[(Key, Frozen)]>);
 
 static NULL: Frozen = Frozen::Null;
 
@@ -205,17 +207,22 @@ impl Frozen {
         Frozen::Object(Obj(entries.into_iter().map(|(k, v)| (intern(k), v)).collect()))
     }
 
-    /// `Frozen::from(v)`, taking each map key from `like` (an earlier version of the same
-    /// object) where `like` has the same key at the same place, instead of looking it up among
-    /// the interned keys: the same tree, for a fraction of the look-ups (an update of a pod
-    /// changes a few of its 170 entries, and interning every key was a third of converting it).
+    /// `Frozen::from(v)`, sharing what `like` (an earlier version of the same object) already
+    /// holds: an entry or element at the same place that is the same as `v`'s
+    /// ([`Frozen::same_as`]) is `like`'s own node (a reference, not a copy), and a key at the
+    /// same place is `like`'s key, not looked up among the interned ones. An update of a pod
+    /// changes a few of its 170 entries: its spec, most of its metadata and its status's
+    /// unchanged parts stay the nodes of the version before, so a write allocates only along
+    /// what changed, and keeping both versions (watch history, informer caches) costs little
+    /// more than one.
     pub fn from_like(v: &Value, like: &Frozen) -> Frozen {
+        let shared = |x: &Value, old: &Frozen| if old.same_as(x) { old.clone() } else { Frozen::from_like(x, old) };
         match (v, like) {
             (Value::Object(m), Frozen::Object(o)) => Frozen::Object(Obj(m
                 .iter()
                 .enumerate()
                 .map(|(i, (k, x))| match o.0.get(i) {
-                    Some((ok, ov)) if **ok == **k => (Arc::clone(ok), Frozen::from_like(x, ov)),
+                    Some((ok, ov)) if **ok == **k => (Arc::clone(ok), shared(x, ov)),
                     _ => (intern(k), Frozen::from(x)),
                 })
                 .collect())),
@@ -223,7 +230,7 @@ impl Frozen {
                 a.iter()
                     .enumerate()
                     .map(|(i, x)| match b.get(i) {
-                        Some(y) => Frozen::from_like(x, y),
+                        Some(y) => shared(x, y),
                         None => Frozen::from(x),
                     })
                     .collect(),
@@ -243,8 +250,8 @@ impl Frozen {
         let mut meta = meta.0.to_vec();
         meta[rv_at].1 = text(&rv.to_string());
         let mut top = entries.0.to_vec();
-        top[at].1 = Frozen::Object(Obj(meta.into_boxed_slice()));
-        Some(Frozen::Object(Obj(top.into_boxed_slice())))
+        top[at].1 = Frozen::Object(Obj(meta.into()));
+        Some(Frozen::Object(Obj(top.into())))
     }
 
     /// A `serde_json::Value` copy, to modify (client-go's `DeepCopy`).
@@ -798,14 +805,14 @@ impl<'de> Visitor<'de> for Tree {
         while let Some(item) = seq.next_element()? {
             items.push(item);
         }
-        Ok(Frozen::Array(items.into_boxed_slice()))
+        Ok(Frozen::Array(items.into()))
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Frozen, A::Error> {
         let mut entries = Vec::new();
         while let Some(k) = map.next_key_seed(KeySeed)? {
             entries.push((k, map.next_value()?));
         }
-        Ok(Frozen::Object(Obj(entries.into_boxed_slice())))
+        Ok(Frozen::Object(Obj(entries.into())))
     }
 }
 
@@ -1016,6 +1023,32 @@ mod tests {
             let made = Frozen::from_like(&v, &old);
             assert!(made.same_as(&v), "{v}");
             assert_eq!(made.to_json(), Frozen::from(&v).to_json());
+        }
+    }
+
+    /// A write that changes the status keeps the spec's nodes (the same allocation, not a
+    /// copy), and the new status is its own.
+    #[test]
+    fn a_tree_made_like_an_earlier_version_shares_what_did_not_change() {
+        let old = Frozen::from(json!({"metadata": {"name": "web-1", "labels": {"app": "web"}, "resourceVersion": "7"},
+            "spec": {"containers": [{"name": "web", "image": "registry.example/nginx:1.27"}]},
+            "status": {"phase": "Pending", "conditions": [{"type": "PodScheduled", "status": "True"}]}}));
+        let new = json!({"metadata": {"name": "web-1", "labels": {"app": "web"}, "resourceVersion": "8"},
+            "spec": {"containers": [{"name": "web", "image": "registry.example/nginx:1.27"}]},
+            "status": {"phase": "Running", "conditions": [{"type": "PodScheduled", "status": "True"}]}});
+        let made = Frozen::from_like(&new, &old);
+        assert!(made.same_as(&new));
+        let node = |f: &Frozen, p: &str| match f.pointer(p) {
+            Some(Frozen::Object(o)) => Arc::as_ptr(&o.0).cast::<u8>(),
+            Some(Frozen::Array(a)) => Arc::as_ptr(a).cast::<u8>(),
+            Some(Frozen::Str(t)) => Arc::as_ptr(t).cast::<u8>(),
+            other => panic!("{p}: {other:?}"),
+        };
+        for shared in ["/spec", "/metadata/labels", "/spec/containers/0/image", "/status/conditions"] {
+            assert_eq!(node(&made, shared), node(&old, shared), "{shared} is the old node");
+        }
+        for own in ["", "/metadata", "/status"] {
+            assert_ne!(node(&made, own), node(&old, own), "{own:?} is a new node");
         }
     }
 
