@@ -342,7 +342,7 @@ fn bind_sets_node_and_condition_once() {
     let mut s = ApiServer::new(1);
     s.create(pod("p")).unwrap();
     s.set_now(Time::START.after(std::time::Duration::from_secs(5)));
-    let b = s.bind("default", "p", "node-1").unwrap();
+    let b = s.bind("default", "p", "node-1").unwrap().to_value();
     assert_eq!(b["spec"]["nodeName"], "node-1");
     assert_eq!(
         b["status"]["conditions"],

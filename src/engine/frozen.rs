@@ -207,6 +207,11 @@ impl Frozen {
         Frozen::Object(Obj(entries.into_iter().map(|(k, v)| (intern(k), v)).collect()))
     }
 
+    /// An object node of these entries, in this order (keys already interned).
+    pub fn from_entries(entries: Vec<(Key, Frozen)>) -> Frozen {
+        Frozen::Object(Obj(entries.into()))
+    }
+
     /// `Frozen::from(v)`, sharing what `like` (an earlier version of the same object) already
     /// holds: an entry or element at the same place that is the same as `v`'s
     /// ([`Frozen::same_as`]) is `like`'s own node (a reference, not a copy), and a key at the

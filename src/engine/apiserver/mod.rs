@@ -399,6 +399,25 @@ impl ApiServer {
         new
     }
 
+    /// [`ApiServer::commit_update_shared`] of a new version built as a tree from the stored one
+    /// (its metadata, resourceVersion included, as stored): nothing is written when it is equal;
+    /// otherwise it is stored under the next revision. Returns what is stored.
+    fn commit_update_tree(&mut self, key: Key, old: &Shared, new: Frozen) -> Shared {
+        if new == **old {
+            return Arc::clone(old);
+        }
+        let rv = self.store.next_revision();
+        let new = new.with_resource_version(rv).unwrap_or_else(|| {
+            let mut v = new.to_value();
+            set_resource_version(&mut v, rv);
+            Frozen::from_like(&v, old)
+        });
+        let object = self.store.put_tree(key.clone(), new);
+        let prev = Some(Arc::clone(old));
+        self.watches.record(key.0, Change { rv, event_type: EventType::Modified, object: Arc::clone(&object), prev });
+        object
+    }
+
     /// Removes an object and records DELETED carrying its last state stamped with the
     /// deletion revision (etcd3 `watchChan.transform`,
     /// k8s.io/apiserver/pkg/storage/etcd3/watcher.go). Returns that last state (the event's tree).

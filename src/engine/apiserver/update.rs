@@ -19,7 +19,8 @@ use super::store::Key;
 use super::strategy::{self, UpdateMode};
 use super::validation::{self, check, go_quote, FieldError};
 use super::ApiServer;
-use crate::engine::frozen::Frozen;
+use crate::engine::client::clientset::with_status;
+use crate::engine::frozen::{intern, Frozen};
 use crate::engine::kinds::Kind;
 use crate::engine::object::{ObjectExt, Shared};
 use crate::engine::status::{Reason, Status};
@@ -72,6 +73,33 @@ impl ApiServer {
         self.update_with(obj, UpdateMode::Status, true)
     }
 
+    /// [`ApiServer::update_status`] of `sent` with `status` in place of its status; returns the
+    /// written resourceVersion. When `sent` is the pod as stored (a client's cache holds the
+    /// stored tree itself) and that pod is not being deleted, the general path's work on
+    /// everything but the status is known in advance: `podStatusStrategy` keeps the stored spec
+    /// and owner references, the metadata is the stored metadata (valid, unchanged, normalized),
+    /// and the request decodes if its status does. So the new status is decoded, given the
+    /// strategy's `qosClass`, defaulted and normalized on its own, and stored beside the stored
+    /// pod's other nodes, unchanged and shared. Anything else (another kind, a stale or changed
+    /// copy, a pod being deleted, a status that does not decode) takes the general path.
+    pub fn update_status_of(&mut self, sent: &Frozen, status: Value) -> Result<u64, Status> {
+        let pod = Kind::by_kind("Pod").filter(|k| k.api_version() == sent.api_version() && k.kind == sent.kind());
+        let stored = pod.and_then(|k| self.store.get_shared(&Self::key(k, sent.namespace(), sent.name())).map(|o| (k, o)));
+        if let Some((kind, old)) = stored.filter(|(_, old)| !old.is_deleting() && **old == *sent) {
+            let root = schema::root(kind);
+            let probe = serde_json::json!({"status": status});
+            if let (Some(status_schema), Ok(())) = (schema::field_struct(root, "status"), decode(kind, &probe)) {
+                let Value::Object(mut probe) = probe else { unreachable!("made as an object") };
+                let mut status = probe.shift_remove("status").unwrap_or(Value::Null);
+                if let Some(new) = status_written(&old, &mut status, status_schema) {
+                    let key = Self::key(kind, sent.namespace(), sent.name());
+                    return Ok(self.commit_update_tree(key, &old, new).resource_version());
+                }
+            }
+        }
+        self.update_status(with_status(sent, status)).map(|v| v.resource_version())
+    }
+
     /// PUT `namespaces/<name>/finalize`: changes `spec.finalizers`. A Terminating namespace left
     /// with no finalizers at all is deleted (`ShouldDeleteNamespaceDuringUpdate`).
     pub fn finalize_namespace(&mut self, obj: Value) -> Result<Value, Status> {
@@ -84,12 +112,11 @@ impl ApiServer {
 
     /// POST `pods/<name>/binding`, the scheduler's write (k/k `pkg/registry/core/pod/storage`
     /// `BindingREST.assignPod`): sets `spec.nodeName` and the `PodScheduled=True` condition in
-    /// one write. A pod already bound or being deleted is a 409 on `pods/binding`.
-    pub fn bind(&mut self, ns: &str, name: &str, node: &str) -> Result<Value, Status> {
+    /// one write. A pod already bound or being deleted is a 409 on `pods/binding`. Returns the
+    /// bound pod as stored.
+    pub fn bind(&mut self, ns: &str, name: &str, node: &str) -> Result<Shared, Status> {
         let kind = Kind::by_kind("Pod").ok_or_else(|| Status::new(Reason::InternalError, "no Pod kind"))?;
         let key = Self::key(kind, Some(ns), name);
-        // The stored pod's shared tree (the one the informers cache): read it, and copy it
-        // once to change (reading it as a decoded copy and then copying that cost two copies).
         let old = self.store.get_shared(&key).ok_or_else(|| Status::not_found(kind, name))?;
         let conflict = |why: String| Status::conflict_with("pods/binding", "", "pods/binding", name, &why);
         if old.is_deleting() {
@@ -99,25 +126,13 @@ impl ApiServer {
         if !bound.is_empty() {
             return Err(conflict(format!("pod {name} is already assigned to node {bound:?}")));
         }
-        let mut new = old.to_value();
-        if let Some(spec) = new.get_mut("spec").and_then(Value::as_object_mut) {
-            spec.insert("nodeName".into(), Value::from(node));
-        }
         let now = self.now.rfc3339();
-        let status = new.as_object_mut().map(|m| m.entry("status").or_insert_with(|| serde_json::json!({})));
-        if let Some(Value::Object(status)) = status {
-            let conds = status.entry("conditions").or_insert_with(|| Value::Array(Vec::new()));
-            if let Value::Array(conds) = conds {
-                let cond = serde_json::json!({"type": "PodScheduled", "status": "True", "lastProbeTime": null, "lastTransitionTime": now});
-                match conds.iter_mut().find(|c| c.get("type").and_then(Value::as_str) == Some("PodScheduled")) {
-                    Some(c) if c.get("status").and_then(Value::as_str) == Some("True") => {}
-                    Some(c) => *c = cond,
-                    None => conds.push(cond),
-                }
-            }
+        if let Some(new) = bound_tree(kind, &old, node, &now) {
+            return Ok(self.commit_update_tree(key, &old, new));
         }
-        schema::normalize(&mut new, schema::root(kind));
-        Ok(self.commit_update_shared(key, &old, new))
+        let new = bound_value(kind, &old, node, &now);
+        self.commit_update_shared(key.clone(), &old, new);
+        self.store.get_shared(&key).ok_or_else(|| Status::not_found(kind, name))
     }
 
     /// The shared update path. `uid_precondition`: a PUT's body uid is a storage precondition;
@@ -244,5 +259,236 @@ impl ApiServer {
             return Ok(new);
         }
         Ok(self.commit_update_shared(key, &old, new))
+    }
+}
+
+/// The bound pod, made from a copy of the stored one: `spec.nodeName` set, the `PodScheduled`
+/// condition set (see [`schedule_condition`]), then normalized. The general form of
+/// [`bound_tree`], for a stored pod without a spec or status object.
+fn bound_value(kind: &Kind, old: &Frozen, node: &str, now: &str) -> Value {
+    let mut new = old.to_value();
+    if let Some(spec) = new.get_mut("spec").and_then(Value::as_object_mut) {
+        spec.insert("nodeName".into(), Value::from(node));
+    }
+    if let Some(m) = new.as_object_mut() {
+        schedule_condition(m.entry("status").or_insert_with(|| serde_json::json!({})), now);
+    }
+    schema::normalize(&mut new, schema::root(kind));
+    new
+}
+
+/// [`bound_value`] built on the stored tree: the same pod, sharing every node but the spec's
+/// and the status's own. A stored pod is normalized, so only what the binding changes needs
+/// putting in order: `nodeName` goes where the schema's order puts it among the spec's keys
+/// (known keys in order, then unknown ones), and the status (a few entries) is normalized as a
+/// copy. Copying the whole pod to a `Value` to set two fields was most of a binding's cost.
+/// `None` when the pod has no spec or no status object (the general form handles those).
+fn bound_tree(kind: &Kind, old: &Frozen, node: &str, now: &str) -> Option<Frozen> {
+    let root = schema::root(kind);
+    let (spec_schema, status_schema) = (schema::field_struct(root, "spec")?, schema::field_struct(root, "status")?);
+    let top = old.as_object()?;
+    let (spec, status) = (top.get("spec")?.as_object()?, top.get("status")?);
+    status.as_object()?;
+    let mut spec_entries = spec.entries().to_vec();
+    match spec_entries.iter().position(|(k, _)| &**k == "nodeName") {
+        Some(i) => spec_entries[i].1 = Frozen::string(node),
+        None => {
+            let rank = |k: &str| spec_schema.fields.iter().position(|f| f.name == k).unwrap_or(usize::MAX);
+            let mine = rank("nodeName");
+            let at = spec_entries.iter().position(|(k, _)| rank(k) > mine).unwrap_or(spec_entries.len());
+            spec_entries.insert(at, (intern("nodeName"), Frozen::string(node)));
+        }
+    }
+    let mut status_value = status.to_value();
+    schedule_condition(&mut status_value, now);
+    schema::normalize(&mut status_value, status_schema);
+    let status = Frozen::from_like(&status_value, status);
+    let mut spec = Some(Frozen::from_entries(spec_entries));
+    let mut status = Some(status);
+    Some(Frozen::from_entries(
+        top.entries()
+            .iter()
+            .map(|(k, v)| {
+                let replaced = match &**k {
+                    "spec" => spec.take(),
+                    "status" => status.take(),
+                    _ => None,
+                };
+                (k.clone(), replaced.unwrap_or_else(|| v.clone()))
+            })
+            .collect(),
+    ))
+}
+
+/// Sets `PodScheduled=True` in a pod's status (a `status` that is not an object is left alone):
+/// added, or replacing a condition of that type that is not `True` (one that is stays as it is,
+/// its transition time with it).
+fn schedule_condition(status: &mut Value, now: &str) {
+    let Value::Object(status) = status else { return };
+    let Value::Array(conds) = status.entry("conditions").or_insert_with(|| Value::Array(Vec::new())) else { return };
+    let cond = serde_json::json!({"type": "PodScheduled", "status": "True", "lastProbeTime": null, "lastTransitionTime": now});
+    match conds.iter_mut().find(|c| c.get("type").and_then(Value::as_str) == Some("PodScheduled")) {
+        Some(c) if c.get("status").and_then(Value::as_str) == Some("True") => {}
+        Some(c) => *c = cond,
+        None => conds.push(cond),
+    }
+}
+
+/// The pod [`ApiServer::update_status_of`] stores: `old` with `status` in place of its status,
+/// after what the general path does to the status, in its order: the defaults,
+/// `podStatusStrategy`'s `qosClass` backfill, the normalizing. `None` when `status` or the stored status is not an object.
+fn status_written(old: &Frozen, status: &mut Value, schema: &'static schema::Struct) -> Option<Frozen> {
+    let stored = old.get("status").filter(|s| s.is_object())?;
+    if !status.is_object() {
+        return None;
+    }
+    schema::apply_defaults(status, schema);
+    if let (Value::Object(fields), Some(q)) = (&mut *status, stored.get("qosClass")) {
+        if fields.get("qosClass").and_then(Value::as_str).is_none_or(str::is_empty) {
+            fields.insert("qosClass".into(), q.to_value());
+        }
+    }
+    schema::normalize(status, schema);
+    let status = Frozen::from_like(status, stored);
+    let top = old.as_object()?;
+    let mut status = Some(status);
+    let entries =
+        top.entries().iter().map(|(k, v)| (k.clone(), if &**k == "status" { status.take() } else { None }.unwrap_or_else(|| v.clone())));
+    Some(Frozen::from_entries(entries.collect()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// The binding built on the stored tree is exactly the general form's pod (the same entries
+    /// in the same order), for pods with and without conditions, a `PodScheduled` condition
+    /// that is not `True`, an empty `nodeName`, and keys the schema does not know.
+    #[test]
+    fn a_binding_built_on_the_tree_is_the_general_forms_pod() {
+        let kind = Kind::by_kind("Pod").expect("kind");
+        let mut s = ApiServer::new(3);
+        let pod = |name: &str, node: Option<&str>| {
+            let mut p = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "labels": {"app": "web"}},
+                "spec": {"containers": [{"name": "web", "image": "nginx"}], "priority": 0}});
+            if let Some(n) = node {
+                p["spec"]["nodeName"] = json!(n);
+            }
+            p
+        };
+        let mut olds = Vec::new();
+        for (name, node) in [("plain", None), ("empty-node", Some(""))] {
+            let created = s.create(pod(name, node)).expect("create");
+            olds.push(Frozen::from(&created));
+        }
+        let mut unschedulable = olds[0].to_value();
+        unschedulable["status"]["conditions"] = json!([
+            {"type": "Ready", "status": "False", "lastProbeTime": null, "lastTransitionTime": "2026-01-01T00:00:00Z"},
+            {"type": "PodScheduled", "status": "False", "lastProbeTime": null, "reason": "Unschedulable"}]);
+        let mut scheduled = olds[0].to_value();
+        scheduled["status"]["conditions"] =
+            json!([{"type": "PodScheduled", "status": "True", "lastTransitionTime": "2026-01-01T00:00:01Z"}]);
+        let mut unknown = olds[0].to_value();
+        unknown["spec"]["zzUnknown"] = json!(1);
+        unknown["spec"]["aaUnknown"] = json!({"x": 1});
+        for mut v in [unschedulable, scheduled, unknown] {
+            schema::normalize(&mut v, schema::root(kind));
+            olds.push(Frozen::from(&v));
+        }
+        for old in &olds {
+            let general = bound_value(kind, old, "node-2", "2026-01-01T00:00:05Z");
+            let tree = bound_tree(kind, old, "node-2", "2026-01-01T00:00:05Z").expect("a spec and a status");
+            assert!(tree.same_as(&general), "{old}\n{tree}\n{general}");
+            assert_eq!(tree.to_json(), Frozen::from(&general).to_json());
+        }
+        let no_status = Frozen::from(&json!({"kind": "Pod", "spec": {}}));
+        assert!(bound_tree(kind, &no_status, "n", "t").is_none());
+    }
+
+    /// A status written from the cached pod (`update_status_of`) has exactly the outcome of
+    /// `update_status` of the pod's copy with that status: the same results and errors,
+    /// resourceVersions, stored pods and watch events, on its own path (a fresh status, one
+    /// without `qosClass` or with an empty one, the same status again) and on every case it
+    /// hands to the general path (a stale copy, a status that does not decode, a pod being
+    /// deleted, a status that is not an object).
+    #[test]
+    fn a_status_written_from_the_cache_is_the_general_paths_write() {
+        use crate::engine::apiserver::{DeleteOptions, WatchFrom};
+        use crate::engine::labels::Selector;
+        let kind = Kind::by_kind("Pod").expect("kind");
+        let setup = || {
+            let mut s = ApiServer::new(5);
+            for name in ["a", "b"] {
+                s.create(json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "finalizers": ["x/y"]},
+                    "spec": {"containers": [{"name": "web", "image": "nginx"}]}}))
+                    .expect("create");
+            }
+            let w = s.watch(kind, None, Selector::everything(), WatchFrom::Now);
+            (s, w)
+        };
+        let (mut general, wg) = setup();
+        let (mut direct, wd) = setup();
+        let running = json!({"phase": "Running", "conditions": [
+                {"type": "Ready", "status": "True", "lastProbeTime": null, "lastTransitionTime": "2026-01-01T00:00:03Z"}],
+            "containerStatuses": [{"name": "web", "ready": true, "state": {"running": {"startedAt": "2026-01-01T00:00:03Z"}}}],
+            "startTime": "2026-01-01T00:00:01Z", "qosClass": "BestEffort"});
+        let mut no_qos = running.clone();
+        no_qos.as_object_mut().map(|m| m.shift_remove("qosClass"));
+        no_qos["phase"] = json!("Pending");
+        let mut empty_qos = running.clone();
+        empty_qos["qosClass"] = json!("");
+        empty_qos["message"] = json!("m");
+        // (pod, status, stale: send the copy from before the previous write)
+        let cases: Vec<(&str, Value, bool)> = vec![
+            ("a", running.clone(), false),
+            ("a", running.clone(), false),
+            ("a", no_qos, false),
+            ("a", empty_qos, false),
+            ("a", running.clone(), true),
+            ("a", json!({"phase": 5}), false),
+            ("a", json!({"phase": "Running", "color": "blue"}), false),
+            ("a", Value::Null, false),
+            ("b", running.clone(), false),
+            ("delete b", Value::Null, false),
+            ("b", json!({"phase": "Failed"}), false),
+        ];
+        let mut before: Option<(Shared, Shared)> = None;
+        let mut written = 0;
+        for (name, status, stale) in cases {
+            if let Some(name) = name.strip_prefix("delete ") {
+                for s in [&mut general, &mut direct] {
+                    s.delete(kind, Some("default"), name, &DeleteOptions::default()).expect("delete");
+                }
+                continue;
+            }
+            let g_now = general.get_shared(kind, Some("default"), name).expect("pod");
+            let d_now = direct.get_shared(kind, Some("default"), name).expect("pod");
+            let (g_sent, d_sent) = match (&before, stale) {
+                (Some((g, d)), true) => (g.clone(), d.clone()),
+                _ => (g_now.clone(), d_now.clone()),
+            };
+            before = Some((g_now, d_now));
+            let g = general.update_status(with_status(&g_sent, status.clone())).map(|v| v.resource_version());
+            let d = direct.update_status_of(&d_sent, status.clone());
+            assert_eq!(
+                g.as_ref().map_err(|e| (e.code(), &e.message)),
+                d.as_ref().map_err(|e| (e.code(), &e.message)),
+                "{name} {status}"
+            );
+            written += usize::from(g.is_ok());
+        }
+        assert_eq!(written, 7, "all but the stale copy and the two statuses that do not decode");
+        let texts = |s: &ApiServer| s.all_objects().map(|o| o.to_string()).collect::<Vec<_>>();
+        assert_eq!(texts(&general), texts(&direct));
+        let mut delivered = 0;
+        loop {
+            match (general.next_event(wg), direct.next_event(wd)) {
+                (None, None) => break,
+                (g, d) => assert_eq!(g, d),
+            }
+            delivered += 1;
+        }
+        assert_eq!(delivered, 9, "the two pods, six writes (the same status again writes nothing) and the deletion's");
     }
 }

@@ -10,7 +10,9 @@ use serde_json::Value;
 
 use crate::engine::apiserver::create::NewEvent;
 use crate::engine::cloud::{CloudBucket, CloudCall, CloudError};
+use crate::engine::frozen::Frozen;
 use crate::engine::kinds::Kind;
+use crate::engine::object::ObjectExt;
 use crate::engine::status::{Reason, Status};
 
 /// `metav1.DeleteOptions`, as a controller sends them.
@@ -43,6 +45,12 @@ pub trait Api {
     fn update(&mut self, obj: Value) -> Result<Value, Status>;
     /// `PUT` of the `/status` subresource.
     fn update_status(&mut self, obj: Value) -> Result<Value, Status>;
+    /// [`Api::update_status`] of `obj` (an object as read, from a cache) with `status` in place
+    /// of its status; returns the written resourceVersion. A client that can write it without
+    /// copying `obj` first does (the kubelet writes a pod's status several times as it starts).
+    fn update_status_of(&mut self, obj: &Frozen, status: Value) -> Result<u64, Status> {
+        self.update_status(with_status(obj, status)).map(|v| v.resource_version())
+    }
     /// `PATCH` (JSON merge patch) of the main resource.
     fn merge_patch(
         &mut self,
@@ -69,9 +77,9 @@ pub trait Api {
         Err(Status::new(Reason::MethodNotAllowed, format!("this client cannot list {}", kind.group_resource())))
     }
     /// `POST /api/v1/namespaces/<ns>/pods/<name>/binding`, the scheduler's write: sets
-    /// `spec.nodeName` and the `PodScheduled` condition in one write, and returns the bound pod.
-    /// Clients that cannot reach the subresource answer 405.
-    fn bind(&mut self, namespace: &str, name: &str, node: &str) -> Result<Value, Status> {
+    /// `spec.nodeName` and the `PodScheduled` condition in one write, and returns the bound
+    /// pod's resourceVersion. Clients that cannot reach the subresource answer 405.
+    fn bind(&mut self, namespace: &str, name: &str, node: &str) -> Result<u64, Status> {
         let _ = (namespace, name, node);
         Err(Status::new(Reason::MethodNotAllowed, "this client cannot bind pods"))
     }
@@ -89,4 +97,25 @@ pub trait Api {
         let _ = call;
         Err(CloudError::Unreachable)
     }
+}
+
+/// A copy of `obj` to write, with `status` in place of its status (where it was, or last): the
+/// same value as copying the whole object and then setting `status`, without copying the old
+/// status first.
+pub fn with_status(obj: &Frozen, status: Value) -> Value {
+    let Some(entries) = obj.as_object() else {
+        let mut copy = obj.to_value();
+        copy["status"] = status;
+        return copy;
+    };
+    let mut map = serde_json::Map::with_capacity(entries.len() + 1);
+    let mut status = Some(status);
+    for (k, v) in entries.iter() {
+        let v = if k == "status" { status.take().unwrap_or(Value::Null) } else { v.to_value() };
+        map.insert(String::from(k), v);
+    }
+    if let Some(status) = status {
+        map.insert("status".into(), status);
+    }
+    Value::Object(map)
 }

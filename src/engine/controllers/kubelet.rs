@@ -422,7 +422,7 @@ impl Kubelet {
 
     fn write_status(&mut self, pod: &Frozen, state: &str, ctx: &mut Ctx<'_>) -> Result<(), String> {
         let status = self.status(pod, state, ctx.now);
-        ctx.api.update_status(with_status(pod, status)).map_err(|e| e.message)?;
+        ctx.api.update_status_of(pod, status).map_err(|e| e.message)?;
         // The container events the kubelet records on the pod (k/k `pkg/kubelet/images/
         // image_manager.go`, `kuberuntime/kuberuntime_container.go`).
         let pull = self.scaled(self.config.start_delay);
@@ -474,27 +474,6 @@ fn image_size(image: &str) -> u64 {
 
 fn waiting_reason(pod: &impl Json) -> Option<&str> {
     pod.at("/status/containerStatuses/0/state/waiting/reason").and_then(Json::text)
-}
-
-/// A copy of `pod` to write, with `status` in place of its status (where it was, or last):
-/// the same value as copying the whole pod and then setting `status`, without copying the old
-/// status first.
-fn with_status(pod: &Frozen, status: Value) -> Value {
-    let Some(entries) = pod.as_object() else {
-        let mut p = pod.to_value();
-        p["status"] = status;
-        return p;
-    };
-    let mut map = Map::with_capacity(entries.len() + 1);
-    let mut status = Some(status);
-    for (k, v) in entries.iter() {
-        let v = if k == "status" { status.take().unwrap_or(Value::Null) } else { v.to_value() };
-        map.insert(String::from(k), v);
-    }
-    if let Some(status) = status {
-        map.insert("status".into(), status);
-    }
-    Value::Object(map)
 }
 
 impl Controller for Kubelet {

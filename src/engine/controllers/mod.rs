@@ -392,13 +392,13 @@ pub(crate) mod fake {
             self.calls.push(format!("update_status {} {}", obj.kind(), obj.name()));
             Ok(self.put(obj))
         }
-        fn bind(&mut self, namespace: &str, name: &str, node: &str) -> Result<Value, Status> {
+        fn bind(&mut self, namespace: &str, name: &str, node: &str) -> Result<u64, Status> {
             self.check()?;
             self.calls.push(format!("bind Pod {name} {node}"));
             let mut pod = self.get(Kind::by_kind("Pod").expect("kind"), Some(namespace), name)?;
             pod["spec"]["nodeName"] = json!(node);
             pod["status"]["conditions"] = json!([{"type": "PodScheduled", "status": "True"}]);
-            Ok(self.put(pod))
+            Ok(self.put(pod).resource_version())
         }
         fn merge_patch(
             &mut self,

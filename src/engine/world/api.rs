@@ -10,7 +10,9 @@ use serde_json::{json, Value};
 use super::record::{ApiCall, CallTarget, Verb};
 use crate::engine::apiserver::create::NewEvent;
 use crate::engine::apiserver::{ApiServer, DeleteOptions, Patch, Propagation, Removed, Subresource};
+use crate::engine::client::clientset::with_status;
 use crate::engine::client::{Api, DeleteOpts};
+use crate::engine::frozen::Frozen;
 use crate::engine::kinds::Kind;
 use crate::engine::object::ObjectExt;
 use crate::engine::status::{Reason, Status};
@@ -103,7 +105,7 @@ pub struct WorldApi<'a> {
 }
 
 /// The record's target for an object as sent: its served kind when `Kind::for_object` found one.
-fn sent_target(kind: Option<&'static Kind>, obj: &Value) -> CallTarget {
+fn sent_target(kind: Option<&'static Kind>, obj: &impl ObjectExt) -> CallTarget {
     match kind {
         Some(k) => CallTarget::object(k, obj.namespace(), obj.name()),
         None => CallTarget::object_of_kind(obj.kind(), obj.namespace(), obj.name()),
@@ -246,15 +248,31 @@ impl Api for WorldApi<'_> {
         r
     }
 
+    /// Without an injected failure or conflict, the API server's own form of the write
+    /// ([`ApiServer::update_status_of`]); otherwise [`Api::update_status`] of the copy, so that
+    /// the injection sees the request it always sees.
+    fn update_status_of(&mut self, obj: &Frozen, status: Value) -> Result<u64, Status> {
+        if self.failure.is_some() || *self.conflict_armed {
+            return self.update_status(with_status(obj, status)).map(|v| v.resource_version());
+        }
+        let sent = obj.resource_version();
+        let kind = Kind::for_object(obj.api_version(), obj.kind());
+        let target = sent_target(kind, obj);
+        let r = self.server.update_status_of(obj, status);
+        self.push_outcome(Verb::UpdateStatus, target, sent, r.as_ref().copied(), 200);
+        r
+    }
+
     /// Recorded as `CREATE /binding Pod ns/name → 201`: a POST of a Binding to the pod's
     /// `binding` subresource.
-    fn bind(&mut self, namespace: &str, name: &str, node: &str) -> Result<Value, Status> {
+    fn bind(&mut self, namespace: &str, name: &str, node: &str) -> Result<u64, Status> {
         let kind = Kind::by_kind("Pod").expect("built-in kind");
         let r = match self.failure.map(|f| f.status_for("Post", kind, Some(namespace), name, "binding")) {
             Some(e) => Err(e),
-            None => self.server.bind(namespace, name, node),
+            None => self.server.bind(namespace, name, node).map(|pod| pod.resource_version()),
         };
-        self.push(Verb::CreateBinding, CallTarget::object(kind, Some(namespace), name), 0, &r, 201);
+        let target = CallTarget::object(kind, Some(namespace), name);
+        self.push_outcome(Verb::CreateBinding, target, 0, r.as_ref().copied(), 201);
         r
     }
 

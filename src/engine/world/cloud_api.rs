@@ -63,7 +63,7 @@ impl Api for CloudApi<'_, '_> {
     fn update_status(&mut self, obj: Value) -> Result<Value, Status> {
         self.inner.update_status(obj)
     }
-    fn bind(&mut self, namespace: &str, name: &str, node: &str) -> Result<Value, Status> {
+    fn bind(&mut self, namespace: &str, name: &str, node: &str) -> Result<u64, Status> {
         self.inner.bind(namespace, name, node)
     }
     fn merge_patch(

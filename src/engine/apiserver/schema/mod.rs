@@ -813,6 +813,14 @@ static BUCKET: Struct = Struct {
     ],
 };
 
+/// The struct of one of `st`'s fields, if that field is a nested struct.
+pub fn field_struct(st: &'static Struct, name: &str) -> Option<&'static Struct> {
+    match st.fields.iter().find(|f| f.name == name)?.ty {
+        Ty::Obj(inner) => Some(inner),
+        _ => None,
+    }
+}
+
 /// The top-level struct of a kind.
 pub fn root(kind: &Kind) -> &'static Struct {
     match kind.kind {
