@@ -9,6 +9,7 @@ use super::record::{ApiCall, CallTarget, Verb};
 use crate::engine::apiserver::create::NewEvent;
 use crate::engine::client::{Api, DeleteOpts};
 use crate::engine::cloud::{Cloud, CloudBucket, CloudCall, CloudError};
+use crate::engine::frozen::Frozen;
 use crate::engine::kinds::Kind;
 use crate::engine::labels::Selector;
 use crate::engine::object::ObjectExt;
@@ -62,6 +63,9 @@ impl Api for CloudApi<'_, '_> {
     }
     fn update_status(&mut self, obj: Value) -> Result<Value, Status> {
         self.inner.update_status(obj)
+    }
+    fn update_status_of(&mut self, obj: &Frozen, status: Value) -> Result<u64, Status> {
+        self.inner.update_status_of(obj, status)
     }
     fn bind(&mut self, namespace: &str, name: &str, node: &str) -> Result<u64, Status> {
         self.inner.bind(namespace, name, node)
