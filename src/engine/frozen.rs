@@ -491,8 +491,9 @@ impl PartialEq for Frozen {
             (Frozen::NegInt(a), Frozen::NegInt(b)) => a == b,
             (Frozen::Float(a), Frozen::Float(b)) => a == b,
             (Frozen::Str(_) | Frozen::Short(_), Frozen::Str(_) | Frozen::Short(_)) => self.as_str() == other.as_str(),
-            (Frozen::Array(a), Frozen::Array(b)) => a == b,
-            (Frozen::Object(a), Frozen::Object(b)) => a == b,
+            // One shared node is equal to itself without a look inside.
+            (Frozen::Array(a), Frozen::Array(b)) => Arc::ptr_eq(a, b) || a == b,
+            (Frozen::Object(a), Frozen::Object(b)) => Arc::ptr_eq(&a.0, &b.0) || a == b,
             _ => false,
         }
     }

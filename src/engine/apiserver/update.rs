@@ -82,22 +82,25 @@ impl ApiServer {
     /// strategy's `qosClass`, defaulted and normalized on its own, and stored beside the stored
     /// pod's other nodes, unchanged and shared. Anything else (another kind, a stale or changed
     /// copy, a pod being deleted, a status that does not decode) takes the general path.
-    pub fn update_status_of(&mut self, sent: &Frozen, status: Value) -> Result<u64, Status> {
-        let pod = Kind::by_kind("Pod").filter(|k| k.api_version() == sent.api_version() && k.kind == sent.kind());
-        let stored = pod.and_then(|k| self.store.get_shared(&Self::key(k, sent.namespace(), sent.name())).map(|o| (k, o)));
-        if let Some((kind, old)) = stored.filter(|(_, old)| !old.is_deleting() && **old == *sent) {
-            let root = schema::root(kind);
-            let probe = serde_json::json!({"status": status});
-            if let (Some(status_schema), Ok(())) = (schema::field_struct(root, "status"), decode(kind, &probe)) {
-                let Value::Object(mut probe) = probe else { unreachable!("made as an object") };
-                let mut status = probe.shift_remove("status").unwrap_or(Value::Null);
-                if let Some(new) = status_written(&old, &mut status, status_schema) {
-                    let key = Self::key(kind, sent.namespace(), sent.name());
-                    return Ok(self.commit_update_tree(key, &old, new).resource_version());
-                }
+    pub fn update_status_of(&mut self, sent: &Frozen, mut status: Value) -> Result<u64, Status> {
+        if let Some((kind, old, schema)) = self.stored_pod_as_sent(sent) {
+            let decodes;
+            (status, decodes) = status_decodes(kind, status);
+            if let Some(new) = decodes.then(|| status_written(&old, &mut status, schema)).flatten() {
+                let key = Self::key(kind, sent.namespace(), sent.name());
+                return Ok(self.commit_update_tree(key, &old, new).resource_version());
             }
         }
         self.update_status(with_status(sent, status)).map(|v| v.resource_version())
+    }
+
+    /// The stored pod `sent` is (equal to it, and not being deleted), with its kind and the
+    /// schema of its status: the conditions of [`ApiServer::update_status_of`]'s own path.
+    fn stored_pod_as_sent(&self, sent: &Frozen) -> Option<(&'static Kind, Shared, &'static schema::Struct)> {
+        let kind = Kind::by_kind("Pod").filter(|k| k.api_version() == sent.api_version() && k.kind == sent.kind())?;
+        let old = self.store.get_shared(&Self::key(kind, sent.namespace(), sent.name()))?;
+        let schema = schema::field_struct(schema::root(kind), "status")?;
+        (!old.is_deleting() && *old == *sent).then_some((kind, old, schema))
     }
 
     /// PUT `namespaces/<name>/finalize`: changes `spec.finalizers`. A Terminating namespace left
@@ -334,10 +337,24 @@ fn schedule_condition(status: &mut Value, now: &str) {
     }
 }
 
+/// Whether a request made of this status alone decodes as the kind (then the whole request
+/// does, its other fields being the stored object's); the status is handed back.
+fn status_decodes(kind: &Kind, status: Value) -> (Value, bool) {
+    // Built by hand: `json!` would copy the status.
+    let probe = Value::Object(std::iter::once(("status".to_string(), status)).collect());
+    let decodes = decode(kind, &probe).is_ok();
+    let status = match probe {
+        Value::Object(mut m) => m.shift_remove("status").unwrap_or(Value::Null),
+        other => other,
+    };
+    (status, decodes)
+}
+
 /// The pod [`ApiServer::update_status_of`] stores: `old` with `status` in place of its status,
 /// after what the general path does to the status, in its order: the defaults,
 /// `podStatusStrategy`'s `qosClass` backfill, the normalizing. `None` when `status` or the stored status is not an object.
 fn status_written(old: &Frozen, status: &mut Value, schema: &'static schema::Struct) -> Option<Frozen> {
+    let top = old.as_object()?;
     let stored = old.get("status").filter(|s| s.is_object())?;
     if !status.is_object() {
         return None;
@@ -350,7 +367,6 @@ fn status_written(old: &Frozen, status: &mut Value, schema: &'static schema::Str
     }
     schema::normalize(status, schema);
     let status = Frozen::from_like(status, stored);
-    let top = old.as_object()?;
     let mut status = Some(status);
     let entries =
         top.entries().iter().map(|(k, v)| (k.clone(), if &**k == "status" { status.take() } else { None }.unwrap_or_else(|| v.clone())));
