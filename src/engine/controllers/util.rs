@@ -109,7 +109,9 @@ pub fn scaled_value(v: Option<&impl Json>, total: i64, round_up: bool) -> i64 {
 
 /// The pod's condition of a type, if any.
 pub fn pod_condition<'a, J: Json>(pod: &'a J, ctype: &str) -> Option<&'a J> {
-    pod.at("/status/conditions")
+    // Field by field rather than a JSON Pointer: a ReplicaSet's sync asks this of every pod.
+    pod.field("status")
+        .and_then(|s| s.field("conditions"))
         .and_then(Json::items)
         .and_then(|cs| cs.iter().find(|c| c.field("type").and_then(Json::text) == Some(ctype)))
 }
@@ -140,7 +142,7 @@ pub fn readiness(pod: &impl Json, min_ready_seconds: i64, now: Time) -> (bool, b
 
 /// `controller.IsPodActive`: not Succeeded, not Failed, and not being deleted.
 pub fn is_pod_active(pod: &(impl Json + ObjectExt)) -> bool {
-    let phase = str_at(pod, "/status/phase");
+    let phase = pod.field("status").and_then(|s| s.field("phase")).and_then(Json::text).unwrap_or("");
     phase != "Succeeded" && phase != "Failed" && !pod.is_deleting()
 }
 
