@@ -1,5 +1,6 @@
 //! World benchmarks: prints tables. Run with `cargo bench --bench world` (add `-- --quick` to
-//! skip the 10,000-replica cases, `-- --unrelated` for the last table only).
+//! skip the 10,000-replica cases, `-- --unrelated` for the last table only; `--converge N`,
+//! `--delete N` and `--digest N` are single runs, described at their functions).
 //!
 //! - steps per second and virtual/wall time to converge a Deployment of 1,000 and 10,000 replicas
 //!   from scratch (three nodes, default kubelet timings);
@@ -114,6 +115,20 @@ fn converge_only(replicas: i64) {
     });
 }
 
+/// `--delete N`: converges one Deployment of N replicas, unmeasured, then deletes it
+/// (background) and prints that row only (a run to profile the deletion).
+fn delete_only(replicas: i64) {
+    let mut w = World::new(1);
+    w.set_snapshot_every(0);
+    w.set_history_limit(Some(10_000));
+    w.run_until_idle(1000);
+    w.create(deployment(replicas)).expect("create");
+    w.run_until_idle(50_000_000);
+    let options = DeleteOptions { propagation_policy: Some(Propagation::Background), ..DeleteOptions::default() };
+    w.delete(Kind::by_kind("Deployment").expect("kind"), Some("default"), "web", options).expect("delete");
+    measure(&mut w, &format!("delete {replicas}, Background"), |w| format!("{} pods left", count(w, "Pod")));
+}
+
 /// `--digest N`: converges N replicas and deletes them (background), then prints the step count
 /// and a digest (FNV-1a) of every record and of every stored object: two builds that print the
 /// same line took the same steps with the same records and left the same objects. For checking
@@ -147,6 +162,10 @@ fn main() {
     let args: Vec<String> = std::env::args().collect();
     if let Some(n) = args.iter().position(|a| a == "--digest").and_then(|i| args.get(i + 1)) {
         digest(n.parse().expect("--digest N: a number of replicas"));
+        return;
+    }
+    if let Some(n) = args.iter().position(|a| a == "--delete").and_then(|i| args.get(i + 1)) {
+        delete_only(n.parse().expect("--delete N: a number of replicas"));
         return;
     }
     if let Some(n) = args.iter().position(|a| a == "--converge").and_then(|i| args.get(i + 1)) {

@@ -81,7 +81,7 @@ impl ApiServer {
     /// and the request decodes if its status does. So the new status is decoded, given the
     /// strategy's `qosClass`, defaulted and normalized on its own, and stored beside the stored
     /// pod's other nodes, unchanged and shared. Anything else (another kind, a stale or changed
-    /// copy, a pod being deleted, a status that does not decode) takes the general path.
+    /// copy, a pod the write deletes, a status that does not decode) takes the general path.
     pub fn update_status_of(&mut self, sent: &Frozen, mut status: Value) -> Result<u64, Status> {
         if let Some((kind, old, schema)) = self.stored_pod_as_sent(sent) {
             let decodes;
@@ -94,13 +94,15 @@ impl ApiServer {
         self.update_status(with_status(sent, status)).map(|v| v.resource_version())
     }
 
-    /// The stored pod `sent` is (equal to it, and not being deleted), with its kind and the
-    /// schema of its status: the conditions of [`ApiServer::update_status_of`]'s own path.
+    /// The stored pod `sent` is (equal to it, and not one the write would delete: being deleted
+    /// with no finalizers and no grace period left), with its kind and the schema of its
+    /// status: the conditions of [`ApiServer::update_status_of`]'s own path.
     fn stored_pod_as_sent(&self, sent: &Frozen) -> Option<(&'static Kind, Shared, &'static schema::Struct)> {
         let kind = Kind::by_kind("Pod").filter(|k| k.api_version() == sent.api_version() && k.kind == sent.kind())?;
         let old = self.store.get_shared(&Self::key(kind, sent.namespace(), sent.name()))?;
         let schema = schema::field_struct(schema::root(kind), "status")?;
-        (!old.is_deleting() && *old == *sent).then_some((kind, old, schema))
+        let deleted_by_the_write = old.is_deleting() && old.finalizers().is_empty() && grace_is_zero(&old);
+        (!deleted_by_the_write && *old == *sent).then_some((kind, old, schema))
     }
 
     /// PUT `namespaces/<name>/finalize`: changes `spec.finalizers`. A Terminating namespace left
@@ -425,9 +427,9 @@ mod tests {
     /// A status written from the cached pod (`update_status_of`) has exactly the outcome of
     /// `update_status` of the pod's copy with that status: the same results and errors,
     /// resourceVersions, stored pods and watch events, on its own path (a fresh status, one
-    /// without `qosClass` or with an empty one, the same status again) and on every case it
-    /// hands to the general path (a stale copy, a status that does not decode, a pod being
-    /// deleted, a status that is not an object).
+    /// without `qosClass` or with an empty one, the same status again, a pod being deleted that
+    /// a finalizer holds, with a grace period or none) and on every case it hands to the general
+    /// path (a stale copy, a status that does not decode, a status that is not an object).
     #[test]
     fn a_status_written_from_the_cache_is_the_general_paths_write() {
         use crate::engine::apiserver::{DeleteOptions, WatchFrom};
@@ -435,7 +437,7 @@ mod tests {
         let kind = Kind::by_kind("Pod").expect("kind");
         let setup = || {
             let mut s = ApiServer::new(5);
-            for name in ["a", "b"] {
+            for name in ["a", "b", "c"] {
                 s.create(json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "finalizers": ["x/y"]},
                     "spec": {"containers": [{"name": "web", "image": "nginx"}]}}))
                     .expect("create");
@@ -468,13 +470,20 @@ mod tests {
             ("b", running.clone(), false),
             ("delete b", Value::Null, false),
             ("b", json!({"phase": "Failed"}), false),
+            ("delete now c", Value::Null, false),
+            ("c", json!({"phase": "Failed"}), false),
         ];
         let mut before: Option<(Shared, Shared)> = None;
         let mut written = 0;
         for (name, status, stale) in cases {
             if let Some(name) = name.strip_prefix("delete ") {
+                let (name, grace) = match name.strip_prefix("now ") {
+                    Some(name) => (name, Some(0)),
+                    None => (name, None),
+                };
+                let options = DeleteOptions { grace_period_seconds: grace, ..DeleteOptions::default() };
                 for s in [&mut general, &mut direct] {
-                    s.delete(kind, Some("default"), name, &DeleteOptions::default()).expect("delete");
+                    s.delete(kind, Some("default"), name, &options).expect("delete");
                 }
                 continue;
             }
@@ -494,7 +503,7 @@ mod tests {
             );
             written += usize::from(g.is_ok());
         }
-        assert_eq!(written, 7, "all but the stale copy and the two statuses that do not decode");
+        assert_eq!(written, 8, "all but the stale copy and the two statuses that do not decode");
         let texts = |s: &ApiServer| s.all_objects().map(|o| o.to_string()).collect::<Vec<_>>();
         assert_eq!(texts(&general), texts(&direct));
         let mut delivered = 0;
@@ -505,6 +514,6 @@ mod tests {
             }
             delivered += 1;
         }
-        assert_eq!(delivered, 9, "the two pods, six writes (the same status again writes nothing) and the deletion's");
+        assert_eq!(delivered, 12, "three pods, seven writes (the same status again writes nothing), two deletions");
     }
 }

@@ -12,7 +12,7 @@ use crate::engine::apiserver::create::NewEvent;
 use crate::engine::cloud::{CloudBucket, CloudCall, CloudError};
 use crate::engine::frozen::Frozen;
 use crate::engine::kinds::Kind;
-use crate::engine::object::ObjectExt;
+use crate::engine::object::{ObjectExt, Shared};
 use crate::engine::status::{Reason, Status};
 
 /// `metav1.DeleteOptions`, as a controller sends them.
@@ -40,6 +40,11 @@ pub trait Api {
     /// sends it without building the `Value`: see [`crate::engine::apiserver::ApiServer::create_event`]).
     fn create_event(&mut self, ev: &NewEvent<'_>) -> Result<u64, Status> {
         self.create(ev.to_value()).map(|v| crate::engine::object::ObjectExt::resource_version(&v))
+    }
+    /// [`Api::get`] of an object only to read it: the stored tree itself where the client can
+    /// hand it out (the garbage collector's live reads of every object it deletes), else a copy.
+    fn get_shared(&mut self, kind: &'static Kind, namespace: Option<&str>, name: &str) -> Result<Shared, Status> {
+        self.get(kind, namespace, name).map(|v| Shared::new(Frozen::from(v)))
     }
     /// `PUT` of the main resource.
     fn update(&mut self, obj: Value) -> Result<Value, Status>;

@@ -33,7 +33,7 @@ use serde_json::{json, Value};
 use super::{Caches, Controller, Ctx, DeleteOpts, Enqueue, Outcome, ResourceEvent};
 use crate::engine::frozen::Frozen;
 use crate::engine::kinds::{Kind, KINDS};
-use crate::engine::object::{ObjectExt, OwnerReference};
+use crate::engine::object::{ObjectExt, OwnerReference, Shared};
 use crate::engine::status::Status;
 use crate::engine::time::Time;
 
@@ -698,13 +698,13 @@ impl GarbageCollector {
         self.enqueued.extend(keys);
     }
 
-    /// `getObject`: a live GET of the node's object.
-    fn get_object(id: &Identity, ctx: &mut Ctx<'_>) -> Result<Value, ItemError> {
+    /// `getObject`: a live GET of the node's object (read only: the stored tree).
+    fn get_object(id: &Identity, ctx: &mut Ctx<'_>) -> Result<Shared, ItemError> {
         let kind = Kind::for_object(&id.api_version, &id.kind).ok_or_else(|| {
             ItemError::Retry(format!("unable to get REST mapping for {}/{}", id.api_version, id.kind))
         })?;
         let ns = kind.namespaced.then_some(id.namespace.as_str());
-        ctx.api.get(kind, ns, &id.name).map_err(ItemError::api)
+        ctx.api.get_shared(kind, ns, &id.name).map_err(ItemError::api)
     }
 
     /// `isDangling`: whether the owner a reference names is absent (404, or another uid).
@@ -713,7 +713,7 @@ impl GarbageCollector {
         r: &OwnerReference,
         item: &Node,
         ctx: &mut Ctx<'_>,
-    ) -> Result<(bool, Option<Value>), ItemError> {
+    ) -> Result<(bool, Option<Shared>), ItemError> {
         let mut id = Identity::of_owner(r, "");
         if self.absent(&id) {
             return Ok((true, None));
@@ -731,7 +731,7 @@ impl GarbageCollector {
             return Err(ItemError::NamespacedOwnerOfClusterScopedObject);
         }
         let ns = kind.namespaced.then_some(item.identity.namespace.as_str());
-        match ctx.api.get(kind, ns, &r.name) {
+        match ctx.api.get_shared(kind, ns, &r.name) {
             Err(e) if e.code() == 404 => {
                 self.mark_absent(id);
                 Ok((true, None))
@@ -757,7 +757,7 @@ impl GarbageCollector {
         for r in refs {
             match self.is_dangling(r, item, ctx)? {
                 (true, _) => dangling.push(r.clone()),
-                (false, Some(owner)) if owner.is_deleting() && has(&owner, FINALIZER_FOREGROUND) => {
+                (false, Some(owner)) if owner.is_deleting() && has(&*owner, FINALIZER_FOREGROUND) => {
                     waiting.push(r.clone())
                 }
                 _ => solid.push(r.clone()),
@@ -811,9 +811,9 @@ impl GarbageCollector {
             }
             return delete_object(&item.identity, &latest, "Foreground", ctx);
         }
-        let policy = if has(&latest, FINALIZER_ORPHAN) {
+        let policy = if has(&*latest, FINALIZER_ORPHAN) {
             "Orphan"
-        } else if has(&latest, FINALIZER_FOREGROUND) {
+        } else if has(&*latest, FINALIZER_FOREGROUND) {
             "Foreground"
         } else {
             "Background"
@@ -941,7 +941,7 @@ fn ns_of<'a>(kind: &Kind, id: &'a Identity) -> Option<&'a str> {
 
 /// `deleteObject`: DELETE with the uid and resourceVersion preconditions; on a 409, if the
 /// object's owner references did not change, retry with the uid precondition only.
-fn delete_object(id: &Identity, latest: &Value, policy: &'static str, ctx: &mut Ctx<'_>) -> Result<(), ItemError> {
+fn delete_object(id: &Identity, latest: &Frozen, policy: &'static str, ctx: &mut Ctx<'_>) -> Result<(), ItemError> {
     let kind = kind_of(id)?;
     let mut opts = DeleteOpts {
         propagation: Some(policy),
@@ -953,7 +953,7 @@ fn delete_object(id: &Identity, latest: &Value, policy: &'static str, ctx: &mut 
         Ok(_) => Ok(()),
         Err(e) if e.code() == 404 => Ok(()),
         Err(e) if e.code() == 409 => {
-            let now = match ctx.api.get(kind, ns_of(kind, id), &id.name) {
+            let now = match ctx.api.get_shared(kind, ns_of(kind, id), &id.name) {
                 Err(e) if e.code() == 404 => return Ok(()),
                 r => r.map_err(ItemError::api)?,
             };

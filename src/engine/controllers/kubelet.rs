@@ -32,6 +32,7 @@ use serde_json::{json, Map, Value};
 
 use super::util::{pod_condition, str_at};
 use super::{Caches, Controller, Ctx, DeleteOpts, Enqueue, Outcome, ResourceEvent};
+use crate::engine::client::clientset::with_status;
 use crate::engine::frozen::Frozen;
 use crate::engine::frozen::Json;
 use crate::engine::kinds::Kind;
@@ -284,9 +285,12 @@ impl Kubelet {
     /// `False` with `PodCompleted` or `PodFailed` (status/generate.go
     /// `generateContainersReadyConditionForTerminalPhase`); the sandbox gone; phase `Succeeded`
     /// when every container exited 0, else `Failed`.
-    fn terminal_status(pod: &Value, killed: bool, now: Time) -> Value {
+    fn terminal_status(pod: &(impl Json + ObjectExt), killed: bool, now: Time) -> Value {
         let t = now.rfc3339();
-        let mut st = pod.get("status").and_then(Value::as_object).cloned().unwrap_or_default();
+        let mut st = match pod.field("status").map(Json::owned) {
+            Some(Value::Object(st)) => st,
+            _ => Map::new(),
+        };
         let mut all_zero = true;
         let statuses: Vec<Value> = st
             .get("containerStatuses")
@@ -398,13 +402,14 @@ impl Kubelet {
         }
         let terminal = matches!(str_at(pod, "/status/phase"), "Succeeded" | "Failed");
         if !terminal {
-            let mut p = pod.to_value();
             // A pod the kubelet never wrote a status for gets the one it would have generated.
-            if pod.pointer("/status/containerStatuses").is_none() {
-                p["status"] = self.status(pod, "creating", now);
-            }
-            p["status"] = Self::terminal_status(&p, killed, now);
-            if let Err(e) = ctx.api.update_status(p) {
+            let status = if pod.pointer("/status/containerStatuses").is_none() {
+                let generated = Frozen::from(with_status(pod, self.status(pod, "creating", now)));
+                Self::terminal_status(&generated, killed, now)
+            } else {
+                Self::terminal_status(pod, killed, now)
+            };
+            if let Err(e) = ctx.api.update_status_of(pod, status) {
                 return if e.code() == 404 { Outcome::Done } else { Outcome::Err(e.message) };
             }
         }

@@ -14,7 +14,7 @@ use crate::engine::client::clientset::with_status;
 use crate::engine::client::{Api, DeleteOpts};
 use crate::engine::frozen::Frozen;
 use crate::engine::kinds::Kind;
-use crate::engine::object::ObjectExt;
+use crate::engine::object::{ObjectExt, Shared};
 use crate::engine::status::{Reason, Status};
 
 /// The label the injected "other client" bumps to make a controller's next write stale.
@@ -173,6 +173,16 @@ impl Api for WorldApi<'_> {
             None => self.server.get(kind, namespace, name),
         };
         self.push(Verb::Get, CallTarget::object(kind, namespace, name), 0, &r, 200);
+        r
+    }
+
+    fn get_shared(&mut self, kind: &'static Kind, namespace: Option<&str>, name: &str) -> Result<Shared, Status> {
+        let r = match self.fail("Get", kind, namespace, name) {
+            Some(e) => Err(e),
+            None => self.server.get_shared(kind, namespace, name),
+        };
+        let outcome = r.as_ref().map(|o| o.resource_version());
+        self.push_outcome(Verb::Get, CallTarget::object(kind, namespace, name), 0, outcome, 200);
         r
     }
 

@@ -12,7 +12,7 @@ use crate::engine::cloud::{Cloud, CloudBucket, CloudCall, CloudError};
 use crate::engine::frozen::Frozen;
 use crate::engine::kinds::Kind;
 use crate::engine::labels::Selector;
-use crate::engine::object::ObjectExt;
+use crate::engine::object::{ObjectExt, Shared};
 use crate::engine::status::Status;
 use crate::engine::time::Time;
 
@@ -51,6 +51,9 @@ impl CloudApi<'_, '_> {
 impl Api for CloudApi<'_, '_> {
     fn get(&mut self, kind: &'static Kind, namespace: Option<&str>, name: &str) -> Result<Value, Status> {
         self.inner.get(kind, namespace, name)
+    }
+    fn get_shared(&mut self, kind: &'static Kind, namespace: Option<&str>, name: &str) -> Result<Shared, Status> {
+        self.inner.get_shared(kind, namespace, name)
     }
     fn create(&mut self, obj: Value) -> Result<Value, Status> {
         self.inner.create(obj)
