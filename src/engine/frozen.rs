@@ -207,6 +207,16 @@ impl Frozen {
         Frozen::Object(Obj(entries.into_iter().map(|(k, v)| (intern(k), v)).collect()))
     }
 
+    /// A copy of this object with the entry `key` holding `value` (the other entries shared),
+    /// or `None` if this is not an object with that entry.
+    pub fn with_entry(&self, key: &str, value: Frozen) -> Option<Frozen> {
+        let entries = self.as_object()?;
+        let at = entries.0.iter().position(|(k, _)| &**k == key)?;
+        let mut copy = entries.0.to_vec();
+        copy[at].1 = value;
+        Some(Frozen::Object(Obj(copy.into())))
+    }
+
     /// An object node of these entries, in this order (keys already interned).
     pub fn from_entries(entries: Vec<(Key, Frozen)>) -> Frozen {
         Frozen::Object(Obj(entries.into()))

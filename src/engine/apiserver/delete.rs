@@ -74,8 +74,8 @@ pub enum Removed {
     /// Removed now; its last state (with the deletion's resourceVersion), as the DELETED event
     /// carries it.
     Gone(Shared),
-    /// Still there, with a deletionTimestamp (finalizers or a grace period pending).
-    Pending(Value),
+    /// Still there, with a deletionTimestamp (finalizers or a grace period pending): as stored.
+    Pending(Shared),
 }
 
 impl Deleted {
@@ -175,7 +175,7 @@ impl ApiServer {
     ) -> Result<Deleted, Status> {
         Ok(match self.delete_shared(kind, ns, name, opts)? {
             Removed::Gone(last) => Deleted::Gone(last.to_value()),
-            Removed::Pending(current) => Deleted::Pending(current),
+            Removed::Pending(current) => Deleted::Pending(current.to_value()),
         })
     }
 
@@ -212,12 +212,13 @@ impl ApiServer {
                 )));
             }
             if !old.is_deleting() {
-                return self.delete_namespace(kind, key, Arc::new(old.to_value()), opts).map(Removed::Pending);
+                self.delete_namespace(kind, key.clone(), Arc::new(old.to_value()), opts)?;
+                return Ok(Removed::Pending(self.store.get_shared(&key).unwrap_or(old)));
             }
             // Prior to final deletion, spec.finalizers must be empty: until then the namespace
             // is returned unchanged.
             if old.pointer("/spec/finalizers").and_then(Frozen::as_array).is_some_and(|a| !a.is_empty()) {
-                return Ok(Removed::Pending(old.to_value()));
+                return Ok(Removed::Pending(old));
             }
         }
         // rest.BeforeDelete's preconditions: note the GroupResource built from the *kind*.
@@ -242,7 +243,13 @@ impl ApiServer {
         }
         // rest.BeforeDelete: a graceful kind gets deletionTimestamp = now + grace (first delete) or
         // may only shorten a pending grace period; `graceful` says whether it did either.
-        let mut new = old.to_value();
+        // Everything below changes the metadata only: `new` is the metadata alone (as an object
+        // with that one field), the rest stays the stored tree's. A stored object without a
+        // metadata object (none is) would be copied whole.
+        let mut new = match old.get("metadata").filter(|m| m.is_object()) {
+            Some(meta) => Value::Object(std::iter::once(("metadata".to_string(), meta.to_value())).collect()),
+            None => old.to_value(),
+        };
         let now = self.now;
         let mut graceful = false;
         let mut grace = 0;
@@ -260,7 +267,7 @@ impl ApiServer {
                         graceful = true;
                     }
                     // Graceful deletion pending: nothing changes, finalizers included.
-                    _ => return Ok(Removed::Pending(new)),
+                    _ => return Ok(Removed::Pending(old)),
                 }
             }
         } else if kind.graceful {
@@ -302,7 +309,19 @@ impl ApiServer {
             self.mark_as_deleting(&mut new);
         }
         schema::normalize(&mut new, schema::root(kind));
-        let written = self.commit_update_shared(key.clone(), &old, new);
+        let written = match (new.get("metadata"), old.get("metadata")) {
+            (Some(meta), Some(stored)) if new.as_object().is_some_and(|m| m.len() == 1) => {
+                let meta = Frozen::from_like(meta, stored);
+                match old.with_entry("metadata", meta) {
+                    Some(tree) => self.commit_update_tree(key.clone(), &old, tree),
+                    None => Arc::clone(&old),
+                }
+            }
+            _ => {
+                self.commit_update_shared(key.clone(), &old, new);
+                self.store.get_shared(&key).unwrap_or_else(|| Arc::clone(&old))
+            }
+        };
         if pending_finalizers || grace > 0 {
             return Ok(Removed::Pending(written));
         }

@@ -65,14 +65,14 @@ pub trait Api {
         patch: Value,
     ) -> Result<Value, Status>;
     /// `DELETE`. `Ok(Some(obj))` when the object is still there (finalizers or grace period),
-    /// `Ok(None)` when it is gone.
+    /// as stored, `Ok(None)` when it is gone.
     fn delete(
         &mut self,
         kind: &'static Kind,
         namespace: Option<&str>,
         name: &str,
         opts: &DeleteOpts,
-    ) -> Result<Option<Value>, Status>;
+    ) -> Result<Option<Shared>, Status>;
     /// A live `LIST` of a kind (in a namespace, or all), straight from the API server rather than
     /// an informer cache: the namespace controller needs the truth before it finalizes
     /// (k/k `pkg/controller/namespace/deletion/namespaced_resources_deleter.go`, `Delete`). Clients

@@ -292,10 +292,10 @@ impl Kubelet {
             _ => Map::new(),
         };
         let mut all_zero = true;
-        let statuses: Vec<Value> = st
-            .get("containerStatuses")
-            .and_then(Value::as_array)
-            .cloned()
+        // Taken out of the copy (and put back below, in the same place), not copied again.
+        let mut take = |field: &str| st.get_mut(field).and_then(Value::as_array_mut).map(std::mem::take);
+        let (old_statuses, old_conditions) = (take("containerStatuses"), take("conditions"));
+        let statuses: Vec<Value> = old_statuses
             .unwrap_or_default()
             .into_iter()
             .map(|mut c| {
@@ -327,10 +327,7 @@ impl Kubelet {
         let phase = if all_zero && !statuses.is_empty() { "Succeeded" } else { "Failed" };
         let reason = if phase == "Succeeded" { "PodCompleted" } else { "PodFailed" };
         let g = pod.generation();
-        let conditions: Vec<Value> = st
-            .get("conditions")
-            .and_then(Value::as_array)
-            .cloned()
+        let conditions: Vec<Value> = old_conditions
             .unwrap_or_default()
             .into_iter()
             .map(|c| match c["type"].as_str().unwrap_or("") {

@@ -419,7 +419,7 @@ pub(crate) mod fake {
             namespace: Option<&str>,
             name: &str,
             _opts: &DeleteOpts,
-        ) -> Result<Option<Value>, Status> {
+        ) -> Result<Option<Shared>, Status> {
             self.check()?;
             self.calls.push(format!("delete {} {name}", kind.kind));
             let obj = self.get(kind, namespace, name)?;

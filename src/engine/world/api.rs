@@ -307,7 +307,7 @@ impl Api for WorldApi<'_> {
         namespace: Option<&str>,
         name: &str,
         opts: &DeleteOpts,
-    ) -> Result<Option<Value>, Status> {
+    ) -> Result<Option<Shared>, Status> {
         let options = DeleteOptions {
             propagation_policy: match opts.propagation {
                 Some("Foreground") => Some(Propagation::Foreground),

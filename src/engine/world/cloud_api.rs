@@ -88,7 +88,7 @@ impl Api for CloudApi<'_, '_> {
         namespace: Option<&str>,
         name: &str,
         opts: &DeleteOpts,
-    ) -> Result<Option<Value>, Status> {
+    ) -> Result<Option<Shared>, Status> {
         self.inner.delete(kind, namespace, name, opts)
     }
 
