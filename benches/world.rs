@@ -29,6 +29,17 @@ fn count(w: &World, kind: &str) -> usize {
     w.api().list(k, Some("default"), &Selector::everything()).map_or(0, |l| l.items.len())
 }
 
+/// A world (seed 1, no snapshots, the last 10,000 records kept) that has settled, then been
+/// given a Deployment of `replicas`: where every run of this table starts.
+fn started(replicas: i64) -> World {
+    let mut w = World::new(1);
+    w.set_snapshot_every(0);
+    w.set_history_limit(Some(10_000));
+    w.run_until_idle(1000);
+    w.create(deployment(replicas)).expect("create");
+    w
+}
+
 /// Runs until idle and prints one row: steps, wall time, steps/s, virtual time, and `what`.
 fn measure(w: &mut World, scenario: &str, what: impl Fn(&World) -> String) {
     let (t0, v0, n0) = (Instant::now(), w.now(), w.position());
@@ -51,11 +62,7 @@ fn measure(w: &mut World, scenario: &str, what: impl Fn(&World) -> String) {
 /// Converges a Deployment of `replicas`, then deletes it with each propagation policy, each time
 /// from the same converged state (a snapshot; going back to it costs no replay).
 fn converge_and_delete(replicas: i64) {
-    let mut w = World::new(1);
-    w.set_snapshot_every(0);
-    w.set_history_limit(Some(10_000));
-    w.run_until_idle(1000);
-    w.create(deployment(replicas)).expect("create");
+    let mut w = started(replicas);
     measure(&mut w, &format!("converge {replicas} replicas"), |w| {
         format!("{} pods, {} ReplicaSet", count(w, "Pod"), count(w, "ReplicaSet"))
     });
@@ -105,11 +112,7 @@ fn cost_per_step(unrelated: usize) {
 /// `--converge N`: converges one Deployment of N replicas and prints its row, nothing else (a
 /// short run to profile, e.g. under `valgrind --tool=callgrind`).
 fn converge_only(replicas: i64) {
-    let mut w = World::new(1);
-    w.set_snapshot_every(0);
-    w.set_history_limit(Some(10_000));
-    w.run_until_idle(1000);
-    w.create(deployment(replicas)).expect("create");
+    let mut w = started(replicas);
     measure(&mut w, &format!("converge {replicas} replicas"), |w| {
         format!("{} pods, {} ReplicaSet", count(w, "Pod"), count(w, "ReplicaSet"))
     });
@@ -118,11 +121,7 @@ fn converge_only(replicas: i64) {
 /// `--delete N`: converges one Deployment of N replicas, unmeasured, then deletes it
 /// (background) and prints that row only (a run to profile the deletion).
 fn delete_only(replicas: i64) {
-    let mut w = World::new(1);
-    w.set_snapshot_every(0);
-    w.set_history_limit(Some(10_000));
-    w.run_until_idle(1000);
-    w.create(deployment(replicas)).expect("create");
+    let mut w = started(replicas);
     w.run_until_idle(50_000_000);
     let options = DeleteOptions { propagation_policy: Some(Propagation::Background), ..DeleteOptions::default() };
     w.delete(Kind::by_kind("Deployment").expect("kind"), Some("default"), "web", options).expect("delete");

@@ -8,7 +8,8 @@ use reconcile_lab::engine::apiserver::{
 };
 use reconcile_lab::engine::kinds::Kind;
 use reconcile_lab::engine::labels::Selector;
-use reconcile_lab::engine::object::ObjectExt;
+use reconcile_lab::engine::client::clientset::with_status;
+use reconcile_lab::engine::object::{ObjectExt, Shared};
 use reconcile_lab::engine::status::Reason;
 use serde_json::{json, Value};
 
@@ -430,6 +431,104 @@ fn tv31_admission_in_terminating_and_missing_namespaces() {
     }
 }
 
+/// Two servers that took the same requests by two paths hold the same objects and deliver the
+/// same watch events on `wa` and `wb`; returns how many events each delivered.
+fn same_objects_and_events(a: &mut ApiServer, wa: WatchId, b: &mut ApiServer, wb: WatchId) -> usize {
+    let texts = |s: &ApiServer| s.all_objects().map(|o| o.to_string()).collect::<Vec<_>>();
+    assert_eq!(texts(a), texts(b));
+    let mut delivered = 0;
+    loop {
+        match (a.next_event(wa), b.next_event(wb)) {
+            (None, None) => break,
+            (x, y) => assert_eq!(x, y),
+        }
+        delivered += 1;
+    }
+    delivered
+}
+
+/// A status written from the cached pod (`update_status_of`) has exactly the outcome of
+/// `update_status` of the pod's copy with that status: the same results and errors,
+/// resourceVersions, stored pods and watch events, on its own path (a fresh status, one
+/// without `qosClass` or with an empty one, the same status again, a pod being deleted that
+/// a finalizer holds, with a grace period or none) and on every case it hands to the general
+/// path (a stale copy, a status that does not decode, a status that is not an object).
+#[test]
+fn a_status_written_from_the_cache_is_the_general_paths_write() {
+    let kind = Kind::by_kind("Pod").expect("kind");
+    let setup = || {
+        let mut s = ApiServer::new(5);
+        for name in ["a", "b", "c"] {
+            s.create(json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "finalizers": ["x/y"]},
+                "spec": {"containers": [{"name": "web", "image": "nginx"}]}}))
+                .expect("create");
+        }
+        let w = s.watch(kind, None, Selector::everything(), WatchFrom::Now);
+        (s, w)
+    };
+    let (mut general, wg) = setup();
+    let (mut direct, wd) = setup();
+    let running = json!({"phase": "Running", "conditions": [
+            {"type": "Ready", "status": "True", "lastProbeTime": null, "lastTransitionTime": "2026-01-01T00:00:03Z"}],
+        "containerStatuses": [{"name": "web", "ready": true, "state": {"running": {"startedAt": "2026-01-01T00:00:03Z"}}}],
+        "startTime": "2026-01-01T00:00:01Z", "qosClass": "BestEffort"});
+    let mut no_qos = running.clone();
+    no_qos.as_object_mut().map(|m| m.shift_remove("qosClass"));
+    no_qos["phase"] = json!("Pending");
+    let mut empty_qos = running.clone();
+    empty_qos["qosClass"] = json!("");
+    empty_qos["message"] = json!("m");
+    // (pod, status, stale: send the copy from before the previous write)
+    let cases: Vec<(&str, Value, bool)> = vec![
+        ("a", running.clone(), false),
+        ("a", running.clone(), false),
+        ("a", no_qos, false),
+        ("a", empty_qos, false),
+        ("a", running.clone(), true),
+        ("a", json!({"phase": 5}), false),
+        ("a", json!({"phase": "Running", "color": "blue"}), false),
+        ("a", Value::Null, false),
+        ("b", running.clone(), false),
+        ("delete b", Value::Null, false),
+        ("b", json!({"phase": "Failed"}), false),
+        ("delete now c", Value::Null, false),
+        ("c", json!({"phase": "Failed"}), false),
+    ];
+    let mut before: Option<(Shared, Shared)> = None;
+    let mut written = 0;
+    for (name, status, stale) in cases {
+        if let Some(name) = name.strip_prefix("delete ") {
+            let (name, grace) = match name.strip_prefix("now ") {
+                Some(name) => (name, Some(0)),
+                None => (name, None),
+            };
+            let options = DeleteOptions { grace_period_seconds: grace, ..DeleteOptions::default() };
+            for s in [&mut general, &mut direct] {
+                s.delete(kind, Some("default"), name, &options).expect("delete");
+            }
+            continue;
+        }
+        let g_now = general.get_shared(kind, Some("default"), name).expect("pod");
+        let d_now = direct.get_shared(kind, Some("default"), name).expect("pod");
+        let (g_sent, d_sent) = match (&before, stale) {
+            (Some((g, d)), true) => (g.clone(), d.clone()),
+            _ => (g_now.clone(), d_now.clone()),
+        };
+        before = Some((g_now, d_now));
+        let g = general.update_status(with_status(&g_sent, status.clone())).map(|v| v.resource_version());
+        let d = direct.update_status_of(&d_sent, status.clone());
+        assert_eq!(
+            g.as_ref().map_err(|e| (e.code(), &e.message)),
+            d.as_ref().map_err(|e| (e.code(), &e.message)),
+            "{name} {status}"
+        );
+        written += usize::from(g.is_ok());
+    }
+    assert_eq!(written, 8, "all but the stale copy and the two statuses that do not decode");
+    let delivered = same_objects_and_events(&mut general, wg, &mut direct, wd);
+    assert_eq!(delivered, 12, "three pods, seven writes (the same status again writes nothing), two deletions");
+}
+
 /// The recorder's Event write (`ApiServer::create_event`, built as its stored form directly)
 /// has exactly the outcome of `create` of the same Event as a request body: the same results and
 /// errors, stored objects, uids, resourceVersions and watch events, on the plain path and on
@@ -493,17 +592,7 @@ fn a_recorded_event_is_stored_as_its_create_would_store_it() {
         }
     }
     assert_eq!((outcomes, quota), (5, 6), "five Events stored; then the quota refuses those that pass admission");
-    let texts = |s: &ApiServer| s.all_objects().map(|o| o.to_string()).collect::<Vec<_>>();
-    assert_eq!(texts(&general), texts(&direct));
-    let mut delivered = 0;
-    loop {
-        match (general.next_event(wg), direct.next_event(wd)) {
-            (None, None) => break,
-            (g, d) => assert_eq!(g, d),
-        }
-        delivered += 1;
-    }
-    assert_eq!(delivered, 5);
+    assert_eq!(same_objects_and_events(&mut general, wg, &mut direct, wd), 5);
     // The same uid draws: the next object gets the same uid on both.
     let uid = |s: &mut ApiServer| s.create(deployment("after")).expect("create").uid().to_string();
     assert_eq!(uid(&mut general), uid(&mut direct));

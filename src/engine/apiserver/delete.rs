@@ -246,7 +246,8 @@ impl ApiServer {
         // Everything below changes the metadata only: `new` is the metadata alone (as an object
         // with that one field), the rest stays the stored tree's. A stored object without a
         // metadata object (none is) would be copied whole.
-        let mut new = match old.get("metadata").filter(|m| m.is_object()) {
+        let stored_meta = old.get("metadata").filter(|m| m.is_object());
+        let mut new = match stored_meta {
             Some(meta) => Value::Object(std::iter::once(("metadata".to_string(), meta.to_value())).collect()),
             None => old.to_value(),
         };
@@ -309,15 +310,12 @@ impl ApiServer {
             self.mark_as_deleting(&mut new);
         }
         schema::normalize(&mut new, schema::root(kind));
-        let written = match (new.get("metadata"), old.get("metadata")) {
-            (Some(meta), Some(stored)) if new.as_object().is_some_and(|m| m.len() == 1) => {
-                let meta = Frozen::from_like(meta, stored);
-                match old.with_entry("metadata", meta) {
-                    Some(tree) => self.commit_update_tree(key.clone(), &old, tree),
-                    None => Arc::clone(&old),
-                }
-            }
-            _ => {
+        let edited = stored_meta.zip(new.get("metadata")).and_then(|(stored, meta)| {
+            old.with_entry("metadata", Frozen::from_like(meta, stored))
+        });
+        let written = match edited {
+            Some(tree) => self.commit_update_tree(key.clone(), &old, tree),
+            None => {
                 self.commit_update_shared(key.clone(), &old, new);
                 self.store.get_shared(&key).unwrap_or_else(|| Arc::clone(&old))
             }

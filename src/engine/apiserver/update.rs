@@ -308,21 +308,7 @@ fn bound_tree(kind: &Kind, old: &Frozen, node: &str, now: &str) -> Option<Frozen
     schedule_condition(&mut status_value, now);
     schema::normalize(&mut status_value, status_schema);
     let status = Frozen::from_like(&status_value, status);
-    let mut spec = Some(Frozen::from_entries(spec_entries));
-    let mut status = Some(status);
-    Some(Frozen::from_entries(
-        top.entries()
-            .iter()
-            .map(|(k, v)| {
-                let replaced = match &**k {
-                    "spec" => spec.take(),
-                    "status" => status.take(),
-                    _ => None,
-                };
-                (k.clone(), replaced.unwrap_or_else(|| v.clone()))
-            })
-            .collect(),
-    ))
+    old.with_entry("spec", Frozen::from_entries(spec_entries))?.with_entry("status", status)
 }
 
 /// Sets `PodScheduled=True` in a pod's status (a `status` that is not an object is left alone):
@@ -356,7 +342,6 @@ fn status_decodes(kind: &Kind, status: Value) -> (Value, bool) {
 /// after what the general path does to the status, in its order: the defaults,
 /// `podStatusStrategy`'s `qosClass` backfill, the normalizing. `None` when `status` or the stored status is not an object.
 fn status_written(old: &Frozen, status: &mut Value, schema: &'static schema::Struct) -> Option<Frozen> {
-    let top = old.as_object()?;
     let stored = old.get("status").filter(|s| s.is_object())?;
     if !status.is_object() {
         return None;
@@ -368,11 +353,7 @@ fn status_written(old: &Frozen, status: &mut Value, schema: &'static schema::Str
         }
     }
     schema::normalize(status, schema);
-    let status = Frozen::from_like(status, stored);
-    let mut status = Some(status);
-    let entries =
-        top.entries().iter().map(|(k, v)| (k.clone(), if &**k == "status" { status.take() } else { None }.unwrap_or_else(|| v.clone())));
-    Some(Frozen::from_entries(entries.collect()))
+    old.with_entry("status", Frozen::from_like(status, stored))
 }
 
 #[cfg(test)]
@@ -422,98 +403,5 @@ mod tests {
         }
         let no_status = Frozen::from(&json!({"kind": "Pod", "spec": {}}));
         assert!(bound_tree(kind, &no_status, "n", "t").is_none());
-    }
-
-    /// A status written from the cached pod (`update_status_of`) has exactly the outcome of
-    /// `update_status` of the pod's copy with that status: the same results and errors,
-    /// resourceVersions, stored pods and watch events, on its own path (a fresh status, one
-    /// without `qosClass` or with an empty one, the same status again, a pod being deleted that
-    /// a finalizer holds, with a grace period or none) and on every case it hands to the general
-    /// path (a stale copy, a status that does not decode, a status that is not an object).
-    #[test]
-    fn a_status_written_from_the_cache_is_the_general_paths_write() {
-        use crate::engine::apiserver::{DeleteOptions, WatchFrom};
-        use crate::engine::labels::Selector;
-        let kind = Kind::by_kind("Pod").expect("kind");
-        let setup = || {
-            let mut s = ApiServer::new(5);
-            for name in ["a", "b", "c"] {
-                s.create(json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "finalizers": ["x/y"]},
-                    "spec": {"containers": [{"name": "web", "image": "nginx"}]}}))
-                    .expect("create");
-            }
-            let w = s.watch(kind, None, Selector::everything(), WatchFrom::Now);
-            (s, w)
-        };
-        let (mut general, wg) = setup();
-        let (mut direct, wd) = setup();
-        let running = json!({"phase": "Running", "conditions": [
-                {"type": "Ready", "status": "True", "lastProbeTime": null, "lastTransitionTime": "2026-01-01T00:00:03Z"}],
-            "containerStatuses": [{"name": "web", "ready": true, "state": {"running": {"startedAt": "2026-01-01T00:00:03Z"}}}],
-            "startTime": "2026-01-01T00:00:01Z", "qosClass": "BestEffort"});
-        let mut no_qos = running.clone();
-        no_qos.as_object_mut().map(|m| m.shift_remove("qosClass"));
-        no_qos["phase"] = json!("Pending");
-        let mut empty_qos = running.clone();
-        empty_qos["qosClass"] = json!("");
-        empty_qos["message"] = json!("m");
-        // (pod, status, stale: send the copy from before the previous write)
-        let cases: Vec<(&str, Value, bool)> = vec![
-            ("a", running.clone(), false),
-            ("a", running.clone(), false),
-            ("a", no_qos, false),
-            ("a", empty_qos, false),
-            ("a", running.clone(), true),
-            ("a", json!({"phase": 5}), false),
-            ("a", json!({"phase": "Running", "color": "blue"}), false),
-            ("a", Value::Null, false),
-            ("b", running.clone(), false),
-            ("delete b", Value::Null, false),
-            ("b", json!({"phase": "Failed"}), false),
-            ("delete now c", Value::Null, false),
-            ("c", json!({"phase": "Failed"}), false),
-        ];
-        let mut before: Option<(Shared, Shared)> = None;
-        let mut written = 0;
-        for (name, status, stale) in cases {
-            if let Some(name) = name.strip_prefix("delete ") {
-                let (name, grace) = match name.strip_prefix("now ") {
-                    Some(name) => (name, Some(0)),
-                    None => (name, None),
-                };
-                let options = DeleteOptions { grace_period_seconds: grace, ..DeleteOptions::default() };
-                for s in [&mut general, &mut direct] {
-                    s.delete(kind, Some("default"), name, &options).expect("delete");
-                }
-                continue;
-            }
-            let g_now = general.get_shared(kind, Some("default"), name).expect("pod");
-            let d_now = direct.get_shared(kind, Some("default"), name).expect("pod");
-            let (g_sent, d_sent) = match (&before, stale) {
-                (Some((g, d)), true) => (g.clone(), d.clone()),
-                _ => (g_now.clone(), d_now.clone()),
-            };
-            before = Some((g_now, d_now));
-            let g = general.update_status(with_status(&g_sent, status.clone())).map(|v| v.resource_version());
-            let d = direct.update_status_of(&d_sent, status.clone());
-            assert_eq!(
-                g.as_ref().map_err(|e| (e.code(), &e.message)),
-                d.as_ref().map_err(|e| (e.code(), &e.message)),
-                "{name} {status}"
-            );
-            written += usize::from(g.is_ok());
-        }
-        assert_eq!(written, 8, "all but the stale copy and the two statuses that do not decode");
-        let texts = |s: &ApiServer| s.all_objects().map(|o| o.to_string()).collect::<Vec<_>>();
-        assert_eq!(texts(&general), texts(&direct));
-        let mut delivered = 0;
-        loop {
-            match (general.next_event(wg), direct.next_event(wd)) {
-                (None, None) => break,
-                (g, d) => assert_eq!(g, d),
-            }
-            delivered += 1;
-        }
-        assert_eq!(delivered, 12, "three pods, seven writes (the same status again writes nothing), two deletions");
     }
 }
