@@ -6,9 +6,9 @@
 use reconcile_lab::engine::apiserver::{
     ApiServer, DeleteOptions, Deleted, EventType, Patch, Propagation, Subresource, WatchEvent, WatchFrom, WatchId,
 };
+use reconcile_lab::engine::client::clientset::with_status;
 use reconcile_lab::engine::kinds::Kind;
 use reconcile_lab::engine::labels::Selector;
-use reconcile_lab::engine::client::clientset::with_status;
 use reconcile_lab::engine::object::{ObjectExt, Shared};
 use reconcile_lab::engine::status::Reason;
 use serde_json::{json, Value};

@@ -391,7 +391,12 @@ mod tests {
             {"apiVersion": "v1", "kind": "Z", "name": "z", "uid": "uz"},
             {"apiVersion": "v1", "kind": "W", "name": "w", "uid": "uw", "controller": true}]}});
         assert_eq!(Frozen::from(&later_controller).controller_uid(), Some("uw"));
-        let cases = [pod(), later_controller, json!({"kind": "Namespace", "metadata": {"name": "demo", "namespace": ""}}), json!(null)];
+        let cases = [
+            pod(),
+            later_controller,
+            json!({"kind": "Namespace", "metadata": {"name": "demo", "namespace": ""}}),
+            json!(null),
+        ];
         for v in cases {
             let f = Frozen::from(&v);
             assert_eq!(f.api_version(), v.api_version());

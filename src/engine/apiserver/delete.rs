@@ -310,9 +310,9 @@ impl ApiServer {
             self.mark_as_deleting(&mut new);
         }
         schema::normalize(&mut new, schema::root(kind));
-        let edited = stored_meta.zip(new.get("metadata")).and_then(|(stored, meta)| {
-            old.with_entry("metadata", Frozen::from_like(meta, stored))
-        });
+        let edited = stored_meta
+            .zip(new.get("metadata"))
+            .and_then(|(stored, meta)| old.with_entry("metadata", Frozen::from_like(meta, stored)));
         let written = match edited {
             Some(tree) => self.commit_update_tree(key.clone(), &old, tree),
             None => {

@@ -317,7 +317,8 @@ fn bound_tree(kind: &Kind, old: &Frozen, node: &str, now: &str) -> Option<Frozen
 fn schedule_condition(status: &mut Value, now: &str) {
     let Value::Object(status) = status else { return };
     let Value::Array(conds) = status.entry("conditions").or_insert_with(|| Value::Array(Vec::new())) else { return };
-    let cond = serde_json::json!({"type": "PodScheduled", "status": "True", "lastProbeTime": null, "lastTransitionTime": now});
+    let cond =
+        serde_json::json!({"type": "PodScheduled", "status": "True", "lastProbeTime": null, "lastTransitionTime": now});
     match conds.iter_mut().find(|c| c.get("type").and_then(Value::as_str) == Some("PodScheduled")) {
         Some(c) if c.get("status").and_then(Value::as_str) == Some("True") => {}
         Some(c) => *c = cond,

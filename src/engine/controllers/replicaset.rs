@@ -15,8 +15,8 @@ use std::time::Duration;
 use serde_json::{json, Value};
 
 use super::util::{
-    int_at, is_controlled_by, is_pod_active, is_pod_ready, pod_condition, readiness, selector_matches,
-    spec_replicas, str_at,
+    int_at, is_controlled_by, is_pod_active, is_pod_ready, pod_condition, readiness, selector_matches, spec_replicas,
+    str_at,
 };
 use super::{Caches, Controller, Ctx, DeleteOpts, Enqueue, Outcome, ResourceEvent};
 use crate::engine::frozen::Frozen;
