@@ -193,25 +193,6 @@ fn keep_transition(old: &impl Json, mut c: Value) -> Value {
     c
 }
 
-/// A copy of the object `old` (an empty one if it is not an object) with `changed`'s fields in
-/// place of its own, where it had them, and after its fields, in `changed`'s order, where it did
-/// not: what setting them one by one on a copy gives, without copying what they replace.
-fn replacing<J: Json>(old: &J, changed: impl IntoIterator<Item = (&'static str, Value)>) -> Value {
-    let mut changed: Vec<(&str, Option<Value>)> = changed.into_iter().map(|(k, v)| (k, Some(v))).collect();
-    let fields = old.pairs();
-    let mut out = Map::with_capacity(fields.len() + changed.len());
-    for (k, v) in fields {
-        let new = changed.iter_mut().find(|(name, _)| *name == k).and_then(|(_, v)| v.take());
-        out.insert(k.to_string(), new.unwrap_or_else(|| v.owned()));
-    }
-    for (k, v) in changed {
-        if let Some(v) = v {
-            out.insert(k.to_string(), v);
-        }
-    }
-    Value::Object(out)
-}
-
 impl Kubelet {
     /// The status a kubelet writes; `state` is `creating`, `pull-error`, `backoff` or `running`.
     fn status(&mut self, pod: &Frozen, state: &str, now: Time) -> Value {
@@ -306,64 +287,66 @@ impl Kubelet {
     /// when every container exited 0, else `Failed`.
     fn terminal_status(pod: &(impl Json + ObjectExt), killed: bool, now: Time) -> Value {
         let t = now.rfc3339();
-        let old = pod.field("status");
-        let items = |field: &str| old.and_then(|s| s.field(field)).and_then(Json::items).unwrap_or_default();
+        let mut st = match pod.field("status").map(Json::owned) {
+            Some(Value::Object(st)) => st,
+            _ => Map::new(),
+        };
         let mut all_zero = true;
-        let statuses: Vec<Value> = items("containerStatuses")
-            .iter()
-            .map(|c| {
-                let mut term = Map::with_capacity(5);
-                match c.at("/state/running/startedAt").and_then(Json::text) {
+        // Taken out of the copy (and put back below, in the same place), not copied again.
+        let mut take = |field: &str| st.get_mut(field).and_then(Value::as_array_mut).map(std::mem::take);
+        let (old_statuses, old_conditions) = (take("containerStatuses"), take("conditions"));
+        let statuses: Vec<Value> = old_statuses
+            .unwrap_or_default()
+            .into_iter()
+            .map(|mut c| {
+                let terminated = match c.pointer("/state/running/startedAt").and_then(Value::as_str) {
                     Some(started) => {
                         let (code, reason) = if killed { (137, "Error") } else { (0, "Completed") };
-                        all_zero &= code == 0;
-                        term.insert("exitCode".into(), Value::from(code));
-                        term.insert("reason".into(), Value::from(reason));
-                        term.insert("startedAt".into(), Value::from(started));
-                        term.insert("finishedAt".into(), Value::from(t.as_str()));
-                        if let Some(id) = c.field("containerID") {
-                            term.insert("containerID".into(), id.owned());
+                        let mut term = Map::new();
+                        term.insert("exitCode".into(), json!(code));
+                        term.insert("reason".into(), json!(reason));
+                        term.insert("startedAt".into(), json!(started));
+                        term.insert("finishedAt".into(), json!(t));
+                        if let Some(id) = c.get("containerID") {
+                            term.insert("containerID".into(), id.clone());
                         }
+                        Value::Object(term)
                     }
-                    None => {
-                        all_zero = false;
-                        term.insert("exitCode".into(), Value::from(137));
-                        term.insert("reason".into(), Value::from("ContainerStatusUnknown"));
-                        term.insert(
-                            "message".into(),
-                            Value::from("The container could not be located when the pod was terminated"),
-                        );
-                    }
+                    None => json!({"exitCode": 137, "reason": "ContainerStatusUnknown",
+                        "message": "The container could not be located when the pod was terminated"}),
+                };
+                if terminated["exitCode"] != 0 {
+                    all_zero = false;
                 }
-                let state = Value::Object(std::iter::once(("terminated".to_string(), Value::Object(term))).collect());
-                replacing(c, [("state", state), ("ready", Value::Bool(false)), ("started", Value::Bool(false))])
+                c["state"] = json!({"terminated": terminated});
+                c["ready"] = json!(false);
+                c["started"] = json!(false);
+                c
             })
             .collect();
         let phase = if all_zero && !statuses.is_empty() { "Succeeded" } else { "Failed" };
         let reason = if phase == "Succeeded" { "PodCompleted" } else { "PodFailed" };
         let g = pod.generation();
-        let conditions: Vec<Value> = items("conditions")
-            .iter()
-            .map(|c| match c.field("type").and_then(Json::text).unwrap_or("") {
+        let conditions: Vec<Value> = old_conditions
+            .unwrap_or_default()
+            .into_iter()
+            .map(|c| match c["type"].as_str().unwrap_or("") {
                 "PodReadyToStartContainers" => {
                     observed(keep_transition(pod, cond("PodReadyToStartContainers", "False", &t, None, None)), g)
                 }
                 ctype @ ("Ready" | "ContainersReady") => {
                     observed(keep_transition(pod, cond(ctype, "False", &t, Some(reason), None)), g)
                 }
-                _ => c.owned(),
+                _ => c,
             })
             .collect();
-        let generation = (g > 0).then(|| ("observedGeneration", Value::from(g)));
-        let changed = generation.into_iter().chain([
-            ("phase", Value::from(phase)),
-            ("conditions", Value::Array(conditions)),
-            ("containerStatuses", Value::Array(statuses)),
-        ]);
-        match old {
-            Some(old) => replacing(old, changed),
-            None => replacing(&Value::Null, changed),
+        if g > 0 {
+            st.insert("observedGeneration".into(), json!(g));
         }
+        st.insert("phase".into(), json!(phase));
+        st.insert("conditions".into(), Value::Array(conditions));
+        st.insert("containerStatuses".into(), Value::Array(statuses));
+        Value::Object(st)
     }
 
     /// A deleted pod: SIGTERM (a `Killing` event per running container), wait for the containers
