@@ -258,15 +258,8 @@ impl Frozen {
     /// it has none (a stored object always has one). What a DELETED event carries: the last
     /// state stamped with the deletion's revision, made without a `Value` in between.
     pub fn with_resource_version(&self, rv: u64) -> Option<Frozen> {
-        let entries = self.as_object()?;
-        let at = entries.0.iter().position(|(k, _)| &**k == "metadata")?;
-        let meta = entries.0[at].1.as_object()?;
-        let rv_at = meta.0.iter().position(|(k, _)| &**k == "resourceVersion")?;
-        let mut meta = meta.0.to_vec();
-        meta[rv_at].1 = text(&rv.to_string());
-        let mut top = entries.0.to_vec();
-        top[at].1 = Frozen::Object(Obj(meta.into()));
-        Some(Frozen::Object(Obj(top.into())))
+        let meta = self.get("metadata")?.with_entry("resourceVersion", text(&rv.to_string()))?;
+        self.with_entry("metadata", meta)
     }
 
     /// A `serde_json::Value` copy, to modify (client-go's `DeepCopy`).

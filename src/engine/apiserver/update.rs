@@ -83,11 +83,10 @@ impl ApiServer {
     /// pod's other nodes, unchanged and shared. Anything else (another kind, a stale or changed
     /// copy, a pod the write deletes, a status that does not decode) takes the general path.
     pub fn update_status_of(&mut self, sent: &Frozen, mut status: Value) -> Result<u64, Status> {
-        if let Some((kind, old, schema)) = self.stored_pod_as_sent(sent) {
+        if let Some((kind, key, old, schema)) = self.stored_pod_as_sent(sent) {
             let decodes;
             (status, decodes) = status_decodes(kind, status);
             if let Some(new) = decodes.then(|| status_written(&old, &mut status, schema)).flatten() {
-                let key = Self::key(kind, sent.namespace(), sent.name());
                 return Ok(self.commit_update_tree(key, &old, new).resource_version());
             }
         }
@@ -95,14 +94,15 @@ impl ApiServer {
     }
 
     /// The stored pod `sent` is (equal to it, and not one the write would delete: being deleted
-    /// with no finalizers and no grace period left), with its kind and the schema of its
-    /// status: the conditions of [`ApiServer::update_status_of`]'s own path.
-    fn stored_pod_as_sent(&self, sent: &Frozen) -> Option<(&'static Kind, Shared, &'static schema::Struct)> {
+    /// with no finalizers and no grace period left), with its kind, store key and the schema of
+    /// its status: the conditions of [`ApiServer::update_status_of`]'s own path.
+    fn stored_pod_as_sent(&self, sent: &Frozen) -> Option<(&'static Kind, Key, Shared, &'static schema::Struct)> {
         let kind = Kind::by_kind("Pod").filter(|k| k.api_version() == sent.api_version() && k.kind == sent.kind())?;
-        let old = self.store.get_shared(&Self::key(kind, sent.namespace(), sent.name()))?;
+        let key = Self::key(kind, sent.namespace(), sent.name());
+        let old = self.store.get_shared(&key)?;
         let schema = schema::field_struct(schema::root(kind), "status")?;
         let deleted_by_the_write = old.is_deleting() && old.finalizers().is_empty() && grace_is_zero(&old);
-        (!deleted_by_the_write && *old == *sent).then_some((kind, old, schema))
+        (!deleted_by_the_write && *old == *sent).then_some((kind, key, old, schema))
     }
 
     /// PUT `namespaces/<name>/finalize`: changes `spec.finalizers`. A Terminating namespace left
@@ -341,7 +341,8 @@ fn status_decodes(kind: &Kind, status: Value) -> (Value, bool) {
 
 /// The pod [`ApiServer::update_status_of`] stores: `old` with `status` in place of its status,
 /// after what the general path does to the status, in its order: the defaults,
-/// `podStatusStrategy`'s `qosClass` backfill, the normalizing. `None` when `status` or the stored status is not an object.
+/// `podStatusStrategy`'s `qosClass` backfill, the normalizing. `None` when `status` or the
+/// stored status is not an object.
 fn status_written(old: &Frozen, status: &mut Value, schema: &'static schema::Struct) -> Option<Frozen> {
     let stored = old.get("status").filter(|s| s.is_object())?;
     if !status.is_object() {
