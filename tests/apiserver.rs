@@ -4,9 +4,11 @@
 #![allow(clippy::result_large_err)]
 
 use reconcile_lab::engine::apiserver::{
-    ApiServer, DeleteOptions, Deleted, EventType, Patch, Propagation, Subresource, WatchEvent, WatchFrom, WatchId,
+    schema, ApiServer, DeleteOptions, Deleted, EventType, Patch, Propagation, Subresource, WatchEvent, WatchFrom,
+    WatchId,
 };
 use reconcile_lab::engine::client::clientset::with_status;
+use reconcile_lab::engine::frozen::Frozen;
 use reconcile_lab::engine::kinds::Kind;
 use reconcile_lab::engine::labels::Selector;
 use reconcile_lab::engine::object::{ObjectExt, Shared};
@@ -452,7 +454,8 @@ fn same_objects_and_events(a: &mut ApiServer, wa: WatchId, b: &mut ApiServer, wb
 /// resourceVersions, stored pods and watch events, on its own path (a fresh status, one
 /// without `qosClass` or with an empty one, the same status again, a pod being deleted that
 /// a finalizer holds, with a grace period or none) and on every case it hands to the general
-/// path (a stale copy, a status that does not decode, a status that is not an object).
+/// path (a stale copy, a status that does not decode, a status that is not an object). So has
+/// the same status sent as a tree (`update_status_tree`).
 #[test]
 fn a_status_written_from_the_cache_is_the_general_paths_write() {
     let kind = Kind::by_kind("Pod").expect("kind");
@@ -464,14 +467,25 @@ fn a_status_written_from_the_cache_is_the_general_paths_write() {
                 .expect("create");
         }
         let w = s.watch(kind, None, Selector::everything(), WatchFrom::Now);
-        (s, w)
+        let w2 = s.watch(kind, None, Selector::everything(), WatchFrom::Now);
+        (s, w, w2)
     };
-    let (mut general, wg) = setup();
-    let (mut direct, wd) = setup();
+    let (mut general, wg, wg2) = setup();
+    let (mut direct, wd, _) = setup();
+    let (mut tree, wt, _) = setup();
     let running = json!({"phase": "Running", "conditions": [
             {"type": "Ready", "status": "True", "lastProbeTime": null, "lastTransitionTime": "2026-01-01T00:00:03Z"}],
         "containerStatuses": [{"name": "web", "ready": true, "state": {"running": {"startedAt": "2026-01-01T00:00:03Z"}}}],
         "startTime": "2026-01-01T00:00:01Z", "qosClass": "BestEffort"});
+    // The same in the order Go marshals `PodStatus`: the stored form, which a tree takes as it is.
+    let canonical = json!({"phase": "Running", "conditions": [
+            {"type": "Ready", "status": "True", "lastProbeTime": null, "lastTransitionTime": "2026-01-01T00:00:04Z"}],
+        "startTime": "2026-01-01T00:00:01Z",
+        "containerStatuses": [{"name": "web", "ready": true, "state": {"running": {"startedAt": "2026-01-01T00:00:03Z"}}}],
+        "qosClass": "BestEffort"});
+    let status_schema = schema::field_struct(schema::root(kind), "status").expect("PodStatus");
+    assert!(schema::is_canonical(&Frozen::from(&canonical), status_schema));
+    assert!(!schema::is_canonical(&Frozen::from(&running), status_schema));
     let mut no_qos = running.clone();
     no_qos.as_object_mut().map(|m| m.shift_remove("qosClass"));
     no_qos["phase"] = json!("Pending");
@@ -482,19 +496,20 @@ fn a_status_written_from_the_cache_is_the_general_paths_write() {
     let cases: Vec<(&str, Value, bool)> = vec![
         ("a", running.clone(), false),
         ("a", running.clone(), false),
+        ("a", canonical.clone(), false),
         ("a", no_qos, false),
         ("a", empty_qos, false),
         ("a", running.clone(), true),
         ("a", json!({"phase": 5}), false),
         ("a", json!({"phase": "Running", "color": "blue"}), false),
         ("a", Value::Null, false),
-        ("b", running.clone(), false),
+        ("b", canonical, false),
         ("delete b", Value::Null, false),
         ("b", json!({"phase": "Failed"}), false),
         ("delete now c", Value::Null, false),
         ("c", json!({"phase": "Failed"}), false),
     ];
-    let mut before: Option<(Shared, Shared)> = None;
+    let mut before: Option<(Shared, Shared, Shared)> = None;
     let mut written = 0;
     for (name, status, stale) in cases {
         if let Some(name) = name.strip_prefix("delete ") {
@@ -503,30 +518,37 @@ fn a_status_written_from_the_cache_is_the_general_paths_write() {
                 None => (name, None),
             };
             let options = DeleteOptions { grace_period_seconds: grace, ..DeleteOptions::default() };
-            for s in [&mut general, &mut direct] {
+            for s in [&mut general, &mut direct, &mut tree] {
                 s.delete(kind, Some("default"), name, &options).expect("delete");
             }
             continue;
         }
         let g_now = general.get_shared(kind, Some("default"), name).expect("pod");
         let d_now = direct.get_shared(kind, Some("default"), name).expect("pod");
-        let (g_sent, d_sent) = match (&before, stale) {
-            (Some((g, d)), true) => (g.clone(), d.clone()),
-            _ => (g_now.clone(), d_now.clone()),
+        let t_now = tree.get_shared(kind, Some("default"), name).expect("pod");
+        let (g_sent, d_sent, t_sent) = match (&before, stale) {
+            (Some((g, d, t)), true) => (g.clone(), d.clone(), t.clone()),
+            _ => (g_now.clone(), d_now.clone(), t_now.clone()),
         };
-        before = Some((g_now, d_now));
+        before = Some((g_now, d_now, t_now));
         let g = general.update_status(with_status(&g_sent, status.clone())).map(|v| v.resource_version());
         let d = direct.update_status_of(&d_sent, status.clone());
-        assert_eq!(
-            g.as_ref().map_err(|e| (e.code(), &e.message)),
-            d.as_ref().map_err(|e| (e.code(), &e.message)),
-            "{name} {status}"
-        );
+        // The same status built as a tree (the kubelet's form), on its own path when it is
+        // already in the stored form, else through `update_status_of`.
+        let t = tree.update_status_tree(&t_sent, Frozen::from(&status));
+        for other in [&d, &t] {
+            assert_eq!(
+                g.as_ref().map_err(|e| (e.code(), &e.message)),
+                other.as_ref().map_err(|e| (e.code(), &e.message)),
+                "{name} {status}"
+            );
+        }
         written += usize::from(g.is_ok());
     }
-    assert_eq!(written, 8, "all but the stale copy and the two statuses that do not decode");
+    assert_eq!(written, 9, "all but the stale copy and the two statuses that do not decode");
     let delivered = same_objects_and_events(&mut general, wg, &mut direct, wd);
-    assert_eq!(delivered, 12, "three pods, seven writes (the same status again writes nothing), two deletions");
+    assert_eq!(delivered, 13, "three pods, eight writes (the same status again writes nothing), two deletions");
+    assert_eq!(same_objects_and_events(&mut general, wg2, &mut tree, wt), 13);
 }
 
 /// The recorder's Event write (`ApiServer::create_event`, built as its stored form directly)

@@ -16,7 +16,7 @@ use serde_json::{json, Value};
 use super::admission::IMMORTAL_NAMESPACES;
 use super::schema;
 use super::ApiServer;
-use crate::engine::frozen::Frozen;
+use crate::engine::frozen::{intern, Frozen};
 use crate::engine::kinds::{DefaultPropagation, Kind};
 use crate::engine::object::{ObjectExt, Shared};
 use crate::engine::status::Status;
@@ -110,7 +110,7 @@ const FOREGROUND: &str = "foregroundDeletion";
 /// `deletionFinalizersForGarbageCollection`
 /// (k8s.io/apiserver/pkg/registry/generic/registry/store.go): the object's finalizers with the two
 /// GC finalizers recomputed. `None` when the set would not change.
-fn gc_finalizers(kind: &Kind, obj: &Value, policy: Option<Propagation>) -> Option<Vec<String>> {
+fn gc_finalizers(kind: &Kind, obj: &impl ObjectExt, policy: Option<Propagation>) -> Option<Vec<String>> {
     let current: Vec<String> = obj.finalizers().iter().map(|s| s.to_string()).collect();
     let from_finalizers = if current.iter().any(|f| f == ORPHAN) {
         Some(Propagation::Orphan)
@@ -141,6 +141,28 @@ fn gc_finalizers(kind: &Kind, obj: &Value, policy: Option<Propagation>) -> Optio
     } else {
         Some(new)
     }
+}
+
+/// The stored metadata `meta` with `edits` set: each in place, or inserted where the schema
+/// orders it, the rest shared. `None` unless the result is what normalizing the edited copy
+/// would store ([`schema::is_canonical`]).
+fn edited_meta(meta: &Frozen, edits: &[(&str, Value)]) -> Option<Frozen> {
+    let fields = schema::OBJECT_META.fields;
+    let rank = |k: &str| fields.iter().position(|f| f.name == k).unwrap_or(usize::MAX);
+    let mut entries = meta.as_object()?.entries().to_vec();
+    entries.reserve(edits.len());
+    for (k, v) in edits {
+        let value = Frozen::from(v);
+        match entries.iter().position(|(e, _)| &**e == *k) {
+            Some(i) => entries[i].1 = value,
+            None => {
+                let at = entries.iter().position(|(e, _)| rank(e) > rank(k)).unwrap_or(entries.len());
+                entries.insert(at, (intern(k), value));
+            }
+        }
+    }
+    let edited = Frozen::from_entries(entries);
+    schema::is_canonical(&edited, &schema::OBJECT_META).then_some(edited)
 }
 
 fn set_finalizers(obj: &mut Value, f: Vec<String>) {
@@ -243,17 +265,11 @@ impl ApiServer {
         }
         // rest.BeforeDelete: a graceful kind gets deletionTimestamp = now + grace (first delete) or
         // may only shorten a pending grace period; `graceful` says whether it did either.
-        // Everything below changes the metadata only: `new` is the metadata alone (as an object
-        // with that one field), the rest stays the stored tree's. A stored object without a
-        // metadata object (none is) would be copied whole.
-        let stored_meta = old.get("metadata").filter(|m| m.is_object());
-        let mut new = match stored_meta {
-            Some(meta) => Value::Object(std::iter::once(("metadata".to_string(), meta.to_value())).collect()),
-            None => old.to_value(),
-        };
+        // Everything below changes the metadata only: `edits` are the metadata fields it sets.
         let now = self.now;
         let mut graceful = false;
         let mut grace = 0;
+        let mut edits: Vec<(&str, Value)> = Vec::with_capacity(3);
         if old.is_deleting() {
             let current = grace_of(&old).unwrap_or(0);
             if kind.graceful && current > 0 {
@@ -262,9 +278,8 @@ impl ApiServer {
                         grace = g.max(0);
                         let ts = old.deletion_timestamp().and_then(Time::parse_rfc3339).unwrap_or(now);
                         let start = Time(ts.millis().saturating_sub((current as u64).saturating_mul(1000)));
-                        let meta = new.meta_mut();
-                        meta.insert("deletionTimestamp".into(), Value::from(start.after(secs(grace)).rfc3339()));
-                        meta.insert("deletionGracePeriodSeconds".into(), Value::from(grace));
+                        edits.push(("deletionTimestamp", Value::from(start.after(secs(grace)).rfc3339())));
+                        edits.push(("deletionGracePeriodSeconds", Value::from(grace)));
                         graceful = true;
                     }
                     // Graceful deletion pending: nothing changes, finalizers included.
@@ -285,40 +300,58 @@ impl ApiServer {
             if grace < 0 {
                 grace = 1;
             }
-            let meta = new.meta_mut();
-            meta.insert("deletionTimestamp".into(), Value::from(now.after(secs(grace)).rfc3339()));
-            meta.insert("deletionGracePeriodSeconds".into(), Value::from(grace));
+            edits.push(("deletionTimestamp", Value::from(now.after(secs(grace)).rfc3339())));
+            edits.push(("deletionGracePeriodSeconds", Value::from(grace)));
             if old.generation() > 0 {
-                meta.insert("generation".into(), Value::from(old.generation().saturating_add(1)));
+                edits.push(("generation", Value::from(old.generation().saturating_add(1))));
             }
             graceful = true;
         }
         // Store.Delete → updateForGracefulDeletionAndFinalizers.
-        let gc = gc_finalizers(kind, &new, opts.propagation_policy);
+        let gc = gc_finalizers(kind, &*old, opts.propagation_policy);
         if !graceful && old.finalizers().is_empty() && gc.is_none() {
             return Ok(Removed::Gone(self.commit_delete_shared(key, &old)));
         }
-        if let Some(f) = gc {
-            set_finalizers(&mut new, f);
+        let pending_finalizers = gc.as_ref().map_or(!old.finalizers().is_empty(), |f| !f.is_empty());
+        if !graceful && !pending_finalizers {
+            // errDeleteNow: deleted without a write.
+            return Ok(Removed::Gone(self.commit_delete_shared(key, &old)));
         }
-        let pending_finalizers = !new.finalizers().is_empty();
-        if !graceful {
-            if !pending_finalizers {
-                // errDeleteNow: deleted without a write.
-                return Ok(Removed::Gone(self.commit_delete_shared(key, &old)));
+        // The usual case (a graceful deletion that leaves the finalizers alone) is made on the
+        // stored metadata tree when that gives what normalizing would ([`edited_meta`]); else
+        // the metadata is copied, edited and normalized.
+        let stored_meta = old.get("metadata").filter(|m| m.is_object());
+        let tree_meta = stored_meta.filter(|_| graceful && gc.is_none()).and_then(|meta| edited_meta(meta, &edits));
+        let edited = match tree_meta {
+            Some(meta) => old.with_entry("metadata", meta),
+            None => {
+                let mut new = match stored_meta {
+                    Some(meta) => Value::Object(std::iter::once(("metadata".to_string(), meta.to_value())).collect()),
+                    None => old.to_value(),
+                };
+                let meta = new.meta_mut();
+                for (k, v) in edits {
+                    meta.insert(k.to_string(), v);
+                }
+                if let Some(f) = gc {
+                    set_finalizers(&mut new, f);
+                }
+                if !graceful {
+                    self.mark_as_deleting(&mut new);
+                }
+                schema::normalize(&mut new, schema::root(kind));
+                match stored_meta.zip(new.get("metadata")) {
+                    Some((stored, meta)) => old.with_entry("metadata", Frozen::from_like(meta, stored)),
+                    None => {
+                        self.commit_update_shared(key.clone(), &old, new);
+                        None
+                    }
+                }
             }
-            self.mark_as_deleting(&mut new);
-        }
-        schema::normalize(&mut new, schema::root(kind));
-        let edited = stored_meta
-            .zip(new.get("metadata"))
-            .and_then(|(stored, meta)| old.with_entry("metadata", Frozen::from_like(meta, stored)));
+        };
         let written = match edited {
             Some(tree) => self.commit_update_tree(key.clone(), &old, tree),
-            None => {
-                self.commit_update_shared(key.clone(), &old, new);
-                self.store.get_shared(&key).unwrap_or_else(|| Arc::clone(&old))
-            }
+            None => self.store.get_shared(&key).unwrap_or_else(|| Arc::clone(&old)),
         };
         if pending_finalizers || grace > 0 {
             return Ok(Removed::Pending(written));
@@ -382,5 +415,44 @@ impl ApiServer {
         }
         schema::normalize(&mut new, schema::root(kind));
         Ok(self.commit_update(key, old, new))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A deletion's metadata made on the stored tree is the copy the general path edits and
+    /// normalizes, for fields set in place and fields added at their place in the schema; a
+    /// stored metadata out of the schema's order is left to the general path.
+    #[test]
+    fn metadata_edited_on_the_tree_is_the_normalized_copy() {
+        let kind = Kind::by_kind("Pod").expect("kind");
+        let mut s = ApiServer::new(2);
+        let pod = json!({"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": "p", "namespace": "default", "labels": {"b": "2", "a": "1"},
+                "ownerReferences": [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "rs", "uid": "u", "controller": true}]},
+            "spec": {"containers": [{"name": "web", "image": "nginx"}]}});
+        let stored = Frozen::from(&s.create(pod).expect("create"));
+        let meta = stored.get("metadata").expect("metadata");
+        let cases: [&[(&str, Value)]; 3] = [
+            &[("deletionTimestamp", json!("2026-01-01T00:00:30Z")), ("deletionGracePeriodSeconds", json!(30))],
+            &[("generation", json!(2)), ("deletionTimestamp", json!("2026-01-01T00:00:30Z"))],
+            &[("uid", json!("other")), ("deletionGracePeriodSeconds", json!(0))],
+        ];
+        for edits in cases {
+            let mut copy = json!({"metadata": meta.to_value()});
+            for (k, v) in edits {
+                copy.meta_mut().insert((*k).to_string(), v.clone());
+            }
+            schema::normalize(&mut copy, schema::root(kind));
+            let tree = edited_meta(meta, edits).expect("in the stored form");
+            // As text: the order counts too.
+            assert_eq!(tree.to_value().to_string(), copy["metadata"].to_string(), "{edits:?}");
+        }
+        // Not in the schema's order: no tree.
+        let mut entries = meta.as_object().expect("object").entries().to_vec();
+        entries.reverse();
+        assert!(edited_meta(&Frozen::from_entries(entries), &[("deletionGracePeriodSeconds", json!(0))]).is_none());
     }
 }

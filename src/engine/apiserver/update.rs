@@ -93,6 +93,20 @@ impl ApiServer {
         self.update_status(with_status(sent, status)).map(|v| v.resource_version())
     }
 
+    /// [`ApiServer::update_status_of`] of a status built as a tree (the kubelet's): when `sent`
+    /// qualifies for that path and the status is already what the path would make of it
+    /// ([`schema::is_canonical`]: it decodes, and defaulting and normalizing change nothing) and
+    /// needs no `qosClass` from the stored pod, it is stored as it is, its nodes shared; any other
+    /// case is `update_status_of` of its `Value` form, which decides.
+    pub fn update_status_tree(&mut self, sent: &Frozen, status: Frozen) -> Result<u64, Status> {
+        if let Some((_, key, old, schema)) = self.stored_pod_as_sent(sent) {
+            if let Some(new) = status_as_stored(&old, &status, schema) {
+                return Ok(self.commit_update_tree(key, &old, new).resource_version());
+            }
+        }
+        self.update_status_of(sent, status.to_value())
+    }
+
     /// The stored pod `sent` is (equal to it, and not one the write would delete: being deleted
     /// with no finalizers and no grace period left), with its kind, store key and the schema of
     /// its status: the conditions of [`ApiServer::update_status_of`]'s own path.
@@ -356,6 +370,15 @@ fn status_written(old: &Frozen, status: &mut Value, schema: &'static schema::Str
     }
     schema::normalize(status, schema);
     old.with_entry("status", Frozen::from_like(status, stored))
+}
+
+/// [`status_written`] of a status that needs none of its work: `old` with `status` in place of
+/// its status, or `None` when the work would change or refuse it.
+fn status_as_stored(old: &Frozen, status: &Frozen, schema: &'static schema::Struct) -> Option<Frozen> {
+    let stored = old.get("status").filter(|s| s.is_object())?;
+    let backfilled =
+        stored.get("qosClass").is_some() && status.get("qosClass").and_then(Frozen::as_str).is_none_or(str::is_empty);
+    (schema::is_canonical(status, schema) && !backfilled).then(|| old.with_entry("status", status.clone())).flatten()
 }
 
 #[cfg(test)]

@@ -53,8 +53,8 @@ pub trait Api {
     /// [`Api::update_status`] of `obj` (an object as read, from a cache) with `status` in place
     /// of its status; returns the written resourceVersion. A client that can write it without
     /// copying `obj` first does (the kubelet writes a pod's status several times as it starts).
-    fn update_status_of(&mut self, obj: &Frozen, status: Value) -> Result<u64, Status> {
-        self.update_status(with_status(obj, status)).map(|v| v.resource_version())
+    fn update_status_of(&mut self, obj: &Frozen, status: Frozen) -> Result<u64, Status> {
+        self.update_status(with_status(obj, status.to_value())).map(|v| v.resource_version())
     }
     /// `PATCH` (JSON merge patch) of the main resource.
     fn merge_patch(

@@ -28,13 +28,10 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
-use serde_json::{json, Map, Value};
-
 use super::util::{pod_condition, str_at};
 use super::{Caches, Controller, Ctx, DeleteOpts, Enqueue, Outcome, ResourceEvent};
-use crate::engine::client::clientset::with_status;
-use crate::engine::frozen::Frozen;
 use crate::engine::frozen::Json;
+use crate::engine::frozen::{intern, Frozen};
 use crate::engine::kinds::Kind;
 use crate::engine::object::ObjectExt;
 use crate::engine::time::Time;
@@ -150,57 +147,92 @@ pub fn normalize_image(image: &str) -> String {
     }
 }
 
-fn cond(ctype: &str, status: &str, t: &str, reason: Option<&str>, message: Option<&str>) -> Value {
-    // Room for every field and `observed`'s one, values built directly (`json!` of a string
-    // goes through serde's serializer): the kubelet writes five conditions per status.
-    let mut c = Map::with_capacity(7);
-    c.insert("type".into(), Value::from(ctype));
-    c.insert("status".into(), Value::from(status));
-    c.insert("lastProbeTime".into(), Value::Null);
-    c.insert("lastTransitionTime".into(), Value::from(t));
+/// An integer node.
+fn int(n: i64) -> Frozen {
+    u64::try_from(n).map_or(Frozen::NegInt(n), Frozen::PosInt)
+}
+
+/// An array node.
+fn array(items: Vec<Frozen>) -> Frozen {
+    Frozen::Array(items.into())
+}
+
+/// `{"ip": ip}` lists (`hostIPs`, `podIPs`).
+fn ips(ip: Frozen) -> Frozen {
+    array(vec![Frozen::object([("ip", ip)])])
+}
+
+/// A pod condition in the order Go marshals `PodCondition`. `generation`: the pod's
+/// `metadata.generation` the kubelet computed it from, as `observedGeneration` after `type`
+/// (`PodObservedGenerationTracking`, beta and on by default in 1.34: pkg/features/kube_features.go);
+/// 0 for none (the scheduler's `PodScheduled`). `t`: its `lastTransitionTime`.
+fn cond(ctype: &str, generation: i64, status: &str, t: Frozen, reason: Option<&str>, message: Option<&str>) -> Frozen {
+    let mut c = Vec::with_capacity(7);
+    c.push(("type", Frozen::string(ctype)));
+    if generation > 0 {
+        c.push(("observedGeneration", int(generation)));
+    }
+    c.push(("status", Frozen::string(status)));
+    c.push(("lastProbeTime", Frozen::Null));
+    c.push(("lastTransitionTime", t));
     if let Some(r) = reason {
-        c.insert("reason".into(), Value::from(r));
+        c.push(("reason", Frozen::string(r)));
     }
     if let Some(m) = message {
-        c.insert("message".into(), Value::from(m));
+        c.push(("message", Frozen::string(m)));
     }
-    Value::Object(c)
+    Frozen::object(c)
 }
 
-/// A kubelet-owned condition with `observedGeneration` (the pod's `metadata.generation` the
-/// status was computed from), placed after `type` as Go marshals `PodCondition`
-/// (`PodObservedGenerationTracking`, beta and on by default in 1.34: pkg/features/kube_features.go).
-fn observed(c: Value, generation: i64) -> Value {
-    let Value::Object(mut m) = c else { return c };
-    if generation <= 0 {
-        return Value::Object(m);
-    }
-    // Inserted in place rather than by rebuilding the map (`cond` never sets it).
-    if let Some(i) = m.keys().position(|k| k == "type") {
-        m.shift_insert(i + 1, "observedGeneration".into(), Value::from(generation));
-    }
-    Value::Object(m)
-}
-
-/// Keeps a condition's `lastTransitionTime` when its status did not change.
-fn keep_transition(old: &impl Json, mut c: Value) -> Value {
-    if let Some(prev) = pod_condition(old, c["type"].as_str().unwrap_or("")) {
-        // `c`'s status is a string (`cond`'s): equal exactly when the old one is the same string.
-        if prev.field("status").and_then(Json::text) == c["status"].as_str() {
-            c["lastTransitionTime"] = prev.field("lastTransitionTime").map_or(Value::Null, Json::owned);
+/// The `lastTransitionTime` of a condition of type `ctype` going to `status` at `t`: the old
+/// one's when its status does not change.
+fn transition(old: &Frozen, ctype: &str, status: &str, t: &Frozen) -> Frozen {
+    match pod_condition(old, ctype) {
+        Some(prev) if prev.get("status").and_then(Frozen::as_str) == Some(status) => {
+            prev.get("lastTransitionTime").cloned().unwrap_or_default()
         }
+        _ => t.clone(),
     }
-    c
+}
+
+/// A kubelet-owned condition: [`cond`] with the pod's generation and [`transition`]'s time.
+fn owned_cond(
+    pod: &Frozen,
+    ctype: &str,
+    status: &str,
+    t: &Frozen,
+    reason: Option<&str>,
+    message: Option<&str>,
+) -> Frozen {
+    cond(ctype, pod.generation(), status, transition(pod, ctype, status, t), reason, message)
+}
+
+/// `obj` (an object, or `null` for an empty one) with `key` set to `value`: in place, or added
+/// last (as `serde_json`'s `obj[key] = value`). Anything else is returned as it is.
+fn set(obj: &Frozen, key: &str, value: Frozen) -> Frozen {
+    match obj {
+        Frozen::Null => Frozen::object([(key, value)]),
+        Frozen::Object(o) => {
+            let mut entries = Vec::with_capacity(o.len() + 1);
+            entries.extend(o.entries().iter().cloned());
+            match entries.iter_mut().find(|(k, _)| &**k == key) {
+                Some(entry) => entry.1 = value,
+                None => entries.push((intern(key), value)),
+            }
+            Frozen::from_entries(entries)
+        }
+        other => other.clone(),
+    }
 }
 
 impl Kubelet {
     /// The status a kubelet writes; `state` is `creating`, `pull-error`, `backoff` or `running`.
-    fn status(&mut self, pod: &Frozen, state: &str, now: Time) -> Value {
-        let t = now.rfc3339();
+    /// Built as the stored tree directly, in the order Go marshals `PodStatus`.
+    fn status(&mut self, pod: &Frozen, state: &str, now: Time) -> Frozen {
+        let t = Frozen::string(&now.rfc3339());
         let node = str_at(pod, "/spec/nodeName").to_string();
         let idx = Self::node_index(&node);
-        let start =
-            pod.pointer("/status/startTime").and_then(Frozen::as_str).map(str::to_string).unwrap_or_else(|| t.clone());
+        let start = pod.pointer("/status/startTime").filter(|s| s.is_string()).cloned().unwrap_or_else(|| t.clone());
         let cs = containers(pod);
         let names: Vec<&str> = cs.iter().map(|(n, _)| n.as_str()).collect();
         let unready = format!("containers with unready status: [{}]", names.join(" "));
@@ -209,73 +241,81 @@ impl Kubelet {
         let (r_reason, r_msg) =
             if running { (None, None) } else { (Some("ContainersNotReady"), Some(unready.as_str())) };
         let sandbox = if state == "creating" { "False" } else { "True" };
-        let sched_t =
-            pod_condition(pod, "PodScheduled").and_then(|c| c["lastTransitionTime"].as_str()).unwrap_or(&t).to_string();
+        let sched_t = pod_condition(pod, "PodScheduled")
+            .and_then(|c| c.get("lastTransitionTime"))
+            .filter(|t| t.is_string())
+            .cloned()
+            .unwrap_or_else(|| t.clone());
         let g = pod.generation();
         let conditions = vec![
-            observed(keep_transition(pod, cond("PodReadyToStartContainers", sandbox, &t, None, None)), g),
-            observed(keep_transition(pod, cond("Initialized", "True", &t, None, None)), g),
-            observed(keep_transition(pod, cond("Ready", ready_s, &t, r_reason, r_msg)), g),
-            observed(keep_transition(pod, cond("ContainersReady", ready_s, &t, r_reason, r_msg)), g),
-            cond("PodScheduled", "True", &sched_t, None, None),
+            owned_cond(pod, "PodReadyToStartContainers", sandbox, &t, None, None),
+            owned_cond(pod, "Initialized", "True", &t, None, None),
+            owned_cond(pod, "Ready", ready_s, &t, r_reason, r_msg),
+            owned_cond(pod, "ContainersReady", ready_s, &t, r_reason, r_msg),
+            cond("PodScheduled", 0, "True", sched_t, None, None),
         ];
-        let statuses: Vec<Value> = cs
+        let statuses: Vec<Frozen> = cs
             .iter()
             .enumerate()
             .map(|(i, (name, image))| {
                 let full = normalize_image(image);
-                let state_v = match state {
-                    "running" => json!({"running": {"startedAt": t}}),
-                    "pull-error" => json!({"waiting": {"reason": "ErrImagePull",
-                        "message": format!("failed to pull and unpack image \"{full}\": not found")}}),
-                    "backoff" => json!({"waiting": {"reason": "ImagePullBackOff",
-                        "message": format!("Back-off pulling image \"{image}\"")}}),
-                    _ => json!({"waiting": {"reason": "ContainerCreating"}}),
+                let waiting = |reason: &str, message: Option<String>| {
+                    let mut w = vec![("reason", Frozen::string(reason))];
+                    if let Some(m) = message {
+                        w.push(("message", Frozen::string(&m)));
+                    }
+                    Frozen::object([("waiting", Frozen::object(w))])
                 };
-                let mut s = Map::new();
-                s.insert("name".into(), Value::from(name.as_str()));
-                s.insert("state".into(), state_v);
-                s.insert("lastState".into(), Value::Object(Map::new()));
-                s.insert("ready".into(), Value::Bool(running));
-                s.insert("restartCount".into(), Value::from(0));
-                s.insert("image".into(), Value::from(if running { full.clone() } else { image.clone() }));
-                s.insert(
-                    "imageID".into(),
-                    Value::from(if running { format!("{full}@sha256:{:064x}", i + 1) } else { String::new() }),
-                );
+                let state_v = match state {
+                    "running" => Frozen::object([("running", Frozen::object([("startedAt", t.clone())]))]),
+                    "pull-error" => {
+                        waiting("ErrImagePull", Some(format!("failed to pull and unpack image \"{full}\": not found")))
+                    }
+                    "backoff" => waiting("ImagePullBackOff", Some(format!("Back-off pulling image \"{image}\""))),
+                    _ => waiting("ContainerCreating", None),
+                };
+                let mut s = Vec::with_capacity(9);
+                s.push(("name", Frozen::string(name)));
+                s.push(("state", state_v));
+                s.push(("lastState", Frozen::object([])));
+                s.push(("ready", Frozen::Bool(running)));
+                s.push(("restartCount", int(0)));
+                s.push(("image", Frozen::string(if running { &full } else { image })));
+                let image_id = if running { format!("{full}@sha256:{:064x}", i + 1) } else { String::new() };
+                s.push(("imageID", Frozen::string(&image_id)));
                 if running {
                     let uid: String = pod.uid().chars().filter(char::is_ascii_hexdigit).collect();
-                    s.insert("containerID".into(), Value::from(format!("containerd://{uid}{i:0>32}")));
+                    s.push(("containerID", Frozen::string(&format!("containerd://{uid}{i:0>32}"))));
                 }
-                s.insert("started".into(), Value::Bool(running));
-                Value::Object(s)
+                s.push(("started", Frozen::Bool(running)));
+                Frozen::object(s)
             })
             .collect();
-        let mut st = Map::new();
+        let mut st = Vec::with_capacity(10);
         if g > 0 {
-            st.insert("observedGeneration".into(), Value::from(g));
+            st.push(("observedGeneration", int(g)));
         }
-        st.insert("phase".into(), Value::from(if running { "Running" } else { "Pending" }));
-        st.insert("conditions".into(), Value::Array(conditions));
-        let host_ip = format!("10.0.0.{}", 10 + idx);
-        st.insert("hostIP".into(), Value::from(host_ip.as_str()));
-        st.insert("hostIPs".into(), json!([{"ip": host_ip}]));
+        st.push(("phase", Frozen::string(if running { "Running" } else { "Pending" })));
+        st.push(("conditions", array(conditions)));
+        let host_ip = Frozen::string(&format!("10.0.0.{}", 10 + idx));
+        st.push(("hostIP", host_ip.clone()));
+        st.push(("hostIPs", ips(host_ip)));
         if running {
-            let ip = match pod.pointer("/status/podIP").and_then(Frozen::as_str) {
-                Some(ip) => ip.to_string(),
+            let ip = match pod.pointer("/status/podIP").filter(|ip| ip.is_string()) {
+                Some(ip) => ip.clone(),
                 None => {
                     let n = self.next_ip.entry(node.clone()).or_insert(1);
                     *n += 1;
-                    format!("10.244.{idx}.{}", *n)
+                    Frozen::string(&format!("10.244.{idx}.{}", *n))
                 }
             };
-            st.insert("podIP".into(), Value::from(ip.as_str()));
-            st.insert("podIPs".into(), json!([{"ip": ip}]));
+            st.push(("podIP", ip.clone()));
+            st.push(("podIPs", ips(ip)));
         }
-        st.insert("startTime".into(), Value::from(start));
-        st.insert("containerStatuses".into(), Value::Array(statuses));
-        st.insert("qosClass".into(), Value::from("BestEffort"));
-        Value::Object(st)
+        st.push(("startTime", start));
+        st.push(("containerStatuses", array(statuses)));
+        st.push(("qosClass", Frozen::string("BestEffort")));
+        Frozen::object(st)
     }
 
     /// The terminal status the kubelet writes once every container has stopped
@@ -284,69 +324,64 @@ impl Kubelet {
     /// period), one that never ran `ContainerStatusUnknown`; `Ready` and `ContainersReady`
     /// `False` with `PodCompleted` or `PodFailed` (status/generate.go
     /// `generateContainersReadyConditionForTerminalPhase`); the sandbox gone; phase `Succeeded`
-    /// when every container exited 0, else `Failed`.
-    fn terminal_status(pod: &(impl Json + ObjectExt), killed: bool, now: Time) -> Value {
-        let t = now.rfc3339();
-        let mut st = match pod.field("status").map(Json::owned) {
-            Some(Value::Object(st)) => st,
-            _ => Map::new(),
-        };
+    /// when every container exited 0, else `Failed`. Built on the pod's status tree: what it
+    /// does not change stays the stored nodes.
+    fn terminal_status(pod: &Frozen, killed: bool, now: Time) -> Frozen {
+        let t = Frozen::string(&now.rfc3339());
+        let old = pod.get("status").filter(|s| s.is_object()).cloned().unwrap_or_else(|| Frozen::object([]));
+        let list = |field: &str| old.get(field).and_then(Frozen::as_array).unwrap_or_default();
         let mut all_zero = true;
-        // Taken out of the copy (and put back below, in the same place), not copied again.
-        let mut take = |field: &str| st.get_mut(field).and_then(Value::as_array_mut).map(std::mem::take);
-        let (old_statuses, old_conditions) = (take("containerStatuses"), take("conditions"));
-        let statuses: Vec<Value> = old_statuses
-            .unwrap_or_default()
-            .into_iter()
-            .map(|mut c| {
-                let terminated = match c.pointer("/state/running/startedAt").and_then(Value::as_str) {
+        let statuses: Vec<Frozen> = list("containerStatuses")
+            .iter()
+            .map(|c| {
+                let terminated = match c.pointer("/state/running/startedAt").filter(|s| s.is_string()) {
                     Some(started) => {
                         let (code, reason) = if killed { (137, "Error") } else { (0, "Completed") };
-                        let mut term = Map::new();
-                        term.insert("exitCode".into(), json!(code));
-                        term.insert("reason".into(), json!(reason));
-                        term.insert("startedAt".into(), json!(started));
-                        term.insert("finishedAt".into(), json!(t));
+                        all_zero &= code == 0;
+                        let mut term = Vec::with_capacity(5);
+                        term.push(("exitCode", int(code)));
+                        term.push(("reason", Frozen::string(reason)));
+                        term.push(("startedAt", started.clone()));
+                        term.push(("finishedAt", t.clone()));
                         if let Some(id) = c.get("containerID") {
-                            term.insert("containerID".into(), id.clone());
+                            term.push(("containerID", id.clone()));
                         }
-                        Value::Object(term)
+                        Frozen::object(term)
                     }
-                    None => json!({"exitCode": 137, "reason": "ContainerStatusUnknown",
-                        "message": "The container could not be located when the pod was terminated"}),
+                    None => {
+                        all_zero = false;
+                        Frozen::object([
+                            ("exitCode", int(137)),
+                            ("reason", Frozen::string("ContainerStatusUnknown")),
+                            (
+                                "message",
+                                Frozen::string("The container could not be located when the pod was terminated"),
+                            ),
+                        ])
+                    }
                 };
-                if terminated["exitCode"] != 0 {
-                    all_zero = false;
-                }
-                c["state"] = json!({"terminated": terminated});
-                c["ready"] = json!(false);
-                c["started"] = json!(false);
-                c
+                let c = set(c, "state", Frozen::object([("terminated", terminated)]));
+                set(&set(&c, "ready", Frozen::Bool(false)), "started", Frozen::Bool(false))
             })
             .collect();
         let phase = if all_zero && !statuses.is_empty() { "Succeeded" } else { "Failed" };
         let reason = if phase == "Succeeded" { "PodCompleted" } else { "PodFailed" };
-        let g = pod.generation();
-        let conditions: Vec<Value> = old_conditions
-            .unwrap_or_default()
-            .into_iter()
-            .map(|c| match c["type"].as_str().unwrap_or("") {
-                "PodReadyToStartContainers" => {
-                    observed(keep_transition(pod, cond("PodReadyToStartContainers", "False", &t, None, None)), g)
-                }
-                ctype @ ("Ready" | "ContainersReady") => {
-                    observed(keep_transition(pod, cond(ctype, "False", &t, Some(reason), None)), g)
-                }
-                _ => c,
+        let conditions: Vec<Frozen> = list("conditions")
+            .iter()
+            .map(|c| match c.get("type").and_then(Frozen::as_str).unwrap_or("") {
+                "PodReadyToStartContainers" => owned_cond(pod, "PodReadyToStartContainers", "False", &t, None, None),
+                ctype @ ("Ready" | "ContainersReady") => owned_cond(pod, ctype, "False", &t, Some(reason), None),
+                _ => c.clone(),
             })
             .collect();
+        let g = pod.generation();
+        let mut st = old.clone();
         if g > 0 {
-            st.insert("observedGeneration".into(), json!(g));
+            st = set(&st, "observedGeneration", int(g));
         }
-        st.insert("phase".into(), json!(phase));
-        st.insert("conditions".into(), Value::Array(conditions));
-        st.insert("containerStatuses".into(), Value::Array(statuses));
-        Value::Object(st)
+        st = set(&st, "phase", Frozen::string(phase));
+        st = set(&st, "conditions", array(conditions));
+        set(&st, "containerStatuses", array(statuses))
     }
 
     /// A deleted pod: SIGTERM (a `Killing` event per running container), wait for the containers
@@ -401,7 +436,8 @@ impl Kubelet {
         if !terminal {
             // A pod the kubelet never wrote a status for gets the one it would have generated.
             let status = if pod.pointer("/status/containerStatuses").is_none() {
-                let generated = Frozen::from(with_status(pod, self.status(pod, "creating", now)));
+                let generated = self.status(pod, "creating", now);
+                let generated = set(pod, "status", generated);
                 Self::terminal_status(&generated, killed, now)
             } else {
                 Self::terminal_status(pod, killed, now)
@@ -608,6 +644,7 @@ mod tests {
     use super::super::fake::FakeApi;
     use super::*;
     use crate::engine::object::share;
+    use serde_json::{json, Value};
 
     #[test]
     fn durations_print_like_go() {
@@ -730,18 +767,52 @@ mod tests {
         assert_eq!(outcomes, vec![(0, Outcome::RequeueAfter(Duration::from_secs(30))), (30_000, Outcome::Done)]);
     }
 
+    /// Every status the kubelet builds, of a pod as the API server stores it, is already in the
+    /// form a status write stores ([`schema::is_canonical`]), so the write stores the tree as
+    /// it is ([`crate::engine::apiserver::ApiServer::update_status_tree`]) instead of going the
+    /// general way through a `Value`.
+    #[test]
+    fn the_statuses_written_are_stored_as_built() {
+        use crate::engine::apiserver::{schema, ApiServer};
+        let status_schema = schema::field_struct(schema::root(kind("Pod")), "status").expect("PodStatus");
+        let mut server = ApiServer::new(1);
+        let pod = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "default"},
+            "spec": {"containers": [{"name": "web", "image": "nginx"}, {"name": "side", "image": "busybox:1.36"}]}});
+        server.create(pod).expect("create");
+        let bound = server.bind("default", "p", "node-1").expect("bind");
+        let mut k = Kubelet::new(KubeletConfig::default());
+        let mut pod = (*bound).clone();
+        for state in ["creating", "pull-error", "backoff", "running"] {
+            let status = k.status(&pod, state, Time::START);
+            assert!(schema::is_canonical(&status, status_schema), "{state}: {status}");
+            pod = set(&pod, "status", status);
+        }
+        for killed in [false, true] {
+            let status = Kubelet::terminal_status(&pod, killed, Time::START);
+            assert!(schema::is_canonical(&status, status_schema), "terminal: {status}");
+        }
+        // A status that is not: a defaulted field left out (`lastProbeTime` of a condition).
+        let status = k.status(&pod, "running", Time::START);
+        let conditions = status["conditions"].as_array().expect("conditions");
+        let mut first: Vec<(&str, Frozen)> =
+            conditions[0].as_object().expect("condition").iter().map(|(k, v)| (k, v.clone())).collect();
+        first.retain(|(k, _)| *k != "lastProbeTime");
+        let broken = set(&status, "conditions", array(vec![Frozen::object(first)]));
+        assert!(!schema::is_canonical(&broken, status_schema));
+    }
+
     #[test]
     fn terminal_status_reports_how_containers_ended() {
-        let pod = running_pod("nginx", Time::START, 30);
+        let pod = Frozen::from(&running_pod("nginx", Time::START, 30));
         let t = Time::START.after(Duration::from_secs(1));
-        let done = Kubelet::terminal_status(&pod, false, t);
+        let done = Kubelet::terminal_status(&pod, false, t).to_value();
         assert_eq!(done["phase"], "Succeeded");
         assert_eq!(done["observedGeneration"], 1);
         assert_eq!(done["containerStatuses"][0]["state"]["terminated"]["reason"], "Completed");
         assert_eq!(done["containerStatuses"][0]["ready"], false);
         assert_eq!(done["conditions"][0]["reason"], "PodCompleted");
         assert_eq!(done["conditions"][0]["status"], "False");
-        let killed = Kubelet::terminal_status(&pod, true, t);
+        let killed = Kubelet::terminal_status(&pod, true, t).to_value();
         assert_eq!(killed["phase"], "Failed");
         assert_eq!(killed["containerStatuses"][0]["state"]["terminated"]["exitCode"], 137);
         assert_eq!(killed["containerStatuses"][0]["state"]["terminated"]["reason"], "Error");

@@ -67,7 +67,7 @@ impl Api for CloudApi<'_, '_> {
     fn update_status(&mut self, obj: Value) -> Result<Value, Status> {
         self.inner.update_status(obj)
     }
-    fn update_status_of(&mut self, obj: &Frozen, status: Value) -> Result<u64, Status> {
+    fn update_status_of(&mut self, obj: &Frozen, status: Frozen) -> Result<u64, Status> {
         self.inner.update_status_of(obj, status)
     }
     fn bind(&mut self, namespace: &str, name: &str, node: &str) -> Result<u64, Status> {

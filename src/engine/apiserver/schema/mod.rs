@@ -18,6 +18,7 @@
 
 use serde_json::{Map, Value};
 
+use crate::engine::frozen::Frozen;
 use crate::engine::kinds::Kind;
 
 mod strict;
@@ -934,6 +935,45 @@ pub fn normalize(obj: &mut Value, st: &'static Struct) {
             _ => {}
         }
     }
+}
+
+/// Whether a tree is already what a write stores for it: strict decoding accepts it,
+/// [`apply_defaults`] adds nothing and [`normalize`] changes nothing (known keys only, in schema
+/// order, none `null` unless its default is `null`, every defaulted field present). Conservative:
+/// it answers `false` for any field type it does not check ([`Ty::IntOrString`], quantities),
+/// and the caller then takes the general path, which settles the question.
+pub fn is_canonical(v: &Frozen, st: &'static Struct) -> bool {
+    let Some(entries) = v.as_object() else { return false };
+    let mut from = 0;
+    for (k, x) in entries.iter() {
+        let Some(i) = st.fields[from..].iter().position(|f| f.name == k) else { return false };
+        // A field skipped over that has a default would be added by `apply_defaults`.
+        if st.fields[from..from + i].iter().any(|f| !matches!(f.def, Def::No)) {
+            return false;
+        }
+        let f = &st.fields[from + i];
+        from += i + 1;
+        let ok = match (&f.ty, x) {
+            (_, Frozen::Null) => matches!(f.def, Def::Null),
+            (Ty::Any, _) => true,
+            (Ty::Str, x) => x.is_string(),
+            (Ty::Bool, x) => x.as_bool().is_some(),
+            (Ty::Int64, x) => x.as_i64().is_some(),
+            (Ty::Int32, x) => x.as_i64().is_some_and(|n| i32::try_from(n).is_ok()),
+            // `normalize` sorts a map's keys; strict decoding wants strings.
+            (Ty::StrMap, x) => {
+                x.as_object().is_some_and(|m| m.iter().all(|(_, v)| v.is_string()) && m.keys().is_sorted())
+            }
+            (Ty::StrList, x) => x.as_array().is_some_and(|items| items.iter().all(Frozen::is_string)),
+            (Ty::Obj(inner), x) => is_canonical(x, inner),
+            (Ty::List(inner), x) => x.as_array().is_some_and(|items| items.iter().all(|i| is_canonical(i, inner))),
+            _ => false,
+        };
+        if !ok {
+            return false;
+        }
+    }
+    st.fields[from..].iter().all(|f| matches!(f.def, Def::No))
 }
 
 /// Whether a map already has the order and content [`normalize`] gives it: known keys in
