@@ -20,7 +20,7 @@ import { gzipSync } from "node:zlib";
 
 // Issue 9's first-load budget: 250 KB (kilobytes of 1,000 bytes, as the issue writes it) gzipped.
 const BUDGET_BYTES = 250_000;
-const CEILING_KIB = 882;
+const CEILING_KIB = 883;
 
 const root = process.argv[2] ?? "dist";
 

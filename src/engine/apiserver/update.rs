@@ -78,45 +78,31 @@ impl ApiServer {
     /// stored tree itself) and that pod is not being deleted, the general path's work on
     /// everything but the status is known in advance: `podStatusStrategy` keeps the stored spec
     /// and owner references, the metadata is the stored metadata (valid, unchanged, normalized),
-    /// and the request decodes if its status does. So the new status is decoded, given the
-    /// strategy's `qosClass`, defaulted and normalized on its own, and stored beside the stored
-    /// pod's other nodes, unchanged and shared. Anything else (another kind, a stale or changed
-    /// copy, a pod the write deletes, a status that does not decode) takes the general path.
-    pub fn update_status_of(&mut self, sent: &Frozen, mut status: Value) -> Result<u64, Status> {
-        if let Some((kind, key, old, schema)) = self.stored_pod_as_sent(sent) {
-            let decodes;
-            (status, decodes) = status_decodes(kind, status);
-            if let Some(new) = decodes.then(|| status_written(&old, &mut status, schema)).flatten() {
-                return Ok(self.commit_update_tree(key, &old, new).resource_version());
-            }
-        }
-        self.update_status(with_status(sent, status)).map(|v| v.resource_version())
-    }
-
-    /// [`ApiServer::update_status_of`] of a status built as a tree (the kubelet's): when `sent`
-    /// qualifies for that path and the status is already what the path would make of it
-    /// ([`schema::is_canonical`]: it decodes, and defaulting and normalizing change nothing) and
-    /// needs no `qosClass` from the stored pod, it is stored as it is, its nodes shared; any other
-    /// case is `update_status_of` of its `Value` form, which decides.
-    pub fn update_status_tree(&mut self, sent: &Frozen, status: Frozen) -> Result<u64, Status> {
-        if let Some((_, key, old, schema)) = self.stored_pod_as_sent(sent) {
+    /// and the request decodes if its status does. So a status that is already what that path
+    /// would store ([`schema::is_canonical`]: it decodes, and defaulting and normalizing change
+    /// nothing) and needs no `qosClass` from the stored pod (the kubelet's statuses, built as
+    /// trees) is stored as it is, beside the stored pod's other nodes, shared. Anything else
+    /// (another kind, a stale or changed copy, a pod the write deletes, any other status) takes
+    /// the general path.
+    pub fn update_status_of(&mut self, sent: &Frozen, status: Frozen) -> Result<u64, Status> {
+        if let Some((key, old, schema)) = self.stored_pod_as_sent(sent) {
             if let Some(new) = status_as_stored(&old, &status, schema) {
                 return Ok(self.commit_update_tree(key, &old, new).resource_version());
             }
         }
-        self.update_status_of(sent, status.to_value())
+        self.update_status(with_status(sent, status.to_value())).map(|v| v.resource_version())
     }
 
     /// The stored pod `sent` is (equal to it, and not one the write would delete: being deleted
     /// with no finalizers and no grace period left), with its kind, store key and the schema of
     /// its status: the conditions of [`ApiServer::update_status_of`]'s own path.
-    fn stored_pod_as_sent(&self, sent: &Frozen) -> Option<(&'static Kind, Key, Shared, &'static schema::Struct)> {
+    fn stored_pod_as_sent(&self, sent: &Frozen) -> Option<(Key, Shared, &'static schema::Struct)> {
         let kind = Kind::by_kind("Pod").filter(|k| k.api_version() == sent.api_version() && k.kind == sent.kind())?;
         let key = Self::key(kind, sent.namespace(), sent.name());
         let old = self.store.get_shared(&key)?;
         let schema = schema::field_struct(schema::root(kind), "status")?;
         let deleted_by_the_write = old.is_deleting() && old.finalizers().is_empty() && grace_is_zero(&old);
-        (!deleted_by_the_write && *old == *sent).then_some((kind, key, old, schema))
+        (!deleted_by_the_write && *old == *sent).then_some((key, old, schema))
     }
 
     /// PUT `namespaces/<name>/finalize`: changes `spec.finalizers`. A Terminating namespace left
@@ -308,7 +294,8 @@ fn bound_tree(kind: &Kind, old: &Frozen, node: &str, now: &str) -> Option<Frozen
     let top = old.as_object()?;
     let (spec, status) = (top.get("spec")?.as_object()?, top.get("status")?);
     status.as_object()?;
-    let mut spec_entries = spec.entries().to_vec();
+    let mut spec_entries = Vec::with_capacity(spec.len() + 1);
+    spec_entries.extend(spec.entries().iter().cloned());
     match spec_entries.iter().position(|(k, _)| &**k == "nodeName") {
         Some(i) => spec_entries[i].1 = Frozen::string(node),
         None => {
@@ -340,40 +327,9 @@ fn schedule_condition(status: &mut Value, now: &str) {
     }
 }
 
-/// Whether a request made of this status alone decodes as the kind (then the whole request
-/// does, its other fields being the stored object's); the status is handed back.
-fn status_decodes(kind: &Kind, status: Value) -> (Value, bool) {
-    // Built by hand: `json!` would copy the status.
-    let probe = Value::Object(std::iter::once(("status".to_string(), status)).collect());
-    let decodes = decode(kind, &probe).is_ok();
-    let status = match probe {
-        Value::Object(mut m) => m.shift_remove("status").unwrap_or(Value::Null),
-        other => other,
-    };
-    (status, decodes)
-}
-
-/// The pod [`ApiServer::update_status_of`] stores: `old` with `status` in place of its status,
-/// after what the general path does to the status, in its order: the defaults,
-/// `podStatusStrategy`'s `qosClass` backfill, the normalizing. `None` when `status` or the
-/// stored status is not an object.
-fn status_written(old: &Frozen, status: &mut Value, schema: &'static schema::Struct) -> Option<Frozen> {
-    let stored = old.get("status").filter(|s| s.is_object())?;
-    if !status.is_object() {
-        return None;
-    }
-    schema::apply_defaults(status, schema);
-    if let (Value::Object(fields), Some(q)) = (&mut *status, stored.get("qosClass")) {
-        if fields.get("qosClass").and_then(Value::as_str).is_none_or(str::is_empty) {
-            fields.insert("qosClass".into(), q.to_value());
-        }
-    }
-    schema::normalize(status, schema);
-    old.with_entry("status", Frozen::from_like(status, stored))
-}
-
-/// [`status_written`] of a status that needs none of its work: `old` with `status` in place of
-/// its status, or `None` when the work would change or refuse it.
+/// The pod [`ApiServer::update_status_of`] stores on its own path: `old` with `status` in place
+/// of its status, or `None` when the general path's work (decoding, `podStatusStrategy`'s
+/// `qosClass` from the stored pod, defaulting, normalizing) would change or refuse the status.
 fn status_as_stored(old: &Frozen, status: &Frozen, schema: &'static schema::Struct) -> Option<Frozen> {
     let stored = old.get("status").filter(|s| s.is_object())?;
     let backfilled =

@@ -171,6 +171,10 @@ pub(crate) struct Watches {
     /// Per kind: a watch from resourceVersion R can resume iff R >= floor.
     floor: Vec<u64>,
     limit: usize,
+    /// What a delivered event's slot holds until the queue is drained: one `null` shared by all
+    /// (a fresh one was an allocation per event delivered; the event's own object would be kept
+    /// alive by it).
+    delivered: Shared,
 }
 
 impl Watches {
@@ -182,6 +186,7 @@ impl Watches {
             history: vec![VecDeque::new(); KINDS.len()],
             floor: vec![0; KINDS.len()],
             limit: DEFAULT_HISTORY_LIMIT,
+            delivered: Shared::default(),
         }
     }
 
@@ -296,14 +301,12 @@ impl Watches {
     }
 
     pub fn next_shared(&mut self, id: WatchId) -> Option<PendingEvent> {
+        let stays = PendingEvent { event_type: EventType::Bookmark, object: Arc::clone(&self.delivered) };
         let w = self.watches.get_mut(&id)?;
         if w.head >= w.queue.len() {
             return None;
         }
-        let ev = std::mem::replace(
-            &mut w.queue[w.head],
-            PendingEvent { event_type: EventType::Bookmark, object: Shared::default() },
-        );
+        let ev = std::mem::replace(&mut w.queue[w.head], stays);
         w.head += 1;
         if w.head * 2 >= w.queue.len() && w.head >= 32 {
             w.queue.drain(..w.head);

@@ -277,7 +277,7 @@ impl Kubelet {
                 let mut s = Vec::with_capacity(9);
                 s.push(("name", Frozen::string(name)));
                 s.push(("state", state_v));
-                s.push(("lastState", Frozen::object([])));
+                s.push(("lastState", Frozen::object(Vec::new())));
                 s.push(("ready", Frozen::Bool(running)));
                 s.push(("restartCount", int(0)));
                 s.push(("image", Frozen::string(if running { &full } else { image })));
@@ -328,7 +328,7 @@ impl Kubelet {
     /// does not change stays the stored nodes.
     fn terminal_status(pod: &Frozen, killed: bool, now: Time) -> Frozen {
         let t = Frozen::string(&now.rfc3339());
-        let old = pod.get("status").filter(|s| s.is_object()).cloned().unwrap_or_else(|| Frozen::object([]));
+        let old = pod.get("status").filter(|s| s.is_object()).cloned().unwrap_or_else(|| Frozen::object(Vec::new()));
         let list = |field: &str| old.get(field).and_then(Frozen::as_array).unwrap_or_default();
         let mut all_zero = true;
         let statuses: Vec<Frozen> = list("containerStatuses")
@@ -350,7 +350,7 @@ impl Kubelet {
                     }
                     None => {
                         all_zero = false;
-                        Frozen::object([
+                        Frozen::object(vec![
                             ("exitCode", int(137)),
                             ("reason", Frozen::string("ContainerStatusUnknown")),
                             (

@@ -259,7 +259,7 @@ impl Api for WorldApi<'_> {
     }
 
     /// Without an injected failure or conflict, the API server's own form of the write
-    /// ([`ApiServer::update_status_tree`]); otherwise [`Api::update_status`] of the copy, so that
+    /// ([`ApiServer::update_status_of`]); otherwise [`Api::update_status`] of the copy, so that
     /// the injection sees the request it always sees.
     fn update_status_of(&mut self, obj: &Frozen, status: Frozen) -> Result<u64, Status> {
         if self.failure.is_some() || *self.conflict_armed {
@@ -268,7 +268,7 @@ impl Api for WorldApi<'_> {
         let sent = obj.resource_version();
         let kind = Kind::for_object(obj.api_version(), obj.kind());
         let target = sent_target(kind, obj);
-        let r = self.server.update_status_tree(obj, status);
+        let r = self.server.update_status_of(obj, status);
         self.push_outcome(Verb::UpdateStatus, target, sent, r.as_ref().copied(), 200);
         r
     }
