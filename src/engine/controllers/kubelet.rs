@@ -769,7 +769,7 @@ mod tests {
 
     /// Every status the kubelet builds, of a pod as the API server stores it, is already in the
     /// form a status write stores ([`schema::is_canonical`]), so the write stores the tree as
-    /// it is ([`crate::engine::apiserver::ApiServer::update_status_tree`]) instead of going the
+    /// it is ([`crate::engine::apiserver::ApiServer::update_status_of`]) instead of going the
     /// general way through a `Value`.
     #[test]
     fn the_statuses_written_are_stored_as_built() {
