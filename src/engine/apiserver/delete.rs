@@ -16,7 +16,7 @@ use serde_json::{json, Value};
 use super::admission::IMMORTAL_NAMESPACES;
 use super::schema;
 use super::ApiServer;
-use crate::engine::frozen::{intern, Frozen};
+use crate::engine::frozen::Frozen;
 use crate::engine::kinds::{DefaultPropagation, Kind};
 use crate::engine::object::{ObjectExt, Shared};
 use crate::engine::status::Status;
@@ -147,19 +147,11 @@ fn gc_finalizers(kind: &Kind, obj: &impl ObjectExt, policy: Option<Propagation>)
 /// orders it, the rest shared. `None` unless the result is what normalizing the edited copy
 /// would store ([`schema::is_canonical`]).
 fn edited_meta(meta: &Frozen, edits: &[(&str, Value)]) -> Option<Frozen> {
-    let fields = schema::OBJECT_META.fields;
-    let rank = |k: &str| fields.iter().position(|f| f.name == k).unwrap_or(usize::MAX);
-    let mut entries = meta.as_object()?.entries().to_vec();
-    entries.reserve(edits.len());
+    let stored = meta.as_object()?.entries();
+    let mut entries = Vec::with_capacity(stored.len() + edits.len());
+    entries.extend(stored.iter().cloned());
     for (k, v) in edits {
-        let value = Frozen::from(v);
-        match entries.iter().position(|(e, _)| &**e == *k) {
-            Some(i) => entries[i].1 = value,
-            None => {
-                let at = entries.iter().position(|(e, _)| rank(e) > rank(k)).unwrap_or(entries.len());
-                entries.insert(at, (intern(k), value));
-            }
-        }
+        schema::set_in_order(&mut entries, &schema::OBJECT_META, k, Frozen::from(v));
     }
     let edited = Frozen::from_entries(entries);
     schema::is_canonical(&edited, &schema::OBJECT_META).then_some(edited)

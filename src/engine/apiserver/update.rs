@@ -20,7 +20,7 @@ use super::strategy::{self, UpdateMode};
 use super::validation::{self, check, go_quote, FieldError};
 use super::ApiServer;
 use crate::engine::client::clientset::with_status;
-use crate::engine::frozen::{intern, Frozen};
+use crate::engine::frozen::Frozen;
 use crate::engine::kinds::Kind;
 use crate::engine::object::{ObjectExt, Shared};
 use crate::engine::status::{Reason, Status};
@@ -296,15 +296,7 @@ fn bound_tree(kind: &Kind, old: &Frozen, node: &str, now: &str) -> Option<Frozen
     status.as_object()?;
     let mut spec_entries = Vec::with_capacity(spec.len() + 1);
     spec_entries.extend(spec.entries().iter().cloned());
-    match spec_entries.iter().position(|(k, _)| &**k == "nodeName") {
-        Some(i) => spec_entries[i].1 = Frozen::string(node),
-        None => {
-            let rank = |k: &str| spec_schema.fields.iter().position(|f| f.name == k).unwrap_or(usize::MAX);
-            let mine = rank("nodeName");
-            let at = spec_entries.iter().position(|(k, _)| rank(k) > mine).unwrap_or(spec_entries.len());
-            spec_entries.insert(at, (intern("nodeName"), Frozen::string(node)));
-        }
-    }
+    schema::set_in_order(&mut spec_entries, spec_schema, "nodeName", Frozen::string(node));
     let mut status_value = status.to_value();
     schedule_condition(&mut status_value, now);
     schema::normalize(&mut status_value, status_schema);

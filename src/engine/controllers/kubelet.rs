@@ -207,22 +207,26 @@ fn owned_cond(
     cond(ctype, pod.generation(), status, transition(pod, ctype, status, t), reason, message)
 }
 
-/// `obj` (an object, or `null` for an empty one) with `key` set to `value`: in place, or added
-/// last (as `serde_json`'s `obj[key] = value`). Anything else is returned as it is.
-fn set(obj: &Frozen, key: &str, value: Frozen) -> Frozen {
-    match obj {
-        Frozen::Null => Frozen::object([(key, value)]),
+/// `obj` (an object, or `null` for an empty one) with each of `fields` set: in place, or added
+/// last (as `serde_json`'s `obj[key] = value`), in one copy of its entries. Anything else is
+/// returned as it is.
+fn set(obj: &Frozen, fields: Vec<(&str, Frozen)>) -> Frozen {
+    let mut entries = match obj {
+        Frozen::Null => Vec::with_capacity(fields.len()),
         Frozen::Object(o) => {
-            let mut entries = Vec::with_capacity(o.len() + 1);
+            let mut entries = Vec::with_capacity(o.len() + fields.len());
             entries.extend(o.entries().iter().cloned());
-            match entries.iter_mut().find(|(k, _)| &**k == key) {
-                Some(entry) => entry.1 = value,
-                None => entries.push((intern(key), value)),
-            }
-            Frozen::from_entries(entries)
+            entries
         }
-        other => other.clone(),
+        other => return other.clone(),
+    };
+    for (key, value) in fields {
+        match entries.iter_mut().find(|(k, _)| &**k == key) {
+            Some(entry) => entry.1 = value,
+            None => entries.push((intern(key), value)),
+        }
     }
+    Frozen::from_entries(entries)
 }
 
 impl Kubelet {
@@ -328,7 +332,8 @@ impl Kubelet {
     /// does not change stays the stored nodes.
     fn terminal_status(pod: &Frozen, killed: bool, now: Time) -> Frozen {
         let t = Frozen::string(&now.rfc3339());
-        let old = pod.get("status").filter(|s| s.is_object()).cloned().unwrap_or_else(|| Frozen::object(Vec::new()));
+        // `null` for none: `set` makes an object of it.
+        let old = pod.get("status").filter(|s| s.is_object()).cloned().unwrap_or_default();
         let list = |field: &str| old.get(field).and_then(Frozen::as_array).unwrap_or_default();
         let mut all_zero = true;
         let statuses: Vec<Frozen> = list("containerStatuses")
@@ -360,8 +365,14 @@ impl Kubelet {
                         ])
                     }
                 };
-                let c = set(c, "state", Frozen::object([("terminated", terminated)]));
-                set(&set(&c, "ready", Frozen::Bool(false)), "started", Frozen::Bool(false))
+                set(
+                    c,
+                    vec![
+                        ("state", Frozen::object([("terminated", terminated)])),
+                        ("ready", Frozen::Bool(false)),
+                        ("started", Frozen::Bool(false)),
+                    ],
+                )
             })
             .collect();
         let phase = if all_zero && !statuses.is_empty() { "Succeeded" } else { "Failed" };
@@ -375,13 +386,14 @@ impl Kubelet {
             })
             .collect();
         let g = pod.generation();
-        let mut st = old.clone();
+        let mut fields = Vec::with_capacity(4);
         if g > 0 {
-            st = set(&st, "observedGeneration", int(g));
+            fields.push(("observedGeneration", int(g)));
         }
-        st = set(&st, "phase", Frozen::string(phase));
-        st = set(&st, "conditions", array(conditions));
-        set(&st, "containerStatuses", array(statuses))
+        fields.push(("phase", Frozen::string(phase)));
+        fields.push(("conditions", array(conditions)));
+        fields.push(("containerStatuses", array(statuses)));
+        set(&old, fields)
     }
 
     /// A deleted pod: SIGTERM (a `Killing` event per running container), wait for the containers
@@ -437,7 +449,7 @@ impl Kubelet {
             // A pod the kubelet never wrote a status for gets the one it would have generated.
             let status = if pod.pointer("/status/containerStatuses").is_none() {
                 let generated = self.status(pod, "creating", now);
-                let generated = set(pod, "status", generated);
+                let generated = set(pod, vec![("status", generated)]);
                 Self::terminal_status(&generated, killed, now)
             } else {
                 Self::terminal_status(pod, killed, now)
@@ -785,7 +797,7 @@ mod tests {
         for state in ["creating", "pull-error", "backoff", "running"] {
             let status = k.status(&pod, state, Time::START);
             assert!(schema::is_canonical(&status, status_schema), "{state}: {status}");
-            pod = set(&pod, "status", status);
+            pod = set(&pod, vec![("status", status)]);
         }
         for killed in [false, true] {
             let status = Kubelet::terminal_status(&pod, killed, Time::START);
@@ -797,7 +809,7 @@ mod tests {
         let mut first: Vec<(&str, Frozen)> =
             conditions[0].as_object().expect("condition").iter().map(|(k, v)| (k, v.clone())).collect();
         first.retain(|(k, _)| *k != "lastProbeTime");
-        let broken = set(&status, "conditions", array(vec![Frozen::object(first)]));
+        let broken = set(&status, vec![("conditions", array(vec![Frozen::object(first)]))]);
         assert!(!schema::is_canonical(&broken, status_schema));
     }
 

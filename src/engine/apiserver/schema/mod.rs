@@ -18,7 +18,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::engine::frozen::Frozen;
+use crate::engine::frozen::{intern, Frozen, Key};
 use crate::engine::kinds::Kind;
 
 mod strict;
@@ -935,6 +935,20 @@ pub fn normalize(obj: &mut Value, st: &'static Struct) {
             _ => {}
         }
     }
+}
+
+/// Sets `key` among an object's entries, kept in `st`'s order: in place when it is there, else
+/// before the first entry the schema orders after it (unknown keys last, as [`normalize`] puts
+/// them). Entries already in that order stay in it.
+pub fn set_in_order(entries: &mut Vec<(Key, Frozen)>, st: &'static Struct, key: &str, value: Frozen) {
+    if let Some(entry) = entries.iter_mut().find(|(k, _)| &**k == key) {
+        entry.1 = value;
+        return;
+    }
+    let rank = |k: &str| st.fields.iter().position(|f| f.name == k).unwrap_or(usize::MAX);
+    let mine = rank(key);
+    let at = entries.iter().position(|(k, _)| rank(k) > mine).unwrap_or(entries.len());
+    entries.insert(at, (intern(key), value));
 }
 
 /// Whether a tree is already what a write stores for it: strict decoding accepts it,
