@@ -118,8 +118,9 @@ fn run(pods: usize) {
 /// sandbox, `kubectl create deployment web --image=nginx --replicas=N`, then
 /// `Session::settle_slice` in slices of 1,000 steps (the page sizes its slices by time; the
 /// steps and their records are the same) until "Settled". With `--views`, every view model is
-/// recomputed after each slice, as the page's redraw would. Prints the steps and the wall time;
-/// short enough to profile (`valgrind --tool=callgrind`).
+/// recomputed after each slice, as the page's redraw would. Prints the steps and the wall time
+/// (short enough to profile: `valgrind --tool=callgrind`), then what a Step back from the end
+/// costs (snapshots are spaced by the cluster's size: `SNAPSHOT_SPACING_PER_OBJECTS`).
 fn settle_only(pods: usize, with_views: bool) {
     let mut s = Session::sandbox();
     settle(&mut s);
@@ -152,6 +153,16 @@ fn settle_only(pods: usize, with_views: bool) {
         "settle {pods} pods: {} steps in {slices} slices, {:.2} s, {done:?}",
         s.world().position() - p0,
         t.elapsed().as_secs_f64()
+    );
+    // Step back from the end: the newest snapshot at or before the step, then a replay.
+    let end = s.world().position();
+    let t = Instant::now();
+    s.step_back();
+    let snapshot = s.world().snapshot_steps().into_iter().rfind(|at| *at < end).unwrap_or(0);
+    println!(
+        "then Step back: {:.0} ms (a replay of {} steps from the snapshot at step {snapshot})",
+        t.elapsed().as_secs_f64() * 1000.0,
+        end - 1 - snapshot
     );
 }
 

@@ -311,14 +311,14 @@ impl Console {
                     let empty = std::collections::BTreeMap::new();
                     let cached = p.caches.store(kind.kind).unwrap_or(&empty);
                     let server = world.api().list(kind, None, &crate::engine::labels::Selector::everything());
-                    let mut keys: Vec<String> = cached.keys().cloned().collect();
+                    let mut keys: Vec<String> = cached.keys().map(|k| k.to_string()).collect();
                     if let Ok(l) = &server {
                         keys.extend(l.items.iter().map(|o| o.key()));
                     }
                     crate::sort::sort(&mut keys);
                     keys.dedup();
                     for key in keys {
-                        let c = cached.get(&key).map_or("-".to_string(), |o| o.resource_version().to_string());
+                        let c = cached.get(key.as_str()).map_or("-".to_string(), |o| o.resource_version().to_string());
                         let s = server
                             .as_ref()
                             .ok()

@@ -9,6 +9,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::hash::BuildHasherDefault;
 use std::sync::Arc;
 
+use crate::engine::client::store::Items;
 use crate::engine::object::Shared;
 
 use crate::engine::kinds::Kind;
@@ -206,7 +207,7 @@ fn server_entries<'a>(world: &'a World, kind_name: &str) -> Vec<ServerEntry<'a>>
 /// counted, and rows are made for them and for the first [`ROWS_SHOWN`] current ones. The same
 /// rows as [`compare`] over every kind, sorted by freshness, kind and key, then cut.
 fn process_rows<'a>(
-    stores: impl Iterator<Item = (&'a str, &'a BTreeMap<String, Shared>, &'a [ServerEntry<'a>])>,
+    stores: impl Iterator<Item = (&'a str, &'a Items, &'a [ServerEntry<'a>])>,
     rvs: &mut RvMemo,
 ) -> (usize, Capped<CacheRow>) {
     let mut out_of_date = Vec::new();
@@ -248,7 +249,7 @@ fn process_rows<'a>(
                 continue;
             }
             let key = match (from_cache, s_entry) {
-                (Some(k), _) => k.clone(),
+                (Some(k), _) => k.to_string(),
                 (None, Some((ns, name, _))) => object_key(ns, name),
                 (None, None) => continue,
             };
@@ -335,7 +336,7 @@ mod tests {
                 let server: BTreeMap<String, u64> =
                     server_entries(world, kind).into_iter().map(|(ns, n, rv)| (object_key(ns, n), rv)).collect();
                 let cached: BTreeMap<String, u64> =
-                    store.iter().map(|(k, o)| (k.clone(), o.resource_version())).collect();
+                    store.iter().map(|(k, o)| (k.to_string(), o.resource_version())).collect();
                 rows.extend(compare(kind, &cached, &server));
             }
             crate::sort::sort_by(&mut rows, |a, b| (a.freshness, &a.kind, &a.key).cmp(&(b.freshness, &b.kind, &b.key)));

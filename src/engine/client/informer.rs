@@ -639,7 +639,12 @@ impl Informer {
     fn replace(&mut self, items: Vec<Shared>, rv: u64, relist: bool) -> InformerStep {
         let mut listed: Vec<String> = items.iter().map(|o| o.key()).collect();
         crate::sort::sort(&mut listed);
-        let vanished: Vec<String> = self.indexer.keys().filter(|k| listed.binary_search(k).is_err()).cloned().collect();
+        let vanished: Vec<String> = self
+            .indexer
+            .keys()
+            .filter(|k| listed.binary_search_by(|l| l.as_str().cmp(k)).is_err())
+            .map(String::from)
+            .collect();
         for key in &vanished {
             if let Some(last) = self.indexer.delete(key) {
                 let tomb = DeletedFinalStateUnknown { key: key.clone(), obj: last };

@@ -11,6 +11,7 @@
 //! which is unspecified).
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 use crate::engine::labels::Selector;
 use crate::engine::object::{ObjectExt, Shared};
@@ -35,13 +36,29 @@ pub fn controller_uid_index_func(obj: &Shared) -> Vec<String> {
     obj.controller_uid().map(|uid| vec![uid.to_string()]).unwrap_or_default()
 }
 
+/// The objects of a cache by key.
+pub type Items = BTreeMap<Arc<str>, Shared>;
+
+/// The entries of `items` in one namespace (the keys starting `namespace/`), in key order: a
+/// key range, as the World's caches keep no namespace index ([`Indexer::unindexed`]).
+pub fn namespace_range<'a>(items: &'a Items, namespace: &str) -> impl Iterator<Item = (&'a str, &'a Shared)> + 'a {
+    let prefix = format!("{namespace}/");
+    let from = std::ops::Bound::Included(prefix.as_str());
+    items
+        .range::<str, _>((from, std::ops::Bound::Unbounded))
+        .map(|(k, v)| (&**k, v))
+        .take_while(move |(k, _)| k.starts_with(&prefix))
+}
+
 /// A keyed, indexed cache of objects.
 ///
 /// Invariant: for every index `n`, every key in `indices[n][v]` is in `items`, and `v` is one of
 /// `indexers[n](items[key])`; conversely every stored object is filed under each of its values.
 #[derive(Clone, Debug)]
 pub struct Indexer {
-    items: BTreeMap<String, Shared>,
+    /// By key. The keys are shared strings: a world's snapshot copies every process's caches,
+    /// and a shared key is copied (and dropped) without an allocation.
+    items: Items,
     /// The indexes, by name (a handful at most: a list, not a map).
     indexes: Vec<Index>,
 }
@@ -81,7 +98,7 @@ impl Indexer {
         let mut index = Index { name, f, keys: BTreeMap::new() };
         for (key, obj) in &self.items {
             for v in f(obj) {
-                index.keys.entry(v).or_default().insert(key.clone());
+                index.keys.entry(v).or_default().insert(key.to_string());
             }
         }
         self.indexes.retain(|i| i.name != name);
@@ -91,11 +108,15 @@ impl Indexer {
     /// Adds or replaces the object under its key; returns the previous object.
     pub fn update(&mut self, obj: Shared) -> Option<Shared> {
         let key = obj.key();
-        let old = self.items.insert(key.clone(), obj);
+        // An update of a stored key keeps the key it was stored under.
+        let old = match self.items.get_mut(key.as_str()) {
+            Some(slot) => Some(std::mem::replace(slot, obj)),
+            None => self.items.insert(Arc::from(key.as_str()), obj),
+        };
         if let Some(old) = &old {
             self.unindex(&key, old);
         }
-        if let Some(new) = self.items.get(&key) {
+        if let Some(new) = self.items.get(key.as_str()) {
             for index in &mut self.indexes {
                 for v in (index.f)(new) {
                     index.keys.entry(v).or_default().insert(key.clone());
@@ -131,13 +152,13 @@ impl Indexer {
     }
 
     /// Every stored object by key, in key order (the map itself, for readers that range over keys).
-    pub fn items(&self) -> &BTreeMap<String, Shared> {
+    pub fn items(&self) -> &Items {
         &self.items
     }
 
     /// Every stored key, in order (`ListKeys`).
-    pub fn keys(&self) -> impl Iterator<Item = &String> {
-        self.items.keys()
+    pub fn keys(&self) -> impl Iterator<Item = &str> {
+        self.items.keys().map(|k| &**k)
     }
 
     /// Every stored object, in key order (`List`).
@@ -162,7 +183,7 @@ impl Indexer {
             .iter()
             .find(|i| i.name == name)
             .and_then(|ix| ix.keys.get(value))
-            .map(|keys| keys.iter().filter_map(|k| self.items.get(k)).collect())
+            .map(|keys| keys.iter().filter_map(|k| self.items.get(k.as_str())).collect())
             .unwrap_or_default()
     }
 
@@ -186,7 +207,10 @@ impl Indexer {
         for Index { name, f, keys: index } in &self.indexes {
             for (v, keys) in index {
                 for k in keys {
-                    let obj = self.items.get(k).ok_or_else(|| format!("index {name}[{v}] names a missing key {k}"))?;
+                    let obj = self
+                        .items
+                        .get(k.as_str())
+                        .ok_or_else(|| format!("index {name}[{v}] names a missing key {k}"))?;
                     if !f(obj).contains(v) {
                         return Err(format!("index {name}[{v}] holds {k}, which no longer files there"));
                     }
@@ -194,7 +218,7 @@ impl Indexer {
             }
             for (k, obj) in &self.items {
                 for v in f(obj) {
-                    if !index.get(&v).is_some_and(|keys| keys.contains(k)) {
+                    if !index.get(&v).is_some_and(|keys| keys.contains(&**k)) {
                         return Err(format!("{k} is not filed under {name}[{v}]"));
                     }
                 }
@@ -236,7 +260,7 @@ mod tests {
         assert_eq!(ix.by_index(CONTROLLER_UID_INDEX, "u2")[0].key(), "default/a");
         ix.delete("default/b");
         assert!(ix.by_index(CONTROLLER_UID_INDEX, "u1").is_empty());
-        assert_eq!(ix.keys().cloned().collect::<Vec<_>>(), vec!["default/a", "other/c"]);
+        assert_eq!(ix.keys().collect::<Vec<_>>(), vec!["default/a", "other/c"]);
         ix.check_invariants().unwrap();
         // A stale entry is caught by the check.
         let ns = ix.indexes.iter_mut().find(|i| i.name == NAMESPACE_INDEX).unwrap();
@@ -259,6 +283,23 @@ mod tests {
         assert_eq!(keys(ix.list_matching(Some("default"), &sel)), vec!["default/web-1"]);
         assert_eq!(keys(ix.list_matching(None, &sel)), vec!["default/web-1", "other/web-2"]);
         assert_eq!(ix.list_matching(Some("default"), &Selector::everything()).len(), 2);
+    }
+
+    #[test]
+    fn a_namespace_range_holds_that_namespace_only() {
+        let mut ix = Indexer::unindexed();
+        for (ns, name) in [("a", "x"), ("ab", "y"), ("a", "z"), ("b", "w"), ("", "node-1")] {
+            ix.update(share(pod(ns, name, None)));
+        }
+        let keys =
+            |ix: &Indexer, ns: &str| namespace_range(ix.items(), ns).map(|(k, _)| k.to_string()).collect::<Vec<_>>();
+        assert_eq!(keys(&ix, "a"), ["a/x", "a/z"], "not ab/y, which sorts between them");
+        assert_eq!(keys(&ix, "ab"), ["ab/y"]);
+        assert!(keys(&ix, "c").is_empty());
+        // A stored object is found under the key it was first stored with, after updates too.
+        ix.update(share(pod("a", "x", Some("u1"))));
+        assert_eq!(keys(&ix, "a"), ["a/x", "a/z"]);
+        assert_eq!(ix.get("a/x").and_then(|o| o.controller_uid().map(str::to_string)).as_deref(), Some("u1"));
     }
 
     #[test]

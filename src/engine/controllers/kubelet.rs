@@ -96,6 +96,18 @@ impl Kubelet {
         Kubelet { config, ..Kubelet::default() }
     }
 
+    /// When the pod under `key` was first seen bound, `now` if this is the first time (a key is
+    /// copied only then).
+    fn first_seen(&mut self, key: &str, now: Time) -> Time {
+        match self.seen.get(key) {
+            Some(t) => *t,
+            None => {
+                self.seen.insert(key.to_string(), now);
+                now
+            }
+        }
+    }
+
     fn scaled(&self, d: Duration) -> Duration {
         d * self.config.slowdown.max(1)
     }
@@ -548,12 +560,14 @@ impl Controller for Kubelet {
                         return Vec::new();
                     }
                 }
-                self.seen.entry(p.key()).or_insert(now);
-                vec![Enqueue::Now(p.key())]
+                let key = p.key();
+                self.first_seen(&key, now);
+                vec![Enqueue::Now(key)]
             }
             ResourceEvent::Delete { obj, .. } => {
-                self.seen.remove(&obj.key());
-                self.killing.remove(&obj.key());
+                let key = obj.key();
+                self.seen.remove(key.as_str());
+                self.killing.remove(key.as_str());
                 Vec::new()
             }
         }
@@ -572,7 +586,7 @@ impl Controller for Kubelet {
         if let Some(grace_end) = pod.deletion_timestamp().and_then(Time::parse_rfc3339) {
             return self.stop(key, pod, grace_end, ctx);
         }
-        let seen = *self.seen.entry(key.to_string()).or_insert(now);
+        let seen = self.first_seen(key, now);
         let result = match waiting_reason(pod) {
             _ if str_at(pod, "/status/phase") == "Running" => return Outcome::Done,
             None if pod.pointer("/status/startTime").is_none() => {

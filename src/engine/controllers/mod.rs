@@ -50,12 +50,12 @@ pub mod replicaset;
 pub mod scheduler;
 pub mod util;
 
-use std::collections::BTreeMap;
 use std::time::Duration;
 
 use serde_json::Value;
 
 use super::apiserver::create::NewEvent;
+use super::client::store::{namespace_range, Items};
 use super::client::{Api, DeleteOpts, Informer};
 use super::frozen::Frozen;
 use super::kinds::Kind;
@@ -169,16 +169,7 @@ impl Caches {
     /// Every cached object of a kind in a namespace (`Lister.List` with `labels.Everything()`),
     /// in key order.
     pub fn list<'a>(&'a self, kind: &Kind, namespace: &'a str) -> impl Iterator<Item = &'a Frozen> + 'a {
-        let prefix = format!("{namespace}/");
-        self.store(kind.kind)
-            .into_iter()
-            .flat_map(move |s| {
-                s.range(prefix.clone()..).take_while({
-                    let prefix = prefix.clone();
-                    move |(k, _)| k.starts_with(&prefix)
-                })
-            })
-            .map(|(_, v)| &**v)
+        self.store(kind.kind).into_iter().flat_map(move |s| namespace_range(s, namespace)).map(|(_, v)| &**v)
     }
 
     /// Every cached object of a kind, in key order.
@@ -187,7 +178,7 @@ impl Caches {
     }
 
     /// The store of one kind (by `Kind::kind`), once its informer has listed or holds anything.
-    pub fn store(&self, kind: &str) -> Option<&BTreeMap<String, Shared>> {
+    pub fn store(&self, kind: &str) -> Option<&Items> {
         self.informers
             .iter()
             .find(|i| i.kind().kind == kind && (i.has_synced() || !i.indexer().is_empty()))
@@ -195,8 +186,8 @@ impl Caches {
     }
 
     /// Every store, in kind-name order: the kinds whose informer has listed (or holds anything).
-    pub fn stores(&self) -> Vec<(&'static str, &BTreeMap<String, Shared>)> {
-        let mut out: Vec<(&'static str, &BTreeMap<String, Shared>)> = self
+    pub fn stores(&self) -> Vec<(&'static str, &Items)> {
+        let mut out: Vec<(&'static str, &Items)> = self
             .informers
             .iter()
             .filter(|i| i.has_synced() || !i.indexer().is_empty())
@@ -325,6 +316,7 @@ pub(crate) mod fake {
     use super::*;
     use crate::engine::status::{Reason, Status};
     use serde_json::json;
+    use std::collections::BTreeMap;
 
     #[derive(Default)]
     pub struct FakeApi {

@@ -19,6 +19,7 @@ use super::util::{
     str_at,
 };
 use super::{Caches, Controller, Ctx, DeleteOpts, Enqueue, Outcome, ResourceEvent};
+use crate::engine::client::store::namespace_range;
 use crate::engine::frozen::Frozen;
 use crate::engine::kinds::Kind;
 use crate::engine::object::{ObjectExt, OwnerReference};
@@ -289,10 +290,9 @@ fn deletion_cost(p: &Frozen) -> i32 {
 /// controller has no related pods, so its own co-location counts nothing.
 pub fn indirectly_related_pods<'a>(rs: &Value, cache: &'a Caches) -> Vec<&'a Frozen> {
     let Some(owner) = rs.controller_ref() else { return Vec::new() };
-    let prefix = format!("{}/", rs.namespace().unwrap_or("default"));
     let Some(pods) = cache.store("Pod") else { return Vec::new() };
     let in_ns: Vec<&'a Frozen> =
-        pods.range(prefix.clone()..).take_while(|(k, _)| k.starts_with(&prefix)).map(|(_, p)| &**p).collect();
+        namespace_range(pods, rs.namespace().unwrap_or("default")).map(|(_, p)| &**p).collect();
     let mut seen = BTreeSet::new();
     let mut out = Vec::new();
     let ns = rs.namespace().unwrap_or("default");
@@ -518,21 +518,24 @@ impl Controller for ReplicaSetController {
     }
 
     fn reconcile(&mut self, key: &str, ctx: &mut Ctx<'_>) -> Outcome {
-        let Some(rs) = ctx.cache.get(kind("ReplicaSet"), key).map(Frozen::to_value) else {
+        // The cache outlives this call: the ReplicaSet's selector and the pods are read in place,
+        // not copied (a sync is O(pods), and it asks the selector and the uid of every pod).
+        let cache: &Caches = ctx.cache;
+        let Some(cached) = cache.get(kind("ReplicaSet"), key) else {
             self.expectations.remove(key);
             return Outcome::Done;
         };
+        let rs = cached.to_value();
         let needs_sync = self.satisfied_expectations(key, ctx.now);
         let ns = rs.namespace().unwrap_or("default").to_string();
-        let selector = rs.pointer("/spec/selector").cloned();
-        // The cache outlives this call: pods are used by reference, not copied (a sync is O(pods)).
-        let cache: &Caches = ctx.cache;
+        let selector = cached.pointer("/spec/selector");
+        let rs_uid = cached.uid();
         let mut active: Vec<Cow<'_, Frozen>> = Vec::new();
         // claimPods: keep owned pods that match, adopt matching orphans, release owned non-matching.
         for pod in cache.list(kind("Pod"), &ns).filter(|p| is_pod_active(*p)) {
-            let matches = selector_matches(selector.as_ref(), pod.pointer("/metadata/labels"));
+            let matches = selector_matches(selector, pod.pointer("/metadata/labels"));
             match pod.controller_uid() {
-                Some(uid) if uid == rs.uid() => {
+                Some(uid) if uid == rs_uid => {
                     if matches {
                         active.push(Cow::Borrowed(pod));
                     } else if !rs.is_deleting() {
@@ -540,7 +543,7 @@ impl Controller for ReplicaSetController {
                         let refs: Vec<Value> = pod
                             .owner_references()
                             .into_iter()
-                            .filter(|o| o.uid != rs.uid())
+                            .filter(|o| o.uid != rs_uid)
                             .filter_map(|o| serde_json::to_value(o).ok())
                             .collect();
                         let patch = json!({"metadata": {"ownerReferences": if refs.is_empty() { Value::Null } else { Value::Array(refs) }}});

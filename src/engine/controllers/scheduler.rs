@@ -52,6 +52,10 @@ impl Scheduler {
 
     /// Records where a pod runs (`None`: nowhere), keeping the invariant.
     fn assign(&mut self, key: &str, node: Option<&str>) {
+        // Most calls find the pod where it was: nothing to change (and nothing to allocate).
+        if self.assigned.get(key).map(String::as_str) == node {
+            return;
+        }
         if let Some(old) = self.assigned.remove(key) {
             if let Some(c) = self.per_node.get_mut(&old) {
                 *c = c.saturating_sub(1);

@@ -39,8 +39,12 @@ pub(super) fn count_changes(calls: &[ApiCall], mut last_change_rv: u64) -> (u64,
 
 /// One snapshot at most every `objects / SNAPSHOT_SPACING_PER_OBJECTS` inputs
 /// ([`World::snapshot_due`]): converging 1,000 replicas (about 7,000 objects with their Events),
-/// one every 700 steps; 10,000 replicas, one every 7,000 steps.
-pub const SNAPSHOT_SPACING_PER_OBJECTS: usize = 10;
+/// one every 1,750 steps; 10,000 replicas, one every 17,500 steps. Going back replays at most
+/// that many steps (at 10,000 pods about 0.3 s natively). At a tenth (one every 7,000 steps at
+/// 10,000 pods) taking and dropping snapshots was two fifths of a session's Run until idle: with
+/// the 16 MiB budget of the page's sessions only the newest is kept at that size, so each one is
+/// copied, then dropped at the next.
+pub const SNAPSHOT_SPACING_PER_OBJECTS: usize = 4;
 
 impl World {
     /// Keeps at most `n` records (the oldest are forgotten; going back to them still works, by
@@ -147,13 +151,13 @@ impl World {
     }
 
     /// Whether a snapshot at input `at` (a multiple of the spacing) is due: at least
-    /// [`SNAPSHOT_SPACING_PER_OBJECTS`]th of the stored objects' count inputs after
+    /// `1 / SNAPSHOT_SPACING_PER_OBJECTS` of the stored objects' count inputs after
     /// the latest snapshot before it. A snapshot copies maps of every object (the store, each
     /// process's informer caches, the owner graph), so at a fixed spacing their cost per step
     /// grew with the cluster: converging 1,000 replicas in a session spent a third of its time
     /// taking and dropping snapshots, and 10,000 replicas far more (quadratic). Spaced by size,
-    /// their cost per step stays flat, and going back replays at most a few thousand steps at
-    /// 10,000 pods. Small clusters (fewer than `snapshot_every` × that many objects) keep a
+    /// their cost per step stays flat, and going back replays at most 17,500 steps at 10,000
+    /// pods. Small clusters (fewer than `snapshot_every` × that many objects) keep a
     /// snapshot every `snapshot_every` inputs, as before.
     fn snapshot_due(&self, at: usize) -> bool {
         let api = &self.state.api;
