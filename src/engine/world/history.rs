@@ -40,7 +40,8 @@ pub(super) fn count_changes(calls: &[ApiCall], mut last_change_rv: u64) -> (u64,
 /// One snapshot at most every `objects / SNAPSHOT_SPACING_PER_OBJECTS` inputs
 /// ([`World::snapshot_due`]): converging 1,000 replicas (about 7,000 objects with their Events),
 /// one every 1,750 steps; 10,000 replicas, one every 17,500 steps. Going back replays at most
-/// that many steps (at 10,000 pods about 0.3 s natively). At a tenth (one every 7,000 steps at
+/// that many steps (at 10,000 pods about 0.3 s natively, from a step's cost; a Step back right
+/// after converging them measured 111 ms, `cargo bench --bench page -- --settle 10000`). At a tenth (one every 7,000 steps at
 /// 10,000 pods) taking and dropping snapshots was two fifths of a session's Run until idle: with
 /// the 16 MiB budget of the page's sessions only the newest is kept at that size, so each one is
 /// copied, then dropped at the next.
